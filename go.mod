@@ -1,0 +1,3 @@
+module speedmatrix
+
+go 1.26.0
