@@ -17,6 +17,11 @@ const (
 	// PhaseDecode rows hold sustained generation speed at one context length
 	// and one number of simultaneous requests.
 	PhaseDecode Phase = "decode"
+	// PhaseServe rows hold an end-to-end serving benchmark of another tool
+	// (vLLM bench serve, SGLang bench_serving, guidellm, AIPerf, llmperf):
+	// a stream of requests at a request rate or a concurrency, where
+	// prefill and decode overlap. They compare only with other serve rows.
+	PhaseServe Phase = "serve"
 )
 
 // Status says whether a cell holds a usable measurement.
