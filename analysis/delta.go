@@ -1,0 +1,383 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+
+	"speedmatrix/schema"
+)
+
+// State is what one run holds for one metric of one cell.
+type State uint8
+
+// The states a delta's sides can be in.
+const (
+	// StateValue is a valid cell that carries the metric.
+	StateValue State = iota
+	// StateNoValue is a valid cell without the metric.
+	StateNoValue
+	// StateMissing is a cell the run does not have.
+	StateMissing
+	// StateLooped is a cell the benchmark discarded because the model looped.
+	StateLooped
+	// StateOverCapacity is a cell not run because it would exceed the KV cache.
+	StateOverCapacity
+	// StateSkipped is a cell the user chose not to run.
+	StateSkipped
+	// StateError is a cell whose requests failed.
+	StateError
+	// StateOther is a cell with a status this package does not know.
+	StateOther
+)
+
+// String returns the phrase used in notes ("looped", "over capacity", …).
+func (s State) String() string {
+	switch s {
+	case StateValue:
+		return "valid"
+	case StateNoValue, StateMissing:
+		return "missing"
+	case StateLooped:
+		return "looped"
+	case StateOverCapacity:
+		return "over capacity"
+	case StateSkipped:
+		return "skipped"
+	case StateError:
+		return "error"
+	}
+	return "not valid"
+}
+
+func stateOf(c *Cell, mt Metric) (State, float64) {
+	if c == nil {
+		return StateMissing, 0
+	}
+	switch c.Status {
+	case schema.StatusValid:
+		if v, ok := c.Value(mt); ok {
+			return StateValue, v
+		}
+		return StateNoValue, 0
+	case schema.StatusLooped:
+		return StateLooped, 0
+	case schema.StatusOverCapacity:
+		return StateOverCapacity, 0
+	case schema.StatusSkipped:
+		return StateSkipped, 0
+	case schema.StatusError:
+		return StateError, 0
+	}
+	return StateOther, 0
+}
+
+// Verdict says how a value reads against its baseline.
+type Verdict uint8
+
+// The verdicts of a delta.
+const (
+	// VerdictNone is a delta without a ratio.
+	VerdictNone Verdict = iota
+	// VerdictBetter is faster (higher rate or lower latency).
+	VerdictBetter
+	// VerdictWorse is slower.
+	VerdictWorse
+	// VerdictSame is a change within Options.SameWithin, or one a
+	// significance test cannot tell from noise.
+	VerdictSame
+)
+
+// String returns "better", "worse", "same" or "".
+func (v Verdict) String() string {
+	switch v {
+	case VerdictBetter:
+		return "better"
+	case VerdictWorse:
+		return "worse"
+	case VerdictSame:
+		return "same"
+	}
+	return ""
+}
+
+// Delta is one metric of one aligned cell, baseline against one other
+// run. It is kept small (indices, not strings) because a comparison
+// against a whole archive holds millions of them; Comparison.Rows
+// expands them for printing.
+type Delta struct {
+	// Cell indexes Comparison.Cells; Metric indexes Comparison.Metrics.
+	Cell                  int32
+	Metric                uint8
+	BaseState, ValueState State
+	Verdict               Verdict
+	Baseline, Value       float64
+	// Stats is set when both sides carry a spread (repeats or samples).
+	Stats *CellStats
+}
+
+// Ratio returns Value/Baseline, false when either side has no value or
+// the baseline is zero.
+func (d *Delta) Ratio() (float64, bool) {
+	if d.BaseState != StateValue || d.ValueState != StateValue || d.Baseline == 0 {
+		return 0, false
+	}
+	return d.Value / d.Baseline, true
+}
+
+// Options tunes Compare. The zero value compares the default metrics.
+type Options struct {
+	// Metrics names further measurements columns to compare in every
+	// phase, beyond DefaultMetrics (such as "ttft_p99_ms").
+	Metrics []string
+	// Labels names the runs in notes, baseline first; the run ids when
+	// empty.
+	Labels []string
+	// SameWithin is the relative change below which a delta reads
+	// "same" (default 0.0005, i.e. below 0.05%).
+	SameWithin float64
+	// Confidence is the confidence level of intervals (default 0.95);
+	// Alpha the significance level of tests (default 0.05).
+	Confidence, Alpha float64
+}
+
+// Comparison is a baseline run compared with one or more other runs.
+type Comparison struct {
+	Baseline *Cells
+	Others   []*Cells
+	// Labels names the runs, baseline first.
+	Labels []string
+	// Cells are the aligned keys (the union over the baseline and the
+	// others) in canonical order; their Rows are empty.
+	Cells   []Cell
+	Metrics []Metric
+	// Deltas holds, per other run, its deltas in Cells order and then
+	// Metrics order.
+	Deltas [][]Delta
+	// Spread is true when any delta carries statistics; false means every
+	// cell holds one figure and no ratio is a test of significance.
+	Spread bool
+
+	opt Options
+}
+
+// Compare aligns the cells of baseline and others and computes a Delta
+// for each metric of each cell that at least one of the pair holds.
+func Compare(baseline *schema.Matrix, others []*schema.Matrix, opt Options) (*Comparison, error) {
+	if baseline == nil || len(others) == 0 {
+		return nil, fmt.Errorf("compare: need a baseline and at least one other run")
+	}
+	b := IndexCells(baseline)
+	os := make([]*Cells, len(others))
+	for i, m := range others {
+		os[i] = IndexCells(m)
+	}
+	return CompareCells(b, os, opt)
+}
+
+// CompareCells is Compare over runs already grouped by IndexCells.
+func CompareCells(b *Cells, others []*Cells, opt Options) (*Comparison, error) {
+	if opt.SameWithin == 0 {
+		opt.SameWithin = 0.0005
+	}
+	if opt.Confidence == 0 {
+		opt.Confidence = 0.95
+	}
+	if opt.Alpha == 0 {
+		opt.Alpha = 0.05
+	}
+	c := &Comparison{Baseline: b, Others: others, opt: opt}
+	c.Labels = make([]string, 1+len(others))
+	for i := range c.Labels {
+		if i < len(opt.Labels) && opt.Labels[i] != "" {
+			c.Labels[i] = opt.Labels[i]
+		} else if i == 0 {
+			c.Labels[i] = b.Run.Run.RunID
+		} else {
+			c.Labels[i] = others[i-1].Run.Run.RunID
+		}
+	}
+	c.Metrics = []Metric{TotalTokS, PerRequestTokS, TTFTMs, TBTMs}
+	for _, name := range opt.Metrics {
+		mt, err := MetricByName(name)
+		if err != nil {
+			return nil, err
+		}
+		if c.metricIndex(mt.Name) < 0 {
+			c.Metrics = append(c.Metrics, mt)
+		}
+	}
+	if len(c.Metrics) > 255 {
+		return nil, fmt.Errorf("compare: too many metrics (%d)", len(c.Metrics))
+	}
+	c.Cells = Align(append([]*Cells{b}, others...)...)
+	perPhase := map[schema.Phase][]uint8{}
+	for _, cell := range c.Cells {
+		p := cell.Key.Phase
+		if _, ok := perPhase[p]; ok {
+			continue
+		}
+		var idx []uint8
+		for _, mt := range DefaultMetrics(p) {
+			idx = append(idx, uint8(c.metricIndex(mt.Name)))
+		}
+		for i := 4; i < len(c.Metrics); i++ {
+			idx = append(idx, uint8(i))
+		}
+		perPhase[p] = idx
+	}
+	baseCells := make([]*Cell, len(c.Cells))
+	for i := range c.Cells {
+		baseCells[i] = b.Get(c.Cells[i].Key)
+	}
+	c.Deltas = make([][]Delta, len(others))
+	for oi, o := range others {
+		ds := make([]Delta, 0, len(b.List)*4)
+		for ci := range c.Cells {
+			k := c.Cells[ci].Key
+			bc, oc := baseCells[ci], o.Get(k)
+			if bc == nil && oc == nil {
+				continue
+			}
+			for _, mi := range perPhase[k.Phase] {
+				mt := c.Metrics[mi]
+				d := Delta{Cell: int32(ci), Metric: mi}
+				d.BaseState, d.Baseline = stateOf(bc, mt)
+				d.ValueState, d.Value = stateOf(oc, mt)
+				if d.BaseState == StateValue && d.ValueState == StateValue {
+					d.Stats = cellStats(b, bc, o, oc, mt, opt)
+					if d.Stats != nil {
+						c.Spread = true
+					}
+				}
+				d.Verdict = verdict(&d, mt, opt)
+				ds = append(ds, d)
+			}
+		}
+		c.Deltas[oi] = ds
+	}
+	return c, nil
+}
+
+func (c *Comparison) metricIndex(name string) int {
+	for i, mt := range c.Metrics {
+		if mt.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func verdict(d *Delta, mt Metric, opt Options) Verdict {
+	r, ok := d.Ratio()
+	if !ok {
+		return VerdictNone
+	}
+	if d.Stats != nil && !d.Stats.Significant() {
+		return VerdictSame
+	}
+	if math.Abs(r-1) < opt.SameWithin {
+		return VerdictSame
+	}
+	if (r > 1) == mt.HigherIsBetter {
+		return VerdictBetter
+	}
+	return VerdictWorse
+}
+
+// Note explains a delta without a ratio, naming the run or runs
+// responsible: "looped in <run>", "over capacity in both", "missing in
+// <run>". other indexes Comparison.Others. It is empty for a delta with a
+// ratio.
+func (c *Comparison) Note(other int, d *Delta) string {
+	if _, ok := d.Ratio(); ok {
+		return ""
+	}
+	bl, ol := c.Labels[0], c.Labels[other+1]
+	switch {
+	case d.BaseState == StateValue && d.ValueState == StateValue:
+		return "baseline is zero"
+	case d.BaseState == StateValue:
+		return d.ValueState.String() + " in " + ol
+	case d.ValueState == StateValue:
+		return d.BaseState.String() + " in " + bl
+	case d.BaseState.String() == d.ValueState.String():
+		return d.BaseState.String() + " in both"
+	}
+	return d.BaseState.String() + " in " + bl + "; " + d.ValueState.String() + " in " + ol
+}
+
+// Row is one delta as printed: the JSON, CSV and table shape.
+type Row struct {
+	Phase        schema.Phase `json:"phase"`
+	ContextLabel string       `json:"context_label"`
+	// Concurrency is null for rows without one.
+	Concurrency   *int32   `json:"concurrency"`
+	Metric        string   `json:"metric"`
+	Baseline      *float64 `json:"baseline"`
+	Value         *float64 `json:"value"`
+	Ratio         *float64 `json:"ratio"`
+	DeltaPct      *float64 `json:"delta_pct"`
+	Better        string   `json:"better"`
+	Note          string   `json:"note"`
+	BaselineRunID string   `json:"baseline_run_id"`
+	RunID         string   `json:"run_id"`
+
+	// Statistics, present only when both sides carry a spread.
+	BaselineLo *float64 `json:"baseline_lo,omitempty"`
+	BaselineHi *float64 `json:"baseline_hi,omitempty"`
+	ValueLo    *float64 `json:"value_lo,omitempty"`
+	ValueHi    *float64 `json:"value_hi,omitempty"`
+	P          *float64 `json:"p,omitempty"`
+	NBaseline  int      `json:"n_baseline,omitempty"`
+	NValue     int      `json:"n_value,omitempty"`
+}
+
+// Rows expands the deltas into printable rows, other run by other run.
+func (c *Comparison) Rows() []Row {
+	n := 0
+	for _, ds := range c.Deltas {
+		n += len(ds)
+	}
+	out := make([]Row, 0, n)
+	for oi, ds := range c.Deltas {
+		for i := range ds {
+			out = append(out, c.row(oi, &ds[i]))
+		}
+	}
+	return out
+}
+
+func (c *Comparison) row(oi int, d *Delta) Row {
+	cell := c.Cells[d.Cell]
+	r := Row{
+		Phase:         cell.Key.Phase,
+		ContextLabel:  cell.Key.ContextLabel,
+		Metric:        c.Metrics[d.Metric].Name,
+		Better:        d.Verdict.String(),
+		Note:          c.Note(oi, d),
+		BaselineRunID: c.Baseline.Run.Run.RunID,
+		RunID:         c.Others[oi].Run.Run.RunID,
+	}
+	if cell.Key.Concurrency != 0 {
+		r.Concurrency = &cell.Key.Concurrency
+	}
+	if d.BaseState == StateValue {
+		r.Baseline = fp(d.Baseline)
+	}
+	if d.ValueState == StateValue {
+		r.Value = fp(d.Value)
+	}
+	if ratio, ok := d.Ratio(); ok {
+		r.Ratio = fp(ratio)
+		r.DeltaPct = fp((ratio - 1) * 100)
+	}
+	if s := d.Stats; s != nil {
+		r.BaselineLo, r.BaselineHi = fp(s.Baseline.Lo), fp(s.Baseline.Hi)
+		r.ValueLo, r.ValueHi = fp(s.Value.Lo), fp(s.Value.Hi)
+		r.P = fp(s.Test.P)
+		r.NBaseline, r.NValue = s.Test.N1, s.Test.N2
+	}
+	return r
+}
+
+func fp(v float64) *float64 { return &v }
