@@ -35,13 +35,13 @@ func TestSeedKnownAnswers(t *testing.T) {
 		return *p
 	}
 	tests := []struct {
-		name                     string
-		phase                    schema.Phase
-		ctx                      string
-		n                        int32
-		metric                   string
-		baseline, value, ratio   float64 // NaN: no figure
-		better, note             string
+		name                   string
+		phase                  schema.Phase
+		ctx                    string
+		n                      int32
+		metric                 string
+		baseline, value, ratio float64 // NaN: no figure
+		better, note           string
 	}{
 		{"decode 8K×128 throughput", schema.PhaseDecode, "8K", 128, "total_tok_s", 13000, 6091.1, 0.4685, "worse", ""},
 		{"prefill 8K", schema.PhasePrefill, "8K", 1, "total_tok_s", 65300, 55000, 0.8423, "worse", ""},
