@@ -1,0 +1,25 @@
+// Package render writes a schema.Matrix as a speed-test document: the
+// seeds' flattened text (Text), Markdown (Markdown) or a self-contained
+// HTML page (HTML). It is package parse's mirror: parse(render(m)) gives
+// back m's measurements, and for a matrix parsed from a seed, Text gives
+// back the seed byte for byte.
+//
+// Pipeline: newView lays a matrix out once, as the strings a document
+// prints in order (title, subtitle, key/value sections, launch command,
+// prefill figures, decode matrix, full table, footnotes), every number
+// already formatted by the Format functions; then writeText,
+// writeMarkdown and writeHTML only arrange those strings, so the three
+// forms of one matrix cannot disagree.
+//
+// Numbers follow the seeds' style (55K, 1,627.8, 1,388 ms, 3.1 ms, 9,756,
+// 30.0 s, — for none) whenever that style reads back as the same float64,
+// and carry more decimals when the value needs them, so a measuring run's
+// figures survive a document round trip exactly.
+//
+// Key/value sections come from Run.Metadata (every pair a parsed document
+// printed, in order) when it is set; a matrix made by a measuring run has
+// none, and its sections are built from the Run fields instead. Table
+// columns beyond the seeds' twelve (percentiles, errors, prompt tokens,
+// Extra metrics, status reasons) are added only when some row has them,
+// headed by their column names.
+package render
