@@ -24,8 +24,15 @@ type rawDoc struct {
 
 	// Prefill holds the prefill figures of the Prefill section.
 	Prefill []rawPrefill
-	// Matrix holds the cells of the Sustained decode matrix.
+	// Matrix holds the cells of the Sustained decode matrix (matrixCells
+	// builds them from a header row and data rows).
 	Matrix []rawCell
+	// MatrixLine is the line of the matrix header (0 when there is none).
+	MatrixLine int
+	// MatrixCaption is the caption printed above the matrix ("total tok/s
+	// · rows are context length, …"). When it names per-request tok/s the
+	// builder compares the cells with that column instead of Total tok/s.
+	MatrixCaption string
 	// Table is the All measurements table.
 	Table rawTable
 }

@@ -1,0 +1,653 @@
+package parse
+
+import (
+	"fmt"
+	"strings"
+
+	"speedmatrix/schema"
+)
+
+// column is a known column of the All measurements table.
+type column int
+
+const (
+	colUnknown column = iota
+	colPhase
+	colContext
+	colConcurrency
+	colStatus
+	colTotal
+	colPerRequest
+	colTTFT
+	colTBT
+	colAvgActive
+	colCompleted
+	colOutput
+	colMeasured
+	numColumns
+)
+
+// columnNames names the columns in messages.
+var columnNames = [numColumns]string{"", "Phase", "Context", "Requests at once", "Status", "Total tok/s",
+	"Per request tok/s", "TTFT", "Time between tokens", "Average active requests", "Completed requests",
+	"Output tokens", "Measured for"}
+
+// headerAliases maps a normalized header (lower case, letters and digits
+// only) to its column. Close variants seen in other tools' tables are
+// listed too; anything else is an extra column, kept as printed.
+var headerAliases = map[string]column{
+	"phase": colPhase, "kind": colPhase, "test": colPhase, "stage": colPhase,
+	"context": colContext, "contextlength": colContext, "ctx": colContext, "contextlen": colContext,
+	"contexttokens": colContext, "promptlength": colContext, "promptlen": colContext, "contextsize": colContext,
+	"requestsatonce": colConcurrency, "concurrency": colConcurrency, "simultaneousrequests": colConcurrency,
+	"concurrentrequests": colConcurrency, "requests": colConcurrency, "parallel": colConcurrency,
+	"parallelrequests": colConcurrency, "users": colConcurrency, "concurrent": colConcurrency, "clients": colConcurrency,
+	"status": colStatus, "state": colStatus, "result": colStatus,
+	"totaltoks": colTotal, "totaltokenspersecond": colTotal, "totalthroughput": colTotal, "throughput": colTotal,
+	"toks": colTotal, "outputtoks": colTotal, "totaloutputtoks": colTotal, "tokenspersecond": colTotal, "total": colTotal,
+	"perrequesttoks": colPerRequest, "perrequest": colPerRequest, "perrequesttokenspersecond": colPerRequest,
+	"perusertoks": colPerRequest, "toksperrequest": colPerRequest, "perrequestthroughput": colPerRequest,
+	"requesttoks": colPerRequest, "toksperuser": colPerRequest,
+	"ttft": colTTFT, "timetofirsttoken": colTTFT, "medianttft": colTTFT, "ttftmedian": colTTFT, "ttftp50": colTTFT,
+	"timebetweentokens": colTBT, "tbt": colTBT, "itl": colTBT, "intertokenlatency": colTBT, "tpot": colTBT,
+	"timepertoken": colTBT, "timeperoutputtoken": colTBT, "mediantbt": colTBT, "tbtmedian": colTBT,
+	"averageactiverequests": colAvgActive, "avgactiverequests": colAvgActive, "activerequests": colAvgActive,
+	"meanactiverequests": colAvgActive, "averageactive": colAvgActive, "avgactive": colAvgActive,
+	"completedrequests": colCompleted, "completed": colCompleted, "requestscompleted": colCompleted,
+	"finishedrequests": colCompleted,
+	"outputtokens":     colOutput, "generatedtokens": colOutput, "tokensgenerated": colOutput, "totaloutputtokens": colOutput,
+	"measuredfor": colMeasured, "measured": colMeasured, "duration": colMeasured, "window": colMeasured,
+	"measurementtime": colMeasured, "timepermeasurement": colMeasured, "measuredtime": colMeasured, "elapsed": colMeasured,
+}
+
+// headerKey lower-cases s and keeps only letters and digits.
+func headerKey(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// columnOf maps a printed header to its column, trying it without a unit
+// suffix ("TTFT (ms)", "Measured for (s)") when the whole does not match.
+func columnOf(header string) column {
+	k := headerKey(header)
+	if c, ok := headerAliases[k]; ok {
+		return c
+	}
+	for _, suf := range []string{"ms", "s", "sec", "seconds", "toks"} {
+		if c, ok := headerAliases[strings.TrimSuffix(k, suf)]; ok && strings.HasSuffix(k, suf) {
+			return c
+		}
+	}
+	return colUnknown
+}
+
+// headerKind is what a header row announces.
+type headerKind int
+
+const (
+	headerOther  headerKind = iota
+	headerFull              // All measurements: one row per cell
+	headerMatrix            // the decode matrix: contexts × concurrencies
+)
+
+// classifyHeader tells the table a header row starts, from its cell
+// texts alone: a full table names Phase (or Context with Status or a
+// tok/s column); a matrix has a Context (or Requests) corner and numbers
+// or context labels as the other headers.
+func classifyHeader(h []string) headerKind {
+	if len(h) < 2 {
+		return headerOther
+	}
+	var seen [numColumns]bool
+	for _, c := range h {
+		seen[columnOf(c)] = true
+	}
+	if seen[colPhase] && (seen[colContext] || seen[colStatus] || seen[colTotal]) ||
+		seen[colContext] && (seen[colStatus] || seen[colTotal]) && seen[colConcurrency] {
+		return headerFull
+	}
+	for _, c := range h[1:] {
+		if _, err := parseConcurrency(c); err == nil {
+			continue
+		}
+		if _, err := contextTokens(c); err == nil {
+			continue
+		}
+		return headerOther
+	}
+	switch columnOf(h[0]) {
+	case colContext, colConcurrency, colUnknown:
+		return headerMatrix
+	}
+	return headerOther
+}
+
+// matrixCells turns a decode matrix (header row and data rows, cell texts
+// as printed) into cells. The corner cell says what rows are: "Context"
+// (rows are contexts, columns simultaneous requests, as in the seeds) or
+// "Requests"/"Concurrency" (transposed); without a telling corner, column
+// headers with a K suffix are contexts. Each cell's text goes to Glued.
+func matrixCells(name string, header []string, headerLine int, rows []rawRow) ([]rawCell, error) {
+	rowsAreContexts := true
+	switch columnOf(header[0]) {
+	case colConcurrency:
+		rowsAreContexts = false
+	case colContext:
+	default:
+		if strings.ContainsAny(header[len(header)-1], "Kk") {
+			rowsAreContexts = false
+		}
+	}
+	var cells []rawCell
+	for _, r := range rows {
+		if len(r.Cells) != len(header) {
+			return nil, errorf(name, r.Line, "decode matrix row has %d cells, its header at line %d has %d", len(r.Cells), headerLine, len(header))
+		}
+		for j := 1; j < len(header); j++ {
+			c := rawCell{Context: r.Cells[0], Concurrency: header[j], Glued: r.Cells[j], Line: r.Line}
+			if !rowsAreContexts {
+				c.Context, c.Concurrency = header[j], r.Cells[0]
+			}
+			cells = append(cells, c)
+		}
+	}
+	return cells, nil
+}
+
+// parsePhase maps a printed phase to a schema phase.
+func parsePhase(s string) (schema.Phase, bool) {
+	switch headerKey(s) {
+	case "prefill", "prompt", "promptprocessing", "pp", "prefillphase":
+		return schema.PhasePrefill, true
+	case "sustaineddecode", "decode", "generation", "tg", "decodephase", "sustainedgeneration":
+		return schema.PhaseDecode, true
+	}
+	return "", false
+}
+
+// parseStatus maps a printed status to a schema status.
+func parseStatus(s string) (schema.Status, bool) {
+	switch headerKey(s) {
+	case "valid", "ok":
+		return schema.StatusValid, true
+	case "looped", "loop":
+		return schema.StatusLooped, true
+	case "overcapacity":
+		return schema.StatusOverCapacity, true
+	case "skipped", "skip", "notrun":
+		return schema.StatusSkipped, true
+	case "error", "errored", "failed", "failure":
+		return schema.StatusError, true
+	}
+	return "", false
+}
+
+// statusText prints a status the way the documents do.
+func statusText(s schema.Status) string {
+	switch s {
+	case schema.StatusValid:
+		return "Valid"
+	case schema.StatusLooped:
+		return "Looped"
+	case schema.StatusOverCapacity:
+		return "Over capacity"
+	case schema.StatusSkipped:
+		return "Skipped"
+	case schema.StatusError:
+		return "Error"
+	}
+	return string(s)
+}
+
+// tableRow is one parsed row of the All measurements table with what the
+// agreement checks need: its line, its figures and their printed text.
+type tableRow struct {
+	m       *schema.Measurement
+	line    int
+	q       [numColumns]quantity
+	printed [numColumns]string
+	ctx     int64
+	conc    int32 // 0 when not printed
+}
+
+// cellName names a cell in messages: "decode 8K×128", "prefill 8K".
+func cellName(phase schema.Phase, label string, conc int32) string {
+	if phase == schema.PhasePrefill {
+		return "prefill " + label
+	}
+	return fmt.Sprintf("%s %s×%d", phase, label, conc)
+}
+
+type rowKey struct {
+	phase schema.Phase
+	ctx   int64
+	conc  int32
+}
+
+// build turns a rawDoc into a matrix: the run's metadata, one measurement
+// per row of the All measurements table, and the checks that the decode
+// matrix and the prefill figures agree with that table.
+func build(raw *rawDoc) (*schema.Matrix, error) {
+	m := &schema.Matrix{}
+	if err := buildRun(raw, &m.Run); err != nil {
+		return nil, err
+	}
+	if raw.Table.HeaderLine == 0 {
+		return nil, errorf(raw.Name, lastLine(raw), "no All measurements table (a table whose header names Phase, Context, Requests at once, Status, …): not a complete speed-test document")
+	}
+	rows, err := buildRows(raw)
+	if err != nil {
+		return nil, err
+	}
+	index := make(map[rowKey]*tableRow, len(rows))
+	m.Measurements = make([]schema.Measurement, 0, len(rows))
+	for _, r := range rows {
+		k := rowKey{r.m.Phase, r.ctx, r.conc}
+		if prev, ok := index[k]; ok {
+			what := "repeats"
+			for c := range r.printed {
+				if r.printed[c] != prev.printed[c] {
+					what = fmt.Sprintf("contradicts (%s %q vs %q)", columnNames[c], r.printed[c], prev.printed[c])
+					break
+				}
+			}
+			return nil, errorf(raw.Name, r.line, "%s: duplicated row: line %d %s line %d", cellName(r.m.Phase, r.m.ContextLabel, r.conc), r.line, what, prev.line)
+		}
+		index[k] = r
+		m.Measurements = append(m.Measurements, *r.m)
+	}
+	if err := checkMatrix(raw, index); err != nil {
+		return nil, err
+	}
+	if err := checkPrefill(raw, rows); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// lastLine is the last line the document is known to have, for errors
+// about something missing (1 when nothing was recognized at all).
+func lastLine(raw *rawDoc) int {
+	n := max(1, raw.TitleLine, raw.SubtitleLine, raw.LaunchLine, raw.MatrixLine, raw.Table.HeaderLine)
+	for _, f := range raw.Fields {
+		n = max(n, f.Line)
+	}
+	for _, p := range raw.Prefill {
+		n = max(n, p.Line)
+	}
+	for _, c := range raw.Matrix {
+		n = max(n, c.Line)
+	}
+	return n
+}
+
+// columnKinds gives the unit each numeric column is read in.
+var columnKinds = [numColumns]unitKind{
+	colTotal: kindRate, colPerRequest: kindRate, colTTFT: kindMillis, colTBT: kindMillis,
+	colAvgActive: kindPlain, colCompleted: kindCount, colOutput: kindCount, colMeasured: kindSeconds,
+}
+
+// buildRows reads the All measurements table: columns by header text,
+// one measurement per row, every cell kept as printed.
+func buildRows(raw *rawDoc) ([]*tableRow, error) {
+	t := raw.Table
+	cols := make([]column, len(t.Header))
+	var at [numColumns]int // header index + 1 of each known column
+	for i, h := range t.Header {
+		c := columnOf(h)
+		if c != colUnknown && at[c] != 0 {
+			c = colUnknown // a second column with a known name is kept as an extra
+		}
+		cols[i] = c
+		if c != colUnknown {
+			at[c] = i + 1
+		}
+	}
+	for _, need := range []column{colPhase, colContext} {
+		if at[need] == 0 {
+			return nil, errorf(raw.Name, t.HeaderLine, "All measurements table has no %s column (header: %s)", columnNames[need], strings.Join(t.Header, " | "))
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil, errorf(raw.Name, t.HeaderLine, "All measurements table has no rows")
+	}
+	rows := make([]*tableRow, 0, len(t.Rows))
+	for _, tr := range t.Rows {
+		if len(tr.Cells) != len(t.Header) {
+			return nil, errorf(raw.Name, tr.Line, "row has %d cells, the All measurements header at line %d has %d (truncated or misaligned row)", len(tr.Cells), t.HeaderLine, len(t.Header))
+		}
+		r := &tableRow{m: &schema.Measurement{SourceLine: int64(tr.Line), Status: schema.StatusValid}, line: tr.Line}
+		ms := r.m
+		ms.Printed = make([]schema.KV, len(t.Header))
+		for i, text := range tr.Cells {
+			h := t.Header[i]
+			ms.Printed[i] = schema.KV{Key: h, Value: text}
+			c := cols[i]
+			r.printed[c] = text
+			fail := func(format string, args ...any) error {
+				return errorf(raw.Name, tr.Line, "column %q: %s", h, fmt.Sprintf(format, args...))
+			}
+			switch c {
+			case colPhase:
+				p, ok := parsePhase(text)
+				if !ok {
+					return nil, fail("unknown phase %q (want Prefill or Sustained decode)", text)
+				}
+				ms.Phase = p
+			case colContext:
+				n, err := contextTokens(text)
+				if err != nil {
+					return nil, fail("%v", err)
+				}
+				ms.ContextLabel, ms.ContextTokens, r.ctx = trimSpace(text), schema.I64(n), n
+			case colConcurrency:
+				if nullTexts[trimSpace(text)] {
+					continue
+				}
+				n, err := parseConcurrency(text)
+				if err != nil {
+					return nil, fail("%v", err)
+				}
+				ms.Concurrency, r.conc = schema.I32(n), n
+			case colStatus:
+				s, ok := parseStatus(text)
+				if !ok {
+					return nil, fail("unknown status %q (want Valid, Looped, Over capacity, Skipped or Error)", text)
+				}
+				ms.Status = s
+			case colUnknown:
+				q, err := parseQuantity(text)
+				if err == nil && !q.Null {
+					ms.Extra = append(ms.Extra, schema.Metric{Name: metricName(h, q.Unit), Value: q.Value})
+				}
+			default:
+				q, err := parseQuantity(text)
+				if err == nil {
+					q, err = q.convert(columnKinds[c])
+				}
+				if err != nil {
+					return nil, fail("%v", err)
+				}
+				r.q[c] = q
+				if q.Null {
+					continue
+				}
+				switch c {
+				case colTotal:
+					ms.TotalTokS = schema.F64(q.Value)
+				case colPerRequest:
+					ms.PerRequestTokS = schema.F64(q.Value)
+				case colTTFT:
+					ms.TTFTMs = schema.F64(q.Value)
+				case colTBT:
+					ms.TBTMs = schema.F64(q.Value)
+				case colAvgActive:
+					ms.AvgActiveRequests = schema.F64(q.Value)
+				case colCompleted:
+					ms.CompletedRequests = schema.I64(int64(q.Value))
+				case colOutput:
+					ms.OutputTokens = schema.I64(int64(q.Value))
+				case colMeasured:
+					ms.MeasuredS = schema.F64(q.Value)
+				}
+			}
+		}
+		if ms.Phase == schema.PhaseDecode && ms.Concurrency == nil {
+			return nil, errorf(raw.Name, tr.Line, "decode row without a number of simultaneous requests")
+		}
+		if ms.Status == schema.StatusValid && r.q[colTotal].Null && at[colTotal] != 0 {
+			return nil, errorf(raw.Name, tr.Line, "%s: status Valid but no %s", cellName(ms.Phase, ms.ContextLabel, r.conc), t.Header[at[colTotal]-1])
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// metricName turns an extra column's header into a column-style name:
+// snake_case with a unit suffix ("p99 TTFT" printed in ms is p99_ttft_ms).
+func metricName(header, unit string) string {
+	var b strings.Builder
+	us := true
+	for _, r := range strings.ToLower(header) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			us = false
+		} else if !us {
+			b.WriteByte('_')
+			us = true
+		}
+	}
+	name := strings.Trim(b.String(), "_")
+	if name == "" {
+		name = "extra"
+	}
+	suffix := map[string]string{"ms": "_ms", "s": "_s", "us": "_us", "min": "_min", "tok/s": "_tok_s", "tokens": "_tokens", "GB": "_gb", "%": "_pct"}[unit]
+	if suffix != "" && !strings.HasSuffix(name, suffix) {
+		name += suffix
+	}
+	return name
+}
+
+// split is one way to read a cell: tok/s text and TTFT text.
+type split struct{ tok, ttft string }
+
+// splitGlued lists the ways a matrix cell or prefill figure can be read
+// as tok/s followed by TTFT. "6,091.1 783 ms" (any separator) has one;
+// "6,091.1783 ms TTFT", printed without a separator, has one per split
+// point that leaves a well-formed tok/s figure and a well-formed TTFT.
+func splitGlued(s string) []split {
+	s = trimSpace(s)
+	if l := strings.ToLower(s); strings.HasSuffix(l, "ttft") {
+		s = trimSpace(s[:len(s)-4])
+	}
+	for _, sep := range []string{"tok/s", "·", "•", ";", "/"} {
+		if a, b, ok := strings.Cut(s, sep); ok {
+			return []split{{trimSpace(a), strings.Trim(trimSpace(b), ",·;")}}
+		}
+	}
+	unit := ""
+	for _, u := range []string{"ms", "s"} {
+		if strings.HasSuffix(s, u) {
+			unit, s = u, trimSpace(s[:len(s)-len(u)])
+			break
+		}
+	}
+	if k := strings.LastIndexAny(s, " \t\u00a0"); k >= 0 {
+		return []split{{trimSpace(s[:k]), trimSpace(s[k:]) + " " + unit}}
+	}
+	var out []split
+	for k := 1; k < len(s); k++ {
+		a, b := s[:k], s[k:]
+		qa, err := parseQuantity(a)
+		if err != nil || qa.Null || qa.Unit != "" {
+			continue
+		}
+		qb, err := parseQuantity(b)
+		if err != nil || qb.Null || qb.Unit != "" || b[0] == '-' || b[0] == '+' {
+			continue
+		}
+		out = append(out, split{a, b + " " + unit})
+	}
+	return out
+}
+
+// cellReading is a cell read one way.
+type cellReading struct {
+	tok, ttft         quantity
+	tokText, ttftText string
+}
+
+// readings parses the splits of a cell; ill-formed ones are dropped.
+func readings(splits []split) []cellReading {
+	var out []cellReading
+	for _, sp := range splits {
+		tok, err := parseQuantity(sp.tok)
+		if err == nil {
+			tok, err = tok.convert(kindRate)
+		}
+		if err != nil {
+			continue
+		}
+		r := cellReading{tok: tok, tokText: sp.tok, ttft: quantity{Null: true}, ttftText: trimSpace(sp.ttft)}
+		if r.ttftText != "" {
+			t, err := parseQuantity(strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(r.ttftText, "TTFT"), "ttft")))
+			if err == nil {
+				t, err = t.convert(kindMillis)
+			}
+			if err != nil {
+				continue
+			}
+			r.ttft = t
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// figure is one summary figure (a matrix cell or a prefill card) to check
+// against its All measurements row.
+type figure struct {
+	what   string // "decode 8K×128"
+	source string // "matrix" or "prefill figure"
+	line   int
+	tok    string // separate tok/s text, or "" with glued set
+	ttft   string
+	glued  string
+}
+
+// agree checks one summary figure against its row: the status, then the
+// tok/s (in metric) and the TTFT, picking the split of a glued cell that
+// agrees with the row.
+func agree(name string, f figure, r *tableRow, metric column) error {
+	text := f.glued
+	if f.tok != "" || f.ttft != "" {
+		text = ""
+	}
+	if text != "" {
+		if st, ok := parseStatus(text); ok {
+			if st != r.m.Status {
+				return errorf(name, f.line, "%s: %s says %s, All measurements line %d says %s", f.what, f.source, trimSpace(text), r.line, statusText(r.m.Status))
+			}
+			return nil
+		}
+		if nullTexts[trimSpace(text)] {
+			if r.m.Status == schema.StatusValid && !r.q[metric].Null {
+				return errorf(name, f.line, "%s: %s has no figure, All measurements line %d says %s", f.what, f.source, r.line, r.printed[metric])
+			}
+			return nil
+		}
+	}
+	var rs []cellReading
+	if text != "" {
+		rs = readings(splitGlued(text))
+	} else {
+		rs = readings([]split{{f.tok, f.ttft}})
+	}
+	shown := text
+	if shown == "" {
+		shown = strings.TrimSpace(f.tok + " " + f.ttft)
+	}
+	if len(rs) == 0 {
+		return errorf(name, f.line, "%s: %s cell %q is not a tok/s figure followed by a TTFT", f.what, f.source, shown)
+	}
+	if r.m.Status != schema.StatusValid {
+		return errorf(name, f.line, "%s: %s says %s tok/s, All measurements line %d says %s", f.what, f.source, rs[0].tokText, r.line, statusText(r.m.Status))
+	}
+	rowTok, rowTTFT := r.q[metric], r.q[colTTFT]
+	ttftOK := func(c cellReading) bool {
+		return c.ttft.Null || rowTTFT.Null && r.printed[colTTFT] == "" || agrees(c.ttft, rowTTFT)
+	}
+	// Exact agreement first, then agreement at the printed precision.
+	for _, c := range rs {
+		if sameValue(c.tok, rowTok) && (c.ttft.Null || sameValue(c.ttft, rowTTFT)) {
+			return nil
+		}
+	}
+	var match []cellReading
+	for _, c := range rs {
+		if agrees(c.tok, rowTok) && ttftOK(c) {
+			match = append(match, c)
+		}
+	}
+	if len(match) == 1 {
+		return nil
+	}
+	if len(match) > 1 {
+		return errorf(name, f.line, "%s: %s cell %q can be read as %s tok/s or %s tok/s, both agreeing with All measurements line %d", f.what, f.source, shown, match[0].tokText, match[1].tokText, r.line)
+	}
+	// Explain the disagreement with the reading closest to the row.
+	for _, c := range rs {
+		if ttftOK(c) {
+			return errorf(name, f.line, "%s: %s says %s tok/s, All measurements line %d says %s", f.what, f.source, c.tokText, r.line, r.printed[metric])
+		}
+	}
+	for _, c := range rs {
+		if agrees(c.tok, rowTok) {
+			return errorf(name, f.line, "%s: %s says TTFT %s, All measurements line %d says %s", f.what, f.source, c.ttftText, r.line, r.printed[colTTFT])
+		}
+	}
+	return errorf(name, f.line, "%s: %s cell %q agrees with neither the tok/s (%s) nor the TTFT (%s) of All measurements line %d", f.what, f.source, shown, r.printed[metric], r.printed[colTTFT], r.line)
+}
+
+// checkMatrix checks every decode matrix cell against its table row.
+func checkMatrix(raw *rawDoc, index map[rowKey]*tableRow) error {
+	metric := colTotal
+	if c := headerKey(raw.MatrixCaption); strings.Contains(c, "perrequest") || strings.Contains(c, "peruser") {
+		metric = colPerRequest
+	}
+	for _, c := range raw.Matrix {
+		ctx, err := contextTokens(c.Context)
+		if err != nil {
+			return errorf(raw.Name, c.Line, "decode matrix: %v", err)
+		}
+		conc, err := parseConcurrency(c.Concurrency)
+		if err != nil {
+			return errorf(raw.Name, c.Line, "decode matrix: column %v", err)
+		}
+		label := trimSpace(c.Context)
+		what := cellName(schema.PhaseDecode, label, conc)
+		r, ok := index[rowKey{schema.PhaseDecode, ctx, conc}]
+		if !ok {
+			if trimSpace(c.Glued+c.TokS+c.TTFT) == "" {
+				continue // an empty cell claims nothing
+			}
+			return errorf(raw.Name, c.Line, "%s: the matrix has a cell but All measurements (line %d) has no such row", what, raw.Table.HeaderLine)
+		}
+		f := figure{what: what, source: "matrix", line: c.Line, tok: c.TokS, ttft: c.TTFT, glued: c.Glued}
+		if err := agree(raw.Name, f, r, metric); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkPrefill checks every prefill figure against its table row.
+func checkPrefill(raw *rawDoc, rows []*tableRow) error {
+	for _, p := range raw.Prefill {
+		ctx, err := contextTokens(p.Context)
+		if err != nil {
+			return errorf(raw.Name, p.Line, "prefill: %v", err)
+		}
+		label := trimSpace(p.Context)
+		what := cellName(schema.PhasePrefill, label, 0)
+		var r *tableRow
+		for _, x := range rows {
+			if x.m.Phase == schema.PhasePrefill && x.ctx == ctx && (r == nil || x.conc == 1) {
+				r = x
+			}
+		}
+		if r == nil {
+			return errorf(raw.Name, p.Line, "%s: a prefill figure but All measurements (line %d) has no Prefill row at that context", what, raw.Table.HeaderLine)
+		}
+		f := figure{what: what, source: "prefill figure", line: p.Line, tok: p.TokS, ttft: p.TTFT, glued: p.Glued}
+		if err := agree(raw.Name, f, r, colTotal); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package parse
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"speedmatrix/schema"
+)
+
+// titlePattern reads "MODEL on [N× ]GPU[ NNGB]".
+var titlePattern = regexp.MustCompile(`^(.+?)\s+on\s+(?:(\d+)\s*[x×]\s*)?(.+?)(?:\s+(\d+(?:\.\d+)?)\s*(?:GB|GiB|G))?$`)
+
+// benchToolPattern splits "llm-inference-bench v0.7.6" into name and version.
+var benchToolPattern = regexp.MustCompile(`^(.*?)\s+v?(\d+(?:\.\d+)*\S*)$`)
+
+// gpuCountPattern reads a GPU count printed before the name: "2× H100",
+// "8 x H200".
+var gpuCountPattern = regexp.MustCompile(`^(\d+)\s*[x×]\s*(.+)$`)
+
+// secretKey reports whether a metadata key names a secret.
+func secretKey(key string) bool {
+	k := headerKey(key)
+	return strings.Contains(k, "apikey") || strings.Contains(k, "token") && !strings.Contains(k, "tokens") && !strings.Contains(k, "tokenizer") ||
+		strings.Contains(k, "password") || strings.Contains(k, "secret") || k == "authorization"
+}
+
+// buildRun fills the run's metadata from the title, the key/value pairs
+// and the launch command. Every pair goes into Metadata, known or not;
+// the known ones also fill their columns (keys match case- and
+// space-insensitively). Numbers that do not read as their unit are
+// errors at their line.
+func buildRun(raw *rawDoc, run *schema.Run) error {
+	run.Title = RedactInline(raw.Title)
+	run.Subtitle = RedactInline(raw.Subtitle)
+	run.Metadata = []schema.Field{}
+	run.LaunchFlags = []schema.KV{}
+	if m := titlePattern.FindStringSubmatch(run.Title); m != nil {
+		run.Model = m[1]
+		run.GPU = m[3]
+		if m[2] != "" {
+			if n, err := strconv.Atoi(m[2]); err == nil && n > 0 {
+				run.GPUCount = schema.I32(int32(n))
+			}
+		}
+		if m[4] != "" {
+			if v, err := strconv.ParseFloat(m[4], 64); err == nil {
+				run.VRAMGB = schema.F64(v)
+			}
+		}
+	}
+	launch := raw.Launch
+	for _, f := range raw.Fields {
+		value := f.Value
+		if secretKey(f.Key) && value != "" {
+			value = Redacted
+		}
+		value = RedactInline(value)
+		run.Metadata = append(run.Metadata, schema.Field{Section: f.Section, Key: f.Key, Value: value})
+		if err := setField(raw, run, f, value, &launch); err != nil {
+			return err
+		}
+	}
+	if launch != "" {
+		l := ParseLaunch(launch)
+		run.LaunchCommand = l.Command
+		if l.ModelID != "" {
+			run.ModelID = l.ModelID
+		}
+		run.TensorParallel = l.TensorParallel
+		run.MaxModelLen = l.MaxModelLen
+		run.GPUMemoryUtilization = l.GPUMemoryUtilization
+		run.LaunchQuantization = l.Quantization
+		run.LaunchDType = l.DType
+		if l.Flags != nil {
+			run.LaunchFlags = l.Flags
+		}
+	}
+	if run.Model == "" {
+		run.Model = run.ModelID
+	}
+	return nil
+}
+
+// setField fills the column a known key maps to. Keys that mean
+// different things in different sections (Type, Version) are matched
+// with their section.
+func setField(raw *rawDoc, run *schema.Run, f rawField, value string, launch *string) error {
+	sec := headerKey(f.Section)
+	v := trimSpace(value)
+	switch headerKey(f.Key) {
+	case "type", "hardwaretype", "devicetype":
+		if sec == "hardware" || sec == "" || headerKey(f.Key) != "type" {
+			run.HardwareType = v
+		}
+	case "gpu", "gpus", "accelerator", "device", "gpumodel":
+		if m := gpuCountPattern.FindStringSubmatch(v); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			run.GPUCount = schema.I32(int32(n))
+			v = m[2]
+		}
+		run.GPU = v
+	case "gpucount", "numgpus", "numberofgpus":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return errorf(raw.Name, f.Line, "%s %q is not a number of GPUs", f.Key, v)
+		}
+		run.GPUCount = schema.I32(int32(n))
+	case "vram", "gpumemory", "vramgb", "videomemory":
+		q, err := parseQuantity(v)
+		if err != nil || q.Null || (q.Unit != "" && q.Unit != "GB" && q.Unit != "TB") {
+			return errorf(raw.Name, f.Line, "%s %q is not a size like 96 GB", f.Key, v)
+		}
+		gb := q.Value
+		if q.Unit == "TB" {
+			gb *= 1000
+		}
+		run.VRAMGB = schema.F64(gb)
+	case "os", "operatingsystem":
+		run.OS = v
+	case "engine", "inferenceengine", "server":
+		run.Engine = v
+	case "version", "engineversion":
+		if sec == "engine" || sec == "" || headerKey(f.Key) == "engineversion" {
+			run.EngineVersion = v
+		}
+	case "quantization", "quant", "precision":
+		run.Quantization = v
+	case "backend":
+		run.Backend = v
+	case "repository", "repo", "enginerepository":
+		run.EngineRepository = v
+	case "build":
+		run.Build = v
+	case "commit", "enginecommit", "gitcommit":
+		run.EngineCommit = v
+	case "servedmodel", "servedmodelname":
+		run.ServedModel = v
+	case "modelid":
+		run.ModelID = v
+	case "model":
+		if run.Model == "" {
+			run.Model = v
+		}
+	case "revision", "modelrevision":
+		run.Revision = v
+	case "benchmarktool", "benchtool", "benchmark", "tool":
+		run.BenchTool = v
+		if m := benchToolPattern.FindStringSubmatch(v); m != nil {
+			run.BenchTool, run.BenchVersion = m[1], m[2]
+		}
+	case "benchmarkversion", "benchversion", "toolversion":
+		run.BenchVersion = strings.TrimPrefix(v, "v")
+	case "decodetest":
+		run.DecodeTest = v
+	case "prefillmode":
+		run.PrefillMode = v
+	case "timepermeasurement", "measurementtime", "measurefor", "durationpermeasurement", "measurementwindow":
+		q, err := parseQuantity(v)
+		if err == nil {
+			q, err = q.convert(kindSeconds)
+		}
+		if err != nil || q.Null || q.Value <= 0 {
+			return errorf(raw.Name, f.Line, "%s %q is not a duration like 30 s", f.Key, v)
+		}
+		run.MeasureSeconds = schema.F64(q.Value)
+	case "maxoutput", "maxoutputtokens", "maxtokens", "maxnewtokens":
+		q, err := parseQuantity(v)
+		if err == nil {
+			q, err = q.convert(kindCount)
+		}
+		if err != nil || q.Null || q.Value < 0 || q.Value > math.MaxInt64/2 {
+			return errorf(raw.Name, f.Line, "%s %q is not a token count like 4,096 tokens", f.Key, v)
+		}
+		run.MaxOutputTokens = schema.I64(int64(q.Value))
+	case "launchcommand", "command", "servercommand":
+		if *launch == "" {
+			*launch = v
+		}
+	}
+	return nil
+}

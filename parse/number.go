@@ -1,0 +1,275 @@
+package parse
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// quantity is one printed figure, normalized: "1,627.8" is 1627.8, "55K"
+// is 55000, "3.1 ms" is 3.1 with unit "ms". Step is the resolution the
+// figure was printed at, in Value's units (0.1 for "3.1", 100 for "57.5K",
+// 1 for "9,756"), so two printings of one measured value can be compared
+// at the coarser of their precisions.
+type quantity struct {
+	Value float64
+	Unit  string // canonical unit: "", "ms", "s", "us", "min", "tok/s", "tokens", "requests", "GB", "TB", "%"
+	Step  float64
+	Null  bool // printed as "—", "-", "n/a" or nothing
+}
+
+// nullTexts are the printings of "no value".
+var nullTexts = map[string]bool{"": true, "—": true, "–": true, "-": true, "n/a": true, "N/A": true, "na": true, "NA": true}
+
+// unitAliases maps a printed unit (lower-cased) to its canonical form.
+var unitAliases = map[string]string{
+	"ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds": "ms",
+	"s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+	"us": "us", "µs": "us", "μs": "us",
+	"min": "min", "mins": "min", "minute": "min", "minutes": "min",
+	"tok/s": "tok/s", "tokens/s": "tok/s", "t/s": "tok/s", "tps": "tok/s", "tok/sec": "tok/s", "tokens/sec": "tok/s",
+	"tokens": "tokens", "token": "tokens", "tok": "tokens", "toks": "tokens",
+	"requests": "requests", "request": "requests", "req": "requests", "reqs": "requests",
+	"gb": "GB", "gib": "GB", "tb": "TB", "tib": "TB",
+	"%": "%",
+}
+
+// parseQuantity reads one printed figure: an optional sign, digits with
+// optional thousands commas (groups of exactly three), an optional
+// fraction, an optional K or M multiplier glued to the digits, and an
+// optional unit. A figure that is none of these (garbled digits, a stray
+// comma, text) is an error.
+//
+// Note: a hand-written scanner rather than strconv alone, because the
+// documents use thousands separators and K/M suffixes, and rather than a
+// regexp because the glued-cell splitter calls it for every split point.
+func parseQuantity(s string) (quantity, error) {
+	s = trimSpace(s)
+	if nullTexts[s] {
+		return quantity{Null: true}, nil
+	}
+	i := 0
+	neg := false
+	switch {
+	case strings.HasPrefix(s, "−"): // U+2212 minus sign
+		neg, i = true, len("−")
+	case s[0] == '-':
+		neg, i = true, 1
+	case s[0] == '+':
+		i = 1
+	}
+	var digits strings.Builder
+	start := i
+	group := 0 // digits in the current comma group
+	commas := false
+	for i < len(s) {
+		c := s[i]
+		if c >= '0' && c <= '9' {
+			digits.WriteByte(c)
+			group++
+			i++
+			continue
+		}
+		if c == ',' {
+			if group == 0 || (!commas && group > 3) || (commas && group != 3) {
+				return quantity{}, fmt.Errorf("malformed number %q", s)
+			}
+			commas = true
+			group = 0
+			i++
+			continue
+		}
+		break
+	}
+	intLen := i - start
+	if intLen == 0 {
+		return quantity{}, fmt.Errorf("not a number: %q", s)
+	}
+	if commas && group != 3 {
+		return quantity{}, fmt.Errorf("malformed number %q (thousands groups must have three digits)", s)
+	}
+	intDigits := digits.String()
+	if len(intDigits) > 1 && intDigits[0] == '0' {
+		return quantity{}, fmt.Errorf("malformed number %q (leading zero)", s)
+	}
+	decimals := 0
+	if i < len(s) && s[i] == '.' {
+		digits.WriteByte('.')
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			digits.WriteByte(s[i])
+			decimals++
+			i++
+		}
+		if decimals == 0 {
+			return quantity{}, fmt.Errorf("malformed number %q (no digits after the point)", s)
+		}
+	}
+	v, err := strconv.ParseFloat(digits.String(), 64)
+	if err != nil || math.IsInf(v, 0) {
+		return quantity{}, fmt.Errorf("malformed number %q", s)
+	}
+	mult := 1.0
+	if i < len(s) {
+		switch s[i] {
+		case 'K', 'k':
+			// "55K" but not a unit word that starts with k.
+			if i+1 == len(s) || !isLetter(s[i+1]) {
+				mult, i = 1e3, i+1
+			}
+		case 'M':
+			if i+1 == len(s) || !isLetter(s[i+1]) {
+				mult, i = 1e6, i+1
+			}
+		}
+	}
+	q := quantity{Value: v * mult, Step: math.Pow10(-decimals) * mult}
+	if neg {
+		q.Value = -q.Value
+	}
+	rest := trimSpace(s[i:])
+	if rest != "" {
+		u, ok := unitAliases[strings.ToLower(rest)]
+		if !ok {
+			return quantity{}, fmt.Errorf("malformed number %q (unknown unit %q)", s, rest)
+		}
+		q.Unit = u
+	}
+	return q, nil
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf }
+
+// trimSpace trims ASCII and Unicode spaces (including no-break and thin
+// spaces, which HTML documents use between a figure and its unit).
+func trimSpace(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\u00a0' || r == '\u202f' || r == '\u2009' || r == '\ufeff'
+	})
+}
+
+// unitKind says which units a column accepts and how they convert.
+type unitKind int
+
+const (
+	kindPlain   unitKind = iota // no unit
+	kindRate                    // tok/s
+	kindMillis                  // milliseconds (s and us converted)
+	kindSeconds                 // seconds (ms and min converted)
+	kindCount                   // a whole number (tokens, requests)
+)
+
+// convert checks q's unit against kind and returns the value in the
+// kind's unit, with the step scaled alike.
+func (q quantity) convert(kind unitKind) (quantity, error) {
+	scale := 1.0
+	switch kind {
+	case kindPlain:
+		if q.Unit != "" && q.Unit != "requests" {
+			return q, fmt.Errorf("unexpected unit %q", q.Unit)
+		}
+	case kindRate:
+		if q.Unit != "" && q.Unit != "tok/s" {
+			return q, fmt.Errorf("unit %q is not tok/s", q.Unit)
+		}
+	case kindMillis:
+		switch q.Unit {
+		case "", "ms":
+		case "s":
+			scale = 1e3
+		case "us":
+			scale = 1e-3
+		case "min":
+			scale = 6e4
+		default:
+			return q, fmt.Errorf("unit %q is not a time", q.Unit)
+		}
+	case kindSeconds:
+		switch q.Unit {
+		case "", "s":
+		case "ms":
+			scale = 1e-3
+		case "us":
+			scale = 1e-6
+		case "min":
+			scale = 60
+		default:
+			return q, fmt.Errorf("unit %q is not a time", q.Unit)
+		}
+	case kindCount:
+		switch q.Unit {
+		case "", "tokens", "requests":
+		default:
+			return q, fmt.Errorf("unit %q is not a count", q.Unit)
+		}
+		if q.Value != math.Trunc(q.Value) || math.Abs(q.Value) > 1<<53 {
+			return q, fmt.Errorf("%v is not a whole number", q.Value)
+		}
+	}
+	q.Value *= scale
+	q.Step *= scale
+	if q.Unit != "" && kind != kindPlain {
+		q.Unit = map[unitKind]string{kindRate: "tok/s", kindMillis: "ms", kindSeconds: "s", kindCount: ""}[kind]
+	}
+	return q, nil
+}
+
+// agrees reports whether a and b can be two printings of one value: they
+// differ by no more than half the coarser printed step (plus a little for
+// floating-point noise). "13K" agrees with "13,012.3"; "6,091.1" does not
+// agree with "6,091.2".
+func agrees(a, b quantity) bool {
+	if a.Null || b.Null {
+		return a.Null == b.Null
+	}
+	tol := math.Max(a.Step, b.Step)/2 + 1e-9*math.Max(math.Abs(a.Value), math.Abs(b.Value))
+	return math.Abs(a.Value-b.Value) <= tol
+}
+
+// sameValue reports whether a and b are equal as normalized values, to
+// floating-point noise.
+func sameValue(a, b quantity) bool {
+	if a.Null || b.Null {
+		return a.Null == b.Null
+	}
+	return math.Abs(a.Value-b.Value) <= 1e-9*math.Max(1, math.Max(math.Abs(a.Value), math.Abs(b.Value)))
+}
+
+// contextTokens converts a printed context label to tokens: "8K" is
+// 8 × 1024 = 8192 (the tool behind the documents counts 1024 tokens per
+// K), "1M" is 1024 × 1024, a plain number is taken as is. Labels are
+// rounded: the exact prompt length is not printed.
+func contextTokens(label string) (int64, error) {
+	s := trimSpace(label)
+	s = strings.TrimSuffix(strings.TrimSuffix(s, " tokens"), " context")
+	if s == "" {
+		return 0, fmt.Errorf("empty context")
+	}
+	mult := 1.0
+	switch s[len(s)-1] {
+	case 'K', 'k':
+		mult, s = 1024, s[:len(s)-1]
+	case 'M', 'm':
+		mult, s = 1024*1024, s[:len(s)-1]
+	}
+	q, err := parseQuantity(s)
+	if err != nil || q.Null || q.Unit != "" || q.Value <= 0 {
+		return 0, fmt.Errorf("context %q is not a length like 8K or 8192", label)
+	}
+	t := q.Value * mult
+	if t > 1<<40 {
+		return 0, fmt.Errorf("context %q is too large", label)
+	}
+	return int64(math.Round(t)), nil
+}
+
+// parseConcurrency reads a positive whole number of simultaneous requests.
+func parseConcurrency(s string) (int32, error) {
+	q, err := parseQuantity(s)
+	if err != nil || q.Null || (q.Unit != "" && q.Unit != "requests") || q.Value < 1 || q.Value != math.Trunc(q.Value) || q.Value > math.MaxInt32 {
+		return 0, fmt.Errorf("%q is not a number of requests", trimSpace(s))
+	}
+	return int32(q.Value), nil
+}

@@ -1,0 +1,348 @@
+package parse
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"speedmatrix/schema"
+)
+
+func init() { extractors[schema.FormatText] = extractText }
+
+// textSection is what a section heading announces.
+type textSection int
+
+const (
+	tsNone    textSection = iota // the preamble before the first heading
+	tsFields                     // key/value pairs: Hardware, Engine, Run, or an unknown section
+	tsLaunch                     // the launch command
+	tsPrefill                    // prefill figures
+	tsDecode                     // the decode matrix
+	tsTable                      // All measurements
+)
+
+// textSections maps a normalized heading to its kind. Unknown headings
+// followed by "- Key" lines are field sections too.
+var textSections = map[string]textSection{
+	"hardware": tsFields, "engine": tsFields, "run": tsFields, "system": tsFields,
+	"software": tsFields, "server": tsFields, "model": tsFields, "settings": tsFields,
+	"launch command": tsLaunch, "launch": tsLaunch, "command": tsLaunch, "server command": tsLaunch,
+	"prefill": tsPrefill, "prompt processing": tsPrefill,
+	"sustained decode": tsDecode, "decode": tsDecode,
+	"all measurements": tsTable, "measurements": tsTable, "full results": tsTable,
+}
+
+// sectionOf returns the kind of a heading line, or false when the line is
+// not a known heading.
+func sectionOf(line string) (textSection, bool) {
+	k, ok := textSections[normHeading(line)]
+	return k, ok
+}
+
+// normHeading lower-cases a heading and drops surrounding space, "#"
+// marks and a trailing colon.
+func normHeading(s string) string {
+	s = strings.ToLower(trimSpace(s))
+	s = strings.TrimRight(s, ": ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// footnotePrefixes start the explanatory lines under the tables.
+var footnotePrefixes = []string{"looped:", "over capacity:", "skipped:", "error:", "ttft is measured", "latencies are", "total tok/s is", "note:"}
+
+func isFootnote(line string) bool {
+	l := strings.ToLower(line)
+	for _, p := range footnotePrefixes {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// prefillFigure finds "8K context" in a prefill line; what follows is the
+// figure ("55K149 ms TTFT"), what precedes a caption.
+var prefillFigure = regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?\s?[KM]?)\s*context\b?\s*`)
+
+// textLine is one line of the document without its line ending.
+type textLine struct {
+	s  string
+	no int // 1-based
+}
+
+// splitLines splits b at \n, \r\n or a lone \r, numbering the lines.
+func splitLines(b []byte) []textLine {
+	lines := make([]textLine, 0, bytes.Count(b, []byte{'\n'})+1)
+	no := 1
+	for len(b) > 0 {
+		i := bytes.IndexAny(b, "\r\n")
+		if i < 0 {
+			lines = append(lines, textLine{string(b), no})
+			break
+		}
+		lines = append(lines, textLine{string(b[:i]), no})
+		no++
+		if b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n' {
+			i++
+		}
+		b = b[i+1:]
+	}
+	return lines
+}
+
+// extractText reads the flattened-text form of a document (the seeds):
+// headings on their own lines, "- Key" / "- Value" line pairs, a launch
+// command line, prefill figures, and tables as "|"-separated lines whose
+// header may be glued to the caption before it. Tables are recognized by
+// their header cells wherever they appear; sections by their heading text.
+func extractText(b []byte, name string) (*rawDoc, error) {
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, errorf(name, 0, "empty document")
+	}
+	lines := splitLines(b)
+	for _, l := range lines {
+		if strings.IndexByte(l.s, 0) >= 0 {
+			return nil, errorf(name, l.no, "binary data (NUL byte): not a speed-test document")
+		}
+		if !utf8.ValidString(l.s) {
+			return nil, errorf(name, l.no, "invalid UTF-8: not a text speed-test document (convert it to UTF-8)")
+		}
+	}
+	x := &textExtractor{name: name, lines: lines, doc: &rawDoc{}}
+	if err := x.run(); err != nil {
+		return nil, err
+	}
+	return x.doc, nil
+}
+
+type textExtractor struct {
+	name    string
+	lines   []textLine
+	doc     *rawDoc
+	section string
+	kind    textSection
+	pre     []textLine // preamble lines
+}
+
+func (x *textExtractor) run() error {
+	launch := []string{}
+	for i := 0; i < len(x.lines); i++ {
+		l := x.lines[i]
+		s := trimSpace(l.s)
+		if s == "" {
+			continue
+		}
+		// Tables first: a line holding "|" cells, maybe after a caption.
+		if j := strings.IndexByte(s, '|'); j >= 0 && x.kind != tsLaunch && !strings.HasPrefix(s, "- ") {
+			n, err := x.table(i, strings.TrimSpace(s[:j]), s[j:])
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				i += n - 1
+				continue
+			}
+		}
+		if k, ok := sectionOf(s); ok && !strings.HasPrefix(s, "-") {
+			x.section, x.kind = trimSpace(strings.TrimRight(s, ": ")), k
+			continue
+		}
+		if x.isUnknownHeading(i) {
+			x.section, x.kind = trimSpace(strings.TrimRight(s, ": ")), tsFields
+			continue
+		}
+		if isFootnote(s) {
+			continue
+		}
+		switch x.kind {
+		case tsNone:
+			x.pre = append(x.pre, textLine{s, l.no})
+		case tsFields:
+			if !strings.HasPrefix(s, "-") {
+				continue // prose inside a field section
+			}
+			key := trimSpace(strings.TrimPrefix(s, "-"))
+			f := rawField{Section: x.section, Key: key, Line: l.no}
+			// "- Key: value" on one line.
+			if k, v, ok := strings.Cut(key, ": "); ok && !x.nextIsValue(i) {
+				f.Key, f.Value = trimSpace(k), trimSpace(v)
+			} else if x.nextIsValue(i) {
+				i++
+				v := trimSpace(x.lines[i].s)
+				f.Value = trimSpace(strings.TrimPrefix(v, "- "))
+				if v == "-" {
+					f.Value = ""
+				}
+			}
+			x.doc.Fields = append(x.doc.Fields, f)
+		case tsLaunch:
+			if x.doc.LaunchLine == 0 {
+				x.doc.LaunchLine = l.no
+			}
+			launch = append(launch, l.s)
+		case tsPrefill, tsDecode, tsTable:
+			if m := prefillFigure.FindStringSubmatchIndex(s); m != nil && x.kind == tsPrefill {
+				x.doc.Prefill = append(x.doc.Prefill, rawPrefill{
+					Context: strings.ReplaceAll(s[m[2]:m[3]], " ", ""),
+					Glued:   trimSpace(s[m[1]:]),
+					Line:    l.no,
+				})
+			}
+		}
+	}
+	x.doc.Launch = strings.TrimSpace(strings.Join(launch, "\n"))
+	x.preamble()
+	return nil
+}
+
+// nextIsValue reports whether the line after a "- Key" line is its value:
+// any non-empty line that is not a heading ("Commit" values have no dash).
+func (x *textExtractor) nextIsValue(i int) bool {
+	if i+1 >= len(x.lines) {
+		return false
+	}
+	s := trimSpace(x.lines[i+1].s)
+	if s == "" {
+		return false
+	}
+	if strings.HasPrefix(s, "- ") || s == "-" {
+		return true
+	}
+	if _, ok := sectionOf(s); ok {
+		return false
+	}
+	return !x.isUnknownHeading(i+1) && !strings.Contains(s, "|")
+}
+
+// isUnknownHeading reports whether line i starts a section the parser
+// does not know: a short line without "-" or "|" directly followed by a
+// "- Key" line and then a value line.
+func (x *textExtractor) isUnknownHeading(i int) bool {
+	s := trimSpace(x.lines[i].s)
+	if s == "" || strings.HasPrefix(s, "-") || strings.Contains(s, "|") || len(s) > 60 || strings.HasSuffix(s, ".") {
+		return false
+	}
+	if i+1 >= len(x.lines) {
+		return false
+	}
+	next := trimSpace(x.lines[i+1].s)
+	return strings.HasPrefix(next, "- ") && x.kind != tsLaunch
+}
+
+// preamble takes the title and subtitle from the lines before the first
+// section: the subtitle is the line with " · " separators, the title the
+// line before it (or the line naming "MODEL on GPU").
+func (x *textExtractor) preamble() {
+	pre := x.pre
+	sub := -1
+	for i, l := range pre {
+		if strings.Contains(l.s, " · ") || strings.Contains(l.s, " • ") {
+			sub = i
+			break
+		}
+	}
+	title := -1
+	if sub > 0 {
+		title = sub - 1
+	} else {
+		for i, l := range pre {
+			if strings.Contains(l.s, " on ") {
+				title = i
+				break
+			}
+		}
+		if title < 0 && len(pre) > 0 {
+			title = len(pre) - 1
+		}
+	}
+	if title >= 0 {
+		x.doc.Title, x.doc.TitleLine = pre[title].s, pre[title].no
+	}
+	if sub >= 0 {
+		x.doc.Subtitle, x.doc.SubtitleLine = pre[sub].s, pre[sub].no
+	}
+}
+
+// splitRow splits a "| a | b |" line into trimmed cells. A backslash
+// escapes a "|" inside a cell.
+func splitRow(s string) []string {
+	s = trimSpace(s)
+	s = strings.TrimPrefix(s, "|")
+	if strings.HasSuffix(s, "|") && !strings.HasSuffix(s, `\|`) {
+		s = s[:len(s)-1]
+	}
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == '|':
+			cur.WriteByte('|')
+			i++
+		case s[i] == '|':
+			cells = append(cells, trimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(s[i])
+		}
+	}
+	return append(cells, trimSpace(cur.String()))
+}
+
+// isSeparatorRow reports whether cells are a Markdown header rule
+// (---, :--, --:).
+func isSeparatorRow(cells []string) bool {
+	for _, c := range cells {
+		if strings.Trim(c, ":-– ") != "" || !strings.Contains(c, "-") {
+			return false
+		}
+	}
+	return len(cells) > 0
+}
+
+// table reads a table whose header starts at line i (after caption) and
+// returns how many lines it used; 0 when the line is not a table header
+// the parser knows (it is then treated as an ordinary line).
+func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
+	header := splitRow(headerText)
+	kind := classifyHeader(header)
+	if kind == headerOther {
+		return 0, nil
+	}
+	n := 1
+	var rows []rawRow
+	for j := i + 1; j < len(x.lines); j++ {
+		s := trimSpace(x.lines[j].s)
+		if !strings.HasPrefix(s, "|") {
+			break
+		}
+		n++
+		cells := splitRow(s)
+		if isSeparatorRow(cells) {
+			continue
+		}
+		rows = append(rows, rawRow{Cells: cells, Line: x.lines[j].no})
+	}
+	line := x.lines[i].no
+	switch kind {
+	case headerFull:
+		if x.doc.Table.HeaderLine != 0 {
+			return 0, errorf(x.name, line, "a second All measurements table (the first is at line %d)", x.doc.Table.HeaderLine)
+		}
+		x.doc.Table = rawTable{Header: header, HeaderLine: line, Rows: rows}
+	case headerMatrix:
+		if x.doc.MatrixLine != 0 {
+			return 0, errorf(x.name, line, "a second decode matrix (the first is at line %d)", x.doc.MatrixLine)
+		}
+		x.doc.MatrixLine = line
+		x.doc.MatrixCaption = caption
+		cells, err := matrixCells(x.name, header, line, rows)
+		if err != nil {
+			return 0, err
+		}
+		x.doc.Matrix = cells
+	}
+	return n, nil
+}
