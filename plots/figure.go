@@ -1,0 +1,218 @@
+package plots
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// DPI is the resolution PNGs are rendered at. A chart's layout is fixed in
+// points (widthPx·72/DPI), so PNG and SVG of the same size look alike.
+const DPI = 192
+
+// Default chart size in pixels: wide enough to read on a laptop screen
+// and in the report, where it is scaled to the page.
+const (
+	DefaultWidthPx  = 1200
+	DefaultHeightPx = 750
+)
+
+// Figure is a chart ready to draw: a gonum/plot Plot and, in a column to
+// its right, a legend and an optional side plot (a colour bar). gonum/plot
+// draws its own legend over the data area; Figure keeps it off the data.
+type Figure struct {
+	Plot *plot.Plot
+	// Legend, when it has entries, is drawn at the top of the right column.
+	Legend *plot.Legend
+	// Side, when not nil, fills the right column below the legend; it is
+	// SideWidth wide.
+	Side      *plot.Plot
+	SideWidth vg.Length
+}
+
+// Chart is anything that builds a Figure: LineChart, Heatmap, Frontier,
+// Trend.
+type Chart interface {
+	Figure() (*Figure, error)
+}
+
+// Named is a chart with the file name (no extension) it is written under
+// and the caption the report shows.
+type Named struct {
+	Name    string
+	Caption string
+	Chart   Chart
+}
+
+const (
+	margin    = vg.Length(6)  // around the whole figure, points
+	columnGap = vg.Length(10) // between plot and right column, points
+)
+
+// legendEntries reports whether l has entries to draw.
+// Note: plot.Legend keeps its entries private; its Rectangle has zero
+// height exactly when it has none.
+func legendEntries(l *plot.Legend, c draw.Canvas) bool {
+	return l != nil && l.Rectangle(c).Size().Y > 0
+}
+
+// Draw draws the figure on c.
+func (f *Figure) Draw(c draw.Canvas) {
+	c.SetColor(f.Plot.BackgroundColor)
+	c.Fill(c.Rectangle.Path())
+	c = draw.Crop(c, margin, -margin, margin, -margin)
+
+	var colW vg.Length
+	hasLegend := legendEntries(f.Legend, c)
+	if hasLegend {
+		colW = f.Legend.Rectangle(c).Size().X
+	}
+	if f.Side != nil && f.SideWidth > colW {
+		colW = f.SideWidth
+	}
+	if colW == 0 {
+		f.Plot.Draw(c)
+		return
+	}
+	width := c.Max.X - c.Min.X
+	pc := draw.Crop(c, 0, -(colW + columnGap), 0, 0)
+	f.Plot.Draw(pc)
+	data := f.Plot.DataCanvas(pc)
+
+	col := draw.Crop(c, width-colW, 0, 0, 0)
+	// Align the column's top with the top of the data area, below the title.
+	if f.Plot.Title.Text != "" {
+		col.Max.Y -= f.Plot.Title.TextStyle.Rectangle(f.Plot.Title.Text).Size().Y + f.Plot.Title.Padding
+	}
+	if hasLegend {
+		f.Legend.Draw(col)
+		col.Max.Y -= f.Legend.Rectangle(col).Size().Y + vg.Points(12)
+	}
+	// The side plot (a colour bar) spans the data area's height at most.
+	if col.Max.Y > data.Max.Y {
+		col.Max.Y = data.Max.Y
+	}
+	col.Min.Y = data.Min.Y
+	if f.Side != nil && col.Max.Y-col.Min.Y > vg.Points(40) {
+		f.Side.Draw(col)
+	}
+}
+
+// size converts pixels at DPI to points.
+func size(widthPx, heightPx int) (vg.Length, vg.Length, error) {
+	if widthPx <= 0 || heightPx <= 0 {
+		return 0, 0, fmt.Errorf("plots: size %d×%d px: both must be positive", widthPx, heightPx)
+	}
+	return vg.Length(widthPx) * vg.Inch / DPI, vg.Length(heightPx) * vg.Inch / DPI, nil
+}
+
+// draw runs f.Draw, turning a gonum/plot panic (it panics on some invalid
+// ranges) into an error.
+func safeDraw(f *Figure, c draw.Canvas) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("plots: drawing %q: %v", f.Plot.Title.Text, r)
+		}
+	}()
+	f.Draw(c)
+	return nil
+}
+
+// SavePNG renders f as a widthPx×heightPx PNG at DPI and writes it to w.
+func SavePNG(f *Figure, w io.Writer, widthPx, heightPx int) error {
+	wl, hl, err := size(widthPx, heightPx)
+	if err != nil {
+		return err
+	}
+	c := vgimg.NewWith(vgimg.UseWH(wl, hl), vgimg.UseDPI(DPI))
+	if err := safeDraw(f, draw.New(c)); err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(w); err != nil {
+		return fmt.Errorf("plots: writing PNG: %w", err)
+	}
+	return nil
+}
+
+// SaveSVG renders f as an SVG the size of a widthPx×heightPx PNG (in
+// points) with its fonts embedded, so it looks the same anywhere.
+func SaveSVG(f *Figure, w io.Writer, widthPx, heightPx int) error {
+	return saveSVG(f, w, widthPx, heightPx, true)
+}
+
+func saveSVG(f *Figure, w io.Writer, widthPx, heightPx int, embed bool) error {
+	wl, hl, err := size(widthPx, heightPx)
+	if err != nil {
+		return err
+	}
+	c := vgsvg.NewWith(vgsvg.UseWH(wl, hl), vgsvg.EmbedFonts(embed))
+	if err := safeDraw(f, draw.New(c)); err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(w); err != nil {
+		return fmt.Errorf("plots: writing SVG: %w", err)
+	}
+	return nil
+}
+
+// validName matches the file names WriteAll accepts: no separators, no
+// leading dot.
+var validName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// WriteAll writes every chart as DIR/NAME.png and DIR/NAME.svg at the
+// default size, creating dir. It stops at the first error.
+func WriteAll(dir string, charts []Named) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	seen := make(map[string]bool, len(charts))
+	for _, n := range charts {
+		if !validName.MatchString(n.Name) {
+			return fmt.Errorf("plots: chart name %q is not a plain file name", n.Name)
+		}
+		if seen[n.Name] {
+			return fmt.Errorf("plots: two charts are named %q", n.Name)
+		}
+		seen[n.Name] = true
+		fig, err := n.Chart.Figure()
+		if err != nil {
+			return fmt.Errorf("plots: chart %s: %w", n.Name, err)
+		}
+		for _, out := range []struct {
+			ext  string
+			save func(*Figure, io.Writer, int, int) error
+		}{{".png", SavePNG}, {".svg", SaveSVG}} {
+			if err := writeFile(filepath.Join(dir, n.Name+out.ext), func(w io.Writer) error {
+				return out.save(fig, w, DefaultWidthPx, DefaultHeightPx)
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeFile creates path and fills it with write, reporting the first of
+// the write, flush and close errors.
+func writeFile(path string, write func(io.Writer) error) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	defer func() { err = errors.Join(err, f.Close()) }()
+	bw := bufio.NewWriter(f)
+	if err := write(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,275 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Heatmap draws a matrix of values (context × concurrency), each cell's
+// value printed in it in a colour that contrasts with the fill. A NaN
+// value is a cell without one (looped, over capacity, missing): it is
+// filled light grey and shows its note.
+type Heatmap struct {
+	Title, XLabel, YLabel string
+	// Rows are labelled top to bottom, Cols left to right.
+	Rows, Cols []string
+	// Values[r][c]; NaN = no value.
+	Values [][]float64
+	// Notes[r][c], when not empty, is printed under the value, or alone
+	// in a cell without one ("looped (INT4)", "over capacity"). Notes may
+	// be nil or shorter than Values.
+	Notes [][]string
+	// Ratio colours values as ratios: on a log scale, white at 1, blue
+	// where the run is better than the baseline and red where it is worse.
+	// Otherwise colours run linearly from the smallest value (blue) to
+	// the largest (red).
+	Ratio bool
+	// LowerIsBetter says a ratio above 1 is worse (latencies).
+	LowerIsBetter bool
+	// Format writes a cell's value; nil gives "0.47×" for ratios and
+	// FormatNumber otherwise.
+	Format func(float64) string
+	// ScaleLabel labels the colour bar ("BF16 / INT4").
+	ScaleLabel string
+}
+
+// heatGrid adapts a Heatmap to plotter.GridXYZ: column c at x = c, row r
+// at y = rows−1−r so the first row is drawn at the top.
+type heatGrid struct {
+	z [][]float64
+}
+
+func (g heatGrid) Dims() (c, r int)   { return len(g.z[0]), len(g.z) }
+func (g heatGrid) Z(c, r int) float64 { return g.z[len(g.z)-1-r][c] }
+func (g heatGrid) X(c int) float64    { return float64(c) }
+func (g heatGrid) Y(r int) float64    { return float64(r) }
+
+// formatRatio writes a ratio with two decimals: "0.47×", "2.13×".
+func formatRatio(v float64) string {
+	return strconv.FormatFloat(v, 'f', 2, 64) + "×"
+}
+
+// note returns Notes[r][c] or "".
+func (h Heatmap) note(r, c int) string {
+	if r < len(h.Notes) && c < len(h.Notes[r]) {
+		return h.Notes[r][c]
+	}
+	return ""
+}
+
+func (h Heatmap) check() error {
+	if len(h.Rows) == 0 || len(h.Cols) == 0 {
+		return errors.New("heatmap has no rows or no columns")
+	}
+	if len(h.Values) != len(h.Rows) {
+		return fmt.Errorf("heatmap has %d rows of values for %d row labels", len(h.Values), len(h.Rows))
+	}
+	for r, row := range h.Values {
+		if len(row) != len(h.Cols) {
+			return fmt.Errorf("heatmap row %q has %d values for %d columns", h.Rows[r], len(row), len(h.Cols))
+		}
+		for _, v := range row {
+			if math.IsInf(v, 0) || (h.Ratio && v <= 0) {
+				return fmt.Errorf("heatmap row %q: value %v cannot be coloured", h.Rows[r], v)
+			}
+		}
+	}
+	return nil
+}
+
+// luminance returns the relative luminance of c in [0, 1] (sRGB weights),
+// used to pick black or white text.
+func luminance(c color.Color) float64 {
+	r, g, b, _ := c.RGBA()
+	return (0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)) / 0xFFFF
+}
+
+// Figure implements Chart.
+func (h Heatmap) Figure() (*Figure, error) {
+	if err := h.check(); err != nil {
+		return nil, fmt.Errorf("plots: %s: %w", h.Title, err)
+	}
+	format := h.Format
+	if format == nil {
+		format = FormatNumber
+		if h.Ratio {
+			format = formatRatio
+		}
+	}
+
+	// z is what is coloured: log2 of a ratio, or the value itself.
+	z := make([][]float64, len(h.Values))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for r, row := range h.Values {
+		z[r] = make([]float64, len(row))
+		for c, v := range row {
+			if h.Ratio {
+				v = math.Log2(v)
+			}
+			z[r][c] = v
+			if !math.IsNaN(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	var cm palette.ColorMap = moreland.SmoothBlueRed()
+	switch {
+	case math.IsInf(lo, 0): // no value at all: every cell is grey
+		lo, hi = -1, 1
+	case h.Ratio:
+		// Symmetric about 1, at least 0.8×–1.25× so that noise stays pale.
+		m := math.Max(math.Max(math.Abs(lo), math.Abs(hi)), math.Log2(1.25))
+		lo, hi = -m, m
+		if !h.LowerIsBetter {
+			cm = palette.Reverse(cm)
+		}
+	case lo == hi:
+		lo, hi = lo-1, hi+1
+	}
+	cm.SetMin(lo)
+	cm.SetMax(hi)
+
+	p := newPlot(h.Title, h.XLabel, h.YLabel)
+	hm := plotter.NewHeatMap(heatGrid{z: z}, cm.Palette(255))
+	hm.Min, hm.Max = lo, hi
+	hm.NaN = color.White
+	p.Add(hm, hatch{grid: heatGrid{z: z}})
+
+	var xys plotter.XYs
+	var labels []string
+	var styles []color.Color
+	nr := len(h.Rows)
+	for r, row := range h.Values {
+		for c, v := range row {
+			text := h.note(r, c)
+			textColor := color.Color(grey)
+			if !math.IsNaN(v) {
+				fill, err := cm.At(z[r][c])
+				if err != nil {
+					return nil, fmt.Errorf("plots: %s: %w", h.Title, err)
+				}
+				textColor = color.Black
+				if luminance(fill) < 0.45 {
+					textColor = color.White
+				}
+				text = strings.TrimSpace(format(v) + "\n" + text)
+			}
+			if text == "" {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: float64(c), Y: float64(nr - 1 - r)})
+			labels = append(labels, text)
+			styles = append(styles, textColor)
+		}
+	}
+	if len(xys) > 0 {
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+		if err != nil {
+			return nil, err
+		}
+		for i := range lb.TextStyle {
+			lb.TextStyle[i] = textStyle(cellSize)
+			lb.TextStyle[i].Color = styles[i]
+			lb.TextStyle[i].XAlign = draw.XCenter
+			lb.TextStyle[i].YAlign = draw.YCenter
+		}
+		p.Add(lb)
+	}
+
+	var xt, yt []plot.Tick
+	for c, l := range h.Cols {
+		xt = append(xt, plot.Tick{Value: float64(c), Label: l})
+	}
+	for r, l := range h.Rows {
+		yt = append(yt, plot.Tick{Value: float64(nr - 1 - r), Label: l})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(xt)
+	p.Y.Tick.Marker = plot.ConstantTicks(yt)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Padding = 0
+		a.Tick.Length = 0
+		a.LineStyle.Width = 0
+	}
+	// Labels must not widen the axes beyond the cells.
+	p.X.Min, p.X.Max = -0.5, float64(len(h.Cols))-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(nr)-0.5
+
+	return &Figure{Plot: p, Side: colorBar(cm, h.Ratio, h.ScaleLabel), SideWidth: vg.Points(62)}, nil
+}
+
+// ratioTicks are the ratios a ratio colour bar may label.
+var ratioTicks = []float64{0.1, 0.2, 0.25, 0.33, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 10}
+
+// colorBar returns a vertical colour bar for cm, labelled in ratios when
+// ratio is set (cm then spans log2 of the ratio).
+func colorBar(cm palette.ColorMap, ratio bool, label string) *plot.Plot {
+	p := newPlot("", "", label)
+	p.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true, Colors: 128})
+	p.HideX()
+	p.Y.Padding = 0
+	p.Y.Min, p.Y.Max = cm.Min(), cm.Max()
+	if ratio {
+		p.Y.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
+			var ts []plot.Tick
+			for _, r := range ratioTicks {
+				if v := math.Log2(r); v >= min-1e-9 && v <= max+1e-9 {
+					ts = append(ts, plot.Tick{Value: v, Label: formatRatio(r)})
+				}
+			}
+			return thinTicks(ts, min, max, 0.07, plot.LinearScale{})
+		})
+	} else {
+		p.Y.Tick.Marker = commaTicks{}
+	}
+	return p
+}
+
+// hatch draws light diagonal lines over the cells of a grid that have no
+// value, so that they cannot be mistaken for a ratio near 1 (pale grey in
+// the diverging palette).
+type hatch struct {
+	grid heatGrid
+}
+
+// Plot implements plot.Plotter.
+func (h hatch) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	cols, rows := h.grid.Dims()
+	c.SetLineStyle(draw.LineStyle{Color: lightGrey, Width: vg.Points(0.8)})
+	const step = vg.Length(6)
+	for i := range cols {
+		for j := range rows {
+			if !math.IsNaN(h.grid.Z(i, j)) {
+				continue
+			}
+			x0, x1 := trX(h.grid.X(i)-0.5), trX(h.grid.X(i)+0.5)
+			y0, y1 := trY(h.grid.Y(j)-0.5), trY(h.grid.Y(j)+0.5)
+			// Lines x − y = k clipped to the cell.
+			for k := x0 - (y1 - y0); k < x1; k += step {
+				a := vg.Point{X: k, Y: y0}
+				b := vg.Point{X: k + (y1 - y0), Y: y1}
+				if a.X < x0 {
+					a = vg.Point{X: x0, Y: y0 + (x0 - k)}
+				}
+				if b.X > x1 {
+					b = vg.Point{X: x1, Y: y1 - (b.X - x1)}
+				}
+				var path vg.Path
+				path.Move(a)
+				path.Line(b)
+				c.Stroke(path)
+			}
+		}
+	}
+}

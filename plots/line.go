@@ -1,0 +1,424 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"speedmatrix/schema"
+)
+
+// Point is one cell on a chart. A point whose Status is not valid (looped,
+// over capacity, error, skipped) has no usable Y: it is drawn as a status
+// marker on its series' line instead. The empty Status counts as valid.
+type Point struct {
+	X, Y   float64
+	Status schema.Status
+	// Label, when not empty, is printed beside the point.
+	Label string
+}
+
+// Series is one line of a chart: the cells of one run at one context, say.
+// Series that share a Group share a colour; series that share a Run share
+// a line pattern and a marker. With one run, or no Run set, every series
+// gets its own colour and the legend names it by Name.
+type Series struct {
+	Name   string
+	Group  string
+	Run    string
+	Points []Point
+}
+
+// LineChart draws series of points joined by lines: throughput or
+// per-request speed against concurrency, prefill speed against context.
+type LineChart struct {
+	Title, XLabel, YLabel string
+	// LogX2 puts X on a base-2 logarithmic axis ticked at powers of two
+	// (1, 2, 4 … 128); XFormat labels those ticks (FormatCount when nil).
+	LogX2   bool
+	XFormat func(float64) string
+	// LogY puts Y on a logarithmic axis ticked at 1, 2, 5 × 10ⁿ. Otherwise
+	// Y starts at zero when every value is positive.
+	LogY bool
+	// XTicks, when set, replaces the automatic X ticks (context lengths
+	// labelled "8K", "123K"); labels too close to their neighbour are
+	// dropped, keeping the tick mark.
+	XTicks []plot.Tick
+	// GroupTitle and RunTitle head the two parts of the legend when
+	// series are told apart by group and by run ("Context", "Run").
+	GroupTitle, RunTitle string
+	Series               []Series
+}
+
+// styleKeys assigns colours and run styles by order of first appearance,
+// so that the same input always gets the same colours.
+type styleKeys struct {
+	groups, runs []string
+	byRun        bool // more than one run: tell runs apart by dash and marker
+	grouped      bool // some series set Group: colour by group, not by series
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func newStyleKeys(series []Series) styleKeys {
+	var k styleKeys
+	for _, s := range series {
+		if g := groupOf(s); indexOf(k.groups, g) < 0 {
+			k.groups = append(k.groups, g)
+		}
+		if s.Group != "" {
+			k.grouped = true
+		}
+		if indexOf(k.runs, s.Run) < 0 {
+			k.runs = append(k.runs, s.Run)
+		}
+	}
+	k.byRun = len(k.runs) > 1
+	return k
+}
+
+func groupOf(s Series) string {
+	if s.Group != "" {
+		return s.Group
+	}
+	return s.Name
+}
+
+func (k styleKeys) color(s Series) int { return indexOf(k.groups, groupOf(s)) }
+func (k styleKeys) run(s Series) int {
+	if !k.byRun {
+		return 0
+	}
+	return indexOf(k.runs, s.Run)
+}
+
+// transform maps a value to the axis' linear space (log for log axes), so
+// that markers of missing cells are placed on the line as drawn.
+func transform(v float64, log bool) float64 {
+	if log {
+		return math.Log(v)
+	}
+	return v
+}
+
+func untransform(v float64, log bool) float64 {
+	if log {
+		return math.Exp(v)
+	}
+	return v
+}
+
+// placeMissing returns the Y at which each non-valid point of pts is
+// marked: on the straight line (in axis space) between its valid
+// neighbours, level with the one neighbour at an end, NaN when the series
+// has no valid point.
+func placeMissing(pts []Point, logX, logY bool) []float64 {
+	ys := make([]float64, len(pts))
+	for i, p := range pts {
+		if isValid(p.Status) {
+			ys[i] = p.Y
+			continue
+		}
+		prev, next := -1, -1
+		for j := i - 1; j >= 0; j-- {
+			if isValid(pts[j].Status) {
+				prev = j
+				break
+			}
+		}
+		for j := i + 1; j < len(pts); j++ {
+			if isValid(pts[j].Status) {
+				next = j
+				break
+			}
+		}
+		switch {
+		case prev >= 0 && next >= 0:
+			x0, x1 := transform(pts[prev].X, logX), transform(pts[next].X, logX)
+			y0, y1 := transform(pts[prev].Y, logY), transform(pts[next].Y, logY)
+			t := 0.5
+			if x1 != x0 {
+				t = (transform(p.X, logX) - x0) / (x1 - x0)
+			}
+			ys[i] = untransform(y0+t*(y1-y0), logY)
+		case prev >= 0:
+			ys[i] = pts[prev].Y
+		case next >= 0:
+			ys[i] = pts[next].Y
+		default:
+			ys[i] = math.NaN()
+		}
+	}
+	return ys
+}
+
+// checkPoints validates the values a chart will draw.
+func checkPoints(series []Series, logX, logY bool) error {
+	valid := 0
+	for _, s := range series {
+		for _, p := range s.Points {
+			if math.IsNaN(p.X) || math.IsInf(p.X, 0) || (logX && p.X <= 0) {
+				return fmt.Errorf("series %q: x = %v cannot be drawn on this axis", s.Name, p.X)
+			}
+			if !isValid(p.Status) {
+				continue
+			}
+			if math.IsNaN(p.Y) || math.IsInf(p.Y, 0) || (logY && p.Y <= 0) {
+				return fmt.Errorf("series %q at x = %v: y = %v cannot be drawn on this axis", s.Name, p.X, p.Y)
+			}
+			valid++
+		}
+	}
+	if valid == 0 {
+		return errors.New("no valid points to draw")
+	}
+	return nil
+}
+
+// Figure implements Chart.
+func (lc LineChart) Figure() (*Figure, error) {
+	if err := checkPoints(lc.Series, lc.LogX2, lc.LogY); err != nil {
+		return nil, fmt.Errorf("plots: %s: %w", lc.Title, err)
+	}
+	p := newPlot(lc.Title, lc.XLabel, lc.YLabel)
+	setupAxes(p, lc.LogX2, lc.LogY, lc.XFormat, lc.XTicks)
+	keys := newStyleKeys(lc.Series)
+	legend := newLegend()
+
+	var marks []markedPoint
+	minY := math.Inf(1)
+	for _, s := range lc.Series {
+		for _, pt := range s.Points {
+			if isValid(pt.Status) {
+				minY = math.Min(minY, pt.Y)
+			}
+		}
+	}
+	for _, s := range lc.Series {
+		col := seriesColor(keys.color(s))
+		ri := keys.run(s)
+		line := draw.LineStyle{Color: col, Width: vg.Points(1.8), Dashes: runDash(ri)}
+		glyph := draw.GlyphStyle{Color: col, Radius: vg.Points(3), Shape: runGlyph(ri)}
+		ys := placeMissing(s.Points, lc.LogX2, lc.LogY)
+
+		// Solid segments through runs of valid points; a thin dotted
+		// bridge across each gap, carrying the status markers.
+		var seg plotter.XYs
+		flush := func() error {
+			if len(seg) == 0 {
+				return nil
+			}
+			l, sc, err := plotter.NewLinePoints(seg)
+			if err != nil {
+				return err
+			}
+			l.LineStyle = line
+			sc.GlyphStyle = glyph
+			p.Add(l, sc)
+			seg = nil
+			return nil
+		}
+		lastValid := -1
+		for i, pt := range s.Points {
+			if !isValid(pt.Status) {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+				y := ys[i]
+				if math.IsNaN(y) {
+					y = minY
+				}
+				marks = append(marks, markedPoint{x: pt.X, y: y, status: pt.Status, color: col})
+				continue
+			}
+			if lastValid >= 0 && lastValid != i-1 {
+				bridge, err := plotter.NewLine(plotter.XYs{{X: s.Points[lastValid].X, Y: s.Points[lastValid].Y}, {X: pt.X, Y: pt.Y}})
+				if err != nil {
+					return nil, err
+				}
+				bridge.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(2.5)}}
+				p.Add(bridge)
+			}
+			seg = append(seg, plotter.XY{X: pt.X, Y: pt.Y})
+			lastValid = i
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		if err := addPointLabels(p, s.Points, col); err != nil {
+			return nil, err
+		}
+	}
+	if err := addMarks(p, marks); err != nil {
+		return nil, err
+	}
+	if !lc.LogY && minY >= 0 {
+		p.Y.Min = 0
+	}
+	seriesLegend(legend, lc.Series, keys, lc.GroupTitle, lc.RunTitle)
+	statusLegend(legend, marks)
+	return &Figure{Plot: p, Legend: legend}, nil
+}
+
+// setupAxes sets scales, tickers and the background grid.
+func setupAxes(p *plot.Plot, logX2, logY bool, xformat func(float64) string, xticks []plot.Tick) {
+	var xnorm plot.Normalizer = plot.LinearScale{}
+	switch {
+	case logX2:
+		xnorm = plot.LogScale{}
+		p.X.Scale = xnorm
+		p.X.Tick.Marker = Log2Ticks{Format: xformat}
+	default:
+		p.X.Tick.Marker = commaTicks{}
+	}
+	if xticks != nil {
+		ticks := append([]plot.Tick(nil), xticks...)
+		p.X.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
+			return thinTicks(ticks, min, max, 0.05, xnorm)
+		})
+	}
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = Log125Ticks{}
+	} else {
+		p.Y.Tick.Marker = commaTicks{}
+	}
+	g := plotter.NewGrid()
+	g.Vertical = draw.LineStyle{Color: gridGrey, Width: vg.Points(0.5)}
+	g.Horizontal = draw.LineStyle{Color: gridGrey, Width: vg.Points(0.5)}
+	p.Add(g)
+}
+
+// markedPoint is a non-valid cell placed on its series' line.
+type markedPoint struct {
+	x, y   float64
+	status schema.Status
+	color  interface{ RGBA() (r, g, b, a uint32) }
+}
+
+// addMarks draws the status markers, one scatter per point so each keeps
+// its series colour.
+func addMarks(p *plot.Plot, marks []markedPoint) error {
+	for _, m := range marks {
+		sc, err := plotter.NewScatter(plotter.XYs{{X: m.x, Y: m.y}})
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: m.color, Radius: vg.Points(4.5), Shape: markFor(m.status).glyph}
+		p.Add(sc)
+	}
+	return nil
+}
+
+// addPointLabels prints the labels of the valid points that have one.
+func addPointLabels(p *plot.Plot, pts []Point, col interface{ RGBA() (r, g, b, a uint32) }) error {
+	var xys plotter.XYs
+	var labels []string
+	for _, pt := range pts {
+		if pt.Label != "" && isValid(pt.Status) {
+			xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
+			labels = append(labels, pt.Label)
+		}
+	}
+	if len(xys) == 0 {
+		return nil
+	}
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	if err != nil {
+		return err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i] = textStyle(cellSize)
+		l.TextStyle[i].Color = col
+		l.TextStyle[i].XAlign = draw.XLeft
+		l.TextStyle[i].YAlign = draw.YBottom
+	}
+	l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3)}
+	p.Add(l)
+	return nil
+}
+
+// seriesLegend fills the legend: with several runs, one colour entry per
+// group and one pattern entry per run; otherwise one entry per series.
+func seriesLegend(l *plot.Legend, series []Series, keys styleKeys, groupTitle, runTitle string) {
+	lineThumb := func(col interface{ RGBA() (r, g, b, a uint32) }, ri int, glyph bool) []plot.Thumbnailer {
+		ln, _ := plotter.NewLine(plotter.XYs{})
+		ln.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.8), Dashes: runDash(ri)}
+		th := []plot.Thumbnailer{ln}
+		if glyph {
+			sc, _ := plotter.NewScatter(plotter.XYs{})
+			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(3), Shape: runGlyph(ri)}
+			th = append(th, sc)
+		}
+		return th
+	}
+	if !keys.byRun || !keys.grouped {
+		// One entry per series (per group when series share one).
+		switch {
+		case keys.byRun && runTitle != "":
+			l.Add(runTitle)
+		case !keys.byRun && groupTitle != "":
+			l.Add(groupTitle)
+		}
+		var done []string
+		for _, s := range series {
+			g := groupOf(s)
+			if indexOf(done, g) >= 0 {
+				continue
+			}
+			done = append(done, g)
+			l.Add(g, lineThumb(seriesColor(keys.color(s)), keys.run(s), true)...)
+		}
+		return
+	}
+	if groupTitle != "" {
+		l.Add(groupTitle)
+	}
+	for i, g := range keys.groups {
+		l.Add(g, lineThumb(seriesColor(i), 0, false)...)
+	}
+	l.Add(" ")
+	if runTitle != "" {
+		l.Add(runTitle)
+	}
+	for i, r := range keys.runs {
+		l.Add(r, lineThumb(grey, i, true)...)
+	}
+}
+
+// statusLegend adds one entry per status that was marked.
+func statusLegend(l *plot.Legend, marks []markedPoint) {
+	first := true
+	for _, sm := range statusMarks {
+		used := false
+		for _, m := range marks {
+			if markFor(m.status).status == sm.status {
+				used = true
+				break
+			}
+		}
+		if !used {
+			continue
+		}
+		if first {
+			l.Add(" ")
+			l.Add("No value")
+			first = false
+		}
+		sc, _ := plotter.NewScatter(plotter.XYs{})
+		sc.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(4.5), Shape: sm.glyph}
+		l.Add(sm.legend, sc)
+	}
+}
