@@ -1,0 +1,263 @@
+package sim
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxBodyBytes bounds a request body.
+const MaxBodyBytes = 64 << 20
+
+// genRequest is the subset of the OpenAI request the simulator honours.
+type genRequest struct {
+	Model               string          `json:"model"`
+	Messages            []chatMessage   `json:"messages"`
+	Prompt              json.RawMessage `json:"prompt"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *streamOptions  `json:"stream_options"`
+	MaxTokens           *int64          `json:"max_tokens"`
+	MaxCompletionTokens *int64          `json:"max_completion_tokens"`
+	MinTokens           int64           `json:"min_tokens"`
+	IgnoreEOS           bool            `json:"ignore_eos"`
+}
+
+type streamOptions struct {
+	IncludeUsage         bool `json:"include_usage"`
+	ContinuousUsageStats bool `json:"continuous_usage_stats"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// messageText returns a message's text: a string, or the text parts of an
+// array of content parts.
+func messageText(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", fmt.Errorf("content is neither a string nor an array of parts: %w", err)
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// promptText returns the text the prefix cache hashes and the prompt's
+// token count. Chat messages are joined as role, NUL, content, NUL; each
+// message adds ChatTemplateTokens.
+func (s *Server) promptText(chat bool, msgs []chatMessage, prompt json.RawMessage) (string, int64, error) {
+	if chat {
+		if len(msgs) == 0 {
+			return "", 0, errors.New("messages: at least one message is required")
+		}
+		var b strings.Builder
+		var n int64
+		for i, m := range msgs {
+			t, err := messageText(m.Content)
+			if err != nil {
+				return "", 0, fmt.Errorf("messages[%d]: %w", i, err)
+			}
+			b.WriteString(m.Role)
+			b.WriteByte(0)
+			b.WriteString(t)
+			b.WriteByte(0)
+			n += s.tok.Count(t) + int64(s.p.ChatTemplateTokens)
+		}
+		return b.String(), n, nil
+	}
+	if len(prompt) == 0 {
+		return "", 0, errors.New("prompt is required")
+	}
+	var p string
+	if err := json.Unmarshal(prompt, &p); err != nil {
+		var ps []string
+		if err2 := json.Unmarshal(prompt, &ps); err2 != nil || len(ps) != 1 {
+			return "", 0, errors.New("prompt must be a string (or an array of one string)")
+		}
+		p = ps[0]
+	}
+	return p, s.tok.Count(p), nil
+}
+
+// handleGenerate serves /v1/chat/completions (chat) and /v1/completions.
+func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat bool) {
+	if r.Method != http.MethodPost {
+		writeError(w, http.StatusMethodNotAllowed, "BadRequestError", "use POST")
+		return
+	}
+	n := s.seqNum.Add(1)
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	rec := &record{}
+	rec.r.N = n
+	if chat {
+		rec.r.Endpoint, rec.r.ID = "chat", "chatcmpl-sim"+strconv.FormatUint(n, 10)
+	} else {
+		rec.r.Endpoint, rec.r.ID = "completions", "cmpl-sim"+strconv.FormatUint(n, 10)
+	}
+	var req genRequest
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	rec.r.Start = time.Now()
+	s.mu.Lock()
+	s.records = append(s.records, rec)
+	s.mu.Unlock()
+	fail := func(status int, typ, msg string) {
+		writeError(w, status, typ, msg)
+		rec.update(func(r *RequestRecord) {
+			r.Status, r.Err, r.Finished = status, fmt.Sprintf("%d %s", status, msg), time.Now()
+		})
+	}
+	if err != nil {
+		fail(http.StatusBadRequest, "BadRequestError", "read body: "+err.Error())
+		return
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		fail(http.StatusBadRequest, "BadRequestError", "invalid JSON: "+err.Error())
+		return
+	}
+	text, promptTokens, err := s.promptText(chat, req.Messages, req.Prompt)
+	if err != nil {
+		fail(http.StatusBadRequest, "BadRequestError", err.Error())
+		return
+	}
+	maxTokens := s.p.MaxModelLen - promptTokens
+	if req.MaxCompletionTokens != nil {
+		maxTokens = *req.MaxCompletionTokens
+	}
+	if req.MaxTokens != nil {
+		maxTokens = *req.MaxTokens
+	}
+	rec.update(func(r *RequestRecord) {
+		r.Stream, r.PromptTokens, r.MaxTokens = req.Stream, promptTokens, maxTokens
+	})
+	switch {
+	case promptTokens+max(maxTokens, 0) > s.p.MaxModelLen:
+		fail(http.StatusBadRequest, "BadRequestError", fmt.Sprintf(
+			"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+			s.p.MaxModelLen, promptTokens+maxTokens, promptTokens, maxTokens))
+		return
+	case maxTokens < 1:
+		fail(http.StatusBadRequest, "BadRequestError", "max_tokens must be at least 1")
+		return
+	case promptTokens < 1:
+		fail(http.StatusBadRequest, "BadRequestError", "the prompt is empty")
+		return
+	case promptTokens >= s.p.KVTokens:
+		fail(http.StatusBadRequest, "BadRequestError", fmt.Sprintf("prompt of %d tokens does not fit the KV cache of %d tokens", promptTokens, s.p.KVTokens))
+		return
+	case req.MinTokens > maxTokens:
+		fail(http.StatusBadRequest, "BadRequestError", "min_tokens must not exceed max_tokens")
+		return
+	}
+	fault := s.p.pickFault(n)
+	if fault != nil {
+		rec.update(func(r *RequestRecord) { r.Fault = fault.String() })
+		if fault.Kind == FaultHTTPStatus {
+			fail(fault.Status, statusType(fault.Status), fmt.Sprintf("injected fault: HTTP %d", fault.Status))
+			return
+		}
+	}
+
+	target, finish := s.answerLength(n, maxTokens, req.MinTokens, req.IgnoreEOS)
+	rec.mu.Lock()
+	rec.chunks = make([]chunkRec, 0, min(target/int64(s.p.ChunkTokens)+2, 4096))
+	rec.mu.Unlock()
+	sq := &seq{n: n, prompt: promptTokens, target: target, notify: make(chan struct{}, 1)}
+	if s.p.PrefixCacheTokens > 0 {
+		sq.hashes = s.tok.blockHashes(text, s.p.BlockSize)
+	}
+	ans := answer{seed: mix(s.p.Seed, n, 0x77), loopAfter: -1}
+	if s.p.LoopAfter > 0 && (s.loops == nil || s.loops[LoopCell{ContextLabel: contextLabel(promptTokens), Concurrency: int(s.inflight.Load())}]) {
+		ans.loopAfter = int64(s.p.LoopAfter)
+	}
+	st := &stream{
+		s: s, w: w, rec: rec, sq: sq, ans: ans, chat: chat, fault: fault, finish: finish,
+		prompt: promptTokens, req: &req,
+	}
+	if chat && s.p.Reasoning {
+		st.reasoning = int64(s.p.ReasoningTokens)
+	}
+	if !s.eng.submit(sq) {
+		fail(http.StatusServiceUnavailable, "ServiceUnavailableError", "server is shutting down")
+		return
+	}
+	if req.Stream {
+		st.serveStream(r)
+	} else {
+		st.serveWhole(r)
+	}
+	sq.state.CompareAndSwap(seqActive, seqAborted)
+	rec.update(func(r *RequestRecord) {
+		r.CachedTokens = sq.cached.Load()
+		r.Preemptions = int(sq.preemptions.Load())
+		if r.Finished.IsZero() {
+			r.Finished = time.Now()
+		}
+	})
+}
+
+// answerLength returns how many tokens a request generates and its
+// finish_reason.
+func (s *Server) answerLength(n uint64, maxTokens, minTokens int64, ignoreEOS bool) (int64, string) {
+	if ignoreEOS {
+		return maxTokens, "length"
+	}
+	l := 1 + int64(mix(s.p.Seed, n, 0xe05)%uint64(2*s.p.EOSMeanTokens))
+	l = max(l, minTokens, 1)
+	if l >= maxTokens {
+		return maxTokens, "length"
+	}
+	return l, "stop"
+}
+
+// contextLabel is the seeds' context label: floor(tokens/1024) then "K".
+func contextLabel(tokens int64) string { return strconv.FormatInt(tokens/1024, 10) + "K" }
+
+// statusType names the OpenAI error type of an HTTP status.
+func statusType(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "BadRequestError"
+	case http.StatusTooManyRequests:
+		return "RateLimitError"
+	case http.StatusServiceUnavailable:
+		return "ServiceUnavailableError"
+	default:
+		return "InternalServerError"
+	}
+}
+
+// resetConn hijacks the connection under w and closes it with SO_LINGER 0,
+// so the peer sees a TCP reset.
+func resetConn(w http.ResponseWriter) error {
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	conn, _, err := rc.Hijack()
+	if err != nil {
+		return fmt.Errorf("hijack: %w", err)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	return conn.Close()
+}
