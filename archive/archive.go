@@ -1,0 +1,571 @@
+package archive
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"speedmatrix/schema"
+)
+
+// ErrNotFound is returned (wrapped) by Load for a run id the archive does
+// not hold.
+var ErrNotFound = errors.New("run not in archive")
+
+// Archive is a directory of Parquet tables. Its methods are safe for
+// concurrent use, also by several processes: writers hold an exclusive
+// lock on DIR/.lock, readers a shared one.
+type Archive struct {
+	dir string
+
+	mu sync.Mutex
+	// ids caches the run ids of each runs file by path. Data files are
+	// never rewritten in place, so an entry stays true while its file
+	// exists.
+	ids map[string][]string
+}
+
+// Outcome says what Append did with one matrix.
+type Outcome string
+
+// The outcomes of Append.
+const (
+	// Added: the run is new and was written.
+	Added Outcome = "added"
+	// Duplicate: the archive (or an earlier matrix of the same call)
+	// already holds a run with this run id; nothing was written for it.
+	Duplicate Outcome = "duplicate"
+)
+
+// Item is Append's report on one matrix.
+type Item struct {
+	RunID   string
+	Outcome Outcome
+}
+
+// Result is what Append did: one Item per matrix, in the order given, and
+// the files it wrote (none when every matrix was a duplicate).
+type Result struct {
+	Items []Item
+	Files []string
+}
+
+// Added returns how many matrices were added.
+func (r Result) Added() int {
+	n := 0
+	for _, it := range r.Items {
+		if it.Outcome == Added {
+			n++
+		}
+	}
+	return n
+}
+
+// Open opens the archive in dir, creating dir and its table directories
+// when missing.
+func Open(dir string) (*Archive, error) {
+	for _, d := range append([]string{dir}, tableDirs(dir)...) {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("archive: open: %w", err)
+		}
+	}
+	return &Archive{dir: dir, ids: map[string][]string{}}, nil
+}
+
+// Dir returns the archive's directory.
+func (a *Archive) Dir() string { return a.dir }
+
+// lock takes DIR/.lock, exclusive for writers and shared for readers, and
+// returns its release function. Each call opens its own descriptor, so
+// goroutines of one process exclude each other as processes do.
+func (a *Archive) lock(ctx context.Context, exclusive bool) (func(), error) {
+	fl := flock.New(filepath.Join(a.dir, lockName))
+	try := fl.TryRLockContext
+	if exclusive {
+		try = fl.TryLockContext
+	}
+	ok, err := try(ctx, 2*time.Millisecond)
+	if err != nil || !ok {
+		fl.Close()
+		if err == nil {
+			err = errors.New("not acquired")
+		}
+		return nil, fmt.Errorf("archive: lock %s: %w", fl.Path(), err)
+	}
+	return func() { fl.Close() }, nil
+}
+
+// prepared is one matrix as Append will store it.
+type prepared struct {
+	run     schema.Run
+	ms      []schema.Measurement
+	samples []schema.Sample
+}
+
+// prepare copies m with its ids filled in: the run id (computed when
+// empty), schema_version, ingested_at (now when zero) and every row's
+// run_id. A row naming another run is an error.
+func prepare(m *schema.Matrix, now time.Time) (prepared, error) {
+	p := prepared{run: m.Run}
+	if p.run.RunID == "" {
+		p.run.RunID = schema.ComputeRunID(m)
+	}
+	if p.run.SchemaVersion == 0 {
+		p.run.SchemaVersion = schema.Version
+	}
+	if p.run.IngestedAt.IsZero() {
+		p.run.IngestedAt = now
+	}
+	id := p.run.RunID
+	p.ms = slices.Clone(m.Measurements)
+	for i := range p.ms {
+		switch p.ms[i].RunID {
+		case "":
+			p.ms[i].RunID = id
+		case id:
+		default:
+			return p, fmt.Errorf("archive: run %s: measurement %d has run_id %s", id, i, p.ms[i].RunID)
+		}
+	}
+	p.samples = slices.Clone(m.Samples)
+	for i := range p.samples {
+		switch p.samples[i].RunID {
+		case "":
+			p.samples[i].RunID = id
+		case id:
+		default:
+			return p, fmt.Errorf("archive: run %s: sample %d has run_id %s", id, i, p.samples[i].RunID)
+		}
+	}
+	return p, nil
+}
+
+// Append adds the matrices to the archive, skipping those whose run id it
+// already holds. The new runs land in one file per table (runs,
+// measurements, samples when there are any), so one call with 1,000
+// documents writes at most 3 files. Either all new runs of a call land or
+// none do.
+func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, error) {
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	ps := make([]prepared, len(ms))
+	for i, m := range ms {
+		p, err := prepare(m, now)
+		if err != nil {
+			return Result{}, err
+		}
+		ps[i] = p
+	}
+	unlock, err := a.lock(ctx, true)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	l, err := a.recovered()
+	if err != nil {
+		return Result{}, err
+	}
+	have := map[string]bool{}
+	for _, s := range l.committed() {
+		ids, err := a.runIDs(l.files[TableRuns][s])
+		if err != nil {
+			return Result{}, err
+		}
+		for _, id := range ids {
+			have[id] = true
+		}
+	}
+	res := Result{Items: make([]Item, len(ps))}
+	var runs []schema.Run
+	var rows []schema.Measurement
+	var samples []schema.Sample
+	for i, p := range ps {
+		id := p.run.RunID
+		res.Items[i] = Item{RunID: id, Outcome: Duplicate}
+		if have[id] {
+			continue
+		}
+		have[id] = true
+		res.Items[i].Outcome = Added
+		runs = append(runs, p.run)
+		rows = append(rows, p.ms...)
+		samples = append(samples, p.samples...)
+	}
+	if len(runs) == 0 {
+		return res, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	res.Files, err = a.commit(l, newStem(now), runs, rows, samples, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// recovered scans the archive, finishes interrupted transactions and
+// returns the clean layout. Callers hold the exclusive lock.
+func (a *Archive) recovered() (*layout, error) {
+	l, err := scan(a.dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.journals) == 0 && len(l.temps) == 0 {
+		return l, nil
+	}
+	if err := recoverLayout(a.dir, l); err != nil {
+		return nil, err
+	}
+	return scan(a.dir)
+}
+
+// runIDs returns the run ids of a runs file, from the cache when it can.
+func (a *Archive) runIDs(path string) ([]string, error) {
+	a.mu.Lock()
+	ids, ok := a.ids[path]
+	a.mu.Unlock()
+	if ok {
+		return ids, nil
+	}
+	ids, err := readRunIDs(path)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.ids[path] = ids
+	a.mu.Unlock()
+	return ids, nil
+}
+
+// commit writes one transaction under the exclusive lock: each table's
+// rows to a temp file (fsynced), a journal, then the renames — runs last,
+// as the commit point — and finally removes the files of the replaced
+// stems and the journal. It returns the paths written.
+func (a *Archive) commit(l *layout, stem string, runs []schema.Run, ms []schema.Measurement,
+	samples []schema.Sample, replaces []string) ([]string, error) {
+	type out struct {
+		table string
+		rows  reflect.Value
+		temp  string
+		final string
+	}
+	outs := []*out{
+		{table: TableMeasurements, rows: reflect.ValueOf(ms)},
+		{table: TableSamples, rows: reflect.ValueOf(samples)},
+		{table: TableRuns, rows: reflect.ValueOf(runs)},
+	}
+	var written []*out
+	cleanup := func() {
+		for _, o := range written {
+			os.Remove(o.temp)
+		}
+	}
+	for _, o := range outs {
+		if o.rows.Len() == 0 {
+			continue
+		}
+		o.temp = filepath.Join(a.dir, o.table, tempPrefix+stem+tempExt)
+		o.final = filepath.Join(a.dir, o.table, stem+dataExt)
+		written = append(written, o)
+		if err := writeTemp(o.temp, func(f *os.File) error { return tableByName(o.table).write(f, o.rows) }); err != nil {
+			cleanup()
+			return nil, err
+		}
+	}
+	jpath := filepath.Join(a.dir, journalPrefix+stem+journalExt)
+	jtemp := filepath.Join(a.dir, TableRuns, tempPrefix+"txn-"+stem+tempExt)
+	jb, _ := json.Marshal(journal{Stem: stem, Replaces: replaces})
+	if err := writeTemp(jtemp, func(f *os.File) error { _, err := f.Write(jb); return err }); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if err := os.Rename(jtemp, jpath); err != nil {
+		os.Remove(jtemp)
+		cleanup()
+		return nil, fmt.Errorf("archive: journal: %w", err)
+	}
+	if err := syncDir(a.dir); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, o := range written {
+		if err := os.Rename(o.temp, o.final); err != nil {
+			// Undo what this transaction renamed; the runs file comes
+			// last, so nothing of it is committed yet.
+			for _, p := range files {
+				os.Remove(p)
+			}
+			cleanup()
+			os.Remove(jpath)
+			return nil, fmt.Errorf("archive: commit: %w", err)
+		}
+		files = append(files, o.final)
+	}
+	if err := syncDirs(a.dir); err != nil {
+		return nil, err
+	}
+	if len(replaces) > 0 {
+		if err := removeStems(a.dir, l, replaces); err != nil {
+			return nil, err
+		}
+		a.mu.Lock()
+		for _, s := range replaces {
+			delete(a.ids, l.files[TableRuns][s])
+		}
+		a.mu.Unlock()
+	}
+	if err := os.Remove(jpath); err != nil {
+		return nil, fmt.Errorf("archive: journal: %w", err)
+	}
+	if err := syncDirs(a.dir); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.RunID
+	}
+	a.mu.Lock()
+	a.ids[filepath.Join(a.dir, TableRuns, stem+dataExt)] = ids
+	a.mu.Unlock()
+	return files, nil
+}
+
+// writeTemp creates path, lets fill write it, and fsyncs and closes it.
+func writeTemp(path string, fill func(f *os.File) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	if err := fill(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(path)
+		return fmt.Errorf("archive: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("archive: %w", err)
+	}
+	return nil
+}
+
+// storedRun is a run with the stem of the file holding it.
+type storedRun struct {
+	run  schema.Run
+	stem string
+}
+
+// readRuns reads the runs of every committed stem. A run id present in
+// several stems (archives merged by copying files, each of which had
+// ingested the same document) is kept once: the earliest ingested, then
+// the smallest stem. The result is sorted by ingested_at, then run_id.
+func (a *Archive) readRuns(ctx context.Context, l *layout) ([]storedRun, error) {
+	best := map[string]storedRun{}
+	for _, s := range l.committed() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rs, err := ReadFile[schema.Run](l.files[TableRuns][s])
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			prev, ok := best[r.RunID]
+			if ok && !r.IngestedAt.Before(prev.run.IngestedAt) {
+				continue // stems come sorted: ties keep the smaller
+			}
+			best[r.RunID] = storedRun{r, s}
+		}
+	}
+	out := make([]storedRun, 0, len(best))
+	for _, r := range best {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(x, y storedRun) int {
+		if c := x.run.IngestedAt.Compare(y.run.IngestedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.run.RunID, y.run.RunID)
+	})
+	return out, nil
+}
+
+// Runs returns every run of the archive (without measurements), sorted by
+// ingested_at, then run_id.
+func (a *Archive) Runs(ctx context.Context) ([]schema.Run, error) {
+	unlock, err := a.lock(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	l, err := scan(a.dir)
+	if err != nil {
+		return nil, err
+	}
+	srs, err := a.readRuns(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]schema.Run, len(srs))
+	for i, r := range srs {
+		out[i] = r.run
+	}
+	return out, nil
+}
+
+// Load returns the runs with the given ids as matrices with their
+// measurements and samples, in the order asked; with no ids, every run in
+// the order of Runs. An id the archive lacks is an error wrapping
+// ErrNotFound.
+func (a *Archive) Load(ctx context.Context, runIDs ...string) ([]*schema.Matrix, error) {
+	unlock, err := a.lock(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	l, err := scan(a.dir)
+	if err != nil {
+		return nil, err
+	}
+	srs, err := a.readRuns(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	return a.load(ctx, l, srs, runIDs)
+}
+
+// load attaches measurements and samples to the chosen runs, reading only
+// the files of the stems that hold them.
+func (a *Archive) load(ctx context.Context, l *layout, srs []storedRun, runIDs []string) ([]*schema.Matrix, error) {
+	byID := make(map[string]int, len(srs))
+	for i, r := range srs {
+		byID[r.run.RunID] = i
+	}
+	var chosen []int
+	if len(runIDs) == 0 {
+		for i := range srs {
+			chosen = append(chosen, i)
+		}
+	} else {
+		for _, id := range runIDs {
+			i, ok := byID[id]
+			if !ok {
+				return nil, fmt.Errorf("archive: %s: %w", id, ErrNotFound)
+			}
+			chosen = append(chosen, i)
+		}
+	}
+	out := make([]*schema.Matrix, len(chosen))
+	// want maps stem → run id → matrix, so rows of a duplicate run kept in
+	// another stem are not attached twice.
+	want := map[string]map[string]*schema.Matrix{}
+	for k, i := range chosen {
+		r := srs[i]
+		m, ok := want[r.stem][r.run.RunID]
+		if !ok {
+			m = &schema.Matrix{Run: r.run, Measurements: []schema.Measurement{}}
+			if want[r.stem] == nil {
+				want[r.stem] = map[string]*schema.Matrix{}
+			}
+			want[r.stem][r.run.RunID] = m
+		}
+		out[k] = m
+	}
+	stems := make([]string, 0, len(want))
+	for s := range want {
+		stems = append(stems, s)
+	}
+	slices.Sort(stems)
+	for _, s := range stems {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		byRun := want[s]
+		if p, ok := l.files[TableMeasurements][s]; ok {
+			rows, err := ReadFile[schema.Measurement](p)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rows {
+				if m := byRun[r.RunID]; m != nil {
+					m.Measurements = append(m.Measurements, r)
+				}
+			}
+		}
+		if p, ok := l.files[TableSamples][s]; ok {
+			rows, err := ReadFile[schema.Sample](p)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rows {
+				if m := byRun[r.RunID]; m != nil {
+					m.Samples = append(m.Samples, r)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Compact merges the files of every committed Append into one file per
+// table, dropping runs stored twice (see Runs). It writes the new files,
+// commits them, then deletes the old ones, all under the exclusive lock;
+// a crash at any point leaves either the old or the new files as the
+// archive (the next writer finishes the job). Measurement and samples
+// files without a runs file (leftovers, or a copy in progress) are left
+// alone.
+//
+// Note: Compact reads the whole archive into memory and rewrites it, so
+// it costs time and memory in the archive's size; run it after many small
+// appends, not after each one. Files copied from other hosts afterwards
+// simply join the compacted file.
+func (a *Archive) Compact(ctx context.Context) error {
+	unlock, err := a.lock(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	l, err := a.recovered()
+	if err != nil {
+		return err
+	}
+	stems := l.committed()
+	if len(stems) < 2 {
+		return nil
+	}
+	srs, err := a.readRuns(ctx, l)
+	if err != nil {
+		return err
+	}
+	ms, err := a.load(ctx, l, srs, nil)
+	if err != nil {
+		return err
+	}
+	runs := make([]schema.Run, len(ms))
+	var rows []schema.Measurement
+	var samples []schema.Sample
+	for i, m := range ms {
+		runs[i] = m.Run
+		rows = append(rows, m.Measurements...)
+		samples = append(samples, m.Samples...)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err = a.commit(l, newStem(time.Now()), runs, rows, samples, stems)
+	return err
+}

@@ -1,0 +1,73 @@
+// Package archive stores speed-test matrices as Parquet tables that
+// DuckDB, pandas, Spark or Trino read as one dataset, and reads them back.
+// It is the only package of speedmatrix that imports arrow-go.
+//
+// # Tables and schema
+//
+// Three tables, one Go struct each (schema.Run, schema.Measurement,
+// schema.Sample). The Arrow schema of each is derived in one place
+// (columns.go) by reflection over the structs' JSON tags, so a field added
+// to schema/types.go becomes a column without touching this package:
+//
+//	string, Phase, Status      utf8
+//	int32, int64, float64, bool non-null int32, int64, float64, bool
+//	*int32, *int64, *float64    nullable (nil is null)
+//	time.Time, *time.Time       timestamp[us, tz=UTC] (pointer: nullable)
+//	[]KV, []Field, []Metric     list<element: struct<…>> (nil is null)
+//
+// Every row carries run_id; runs rows carry schema_version. Each file also
+// holds schema_version, the table name and a pointer to docs/schema.md
+// (the meaning, unit and formula of every column) as Parquet key/value
+// metadata, and the Arrow schema itself. Compression is zstd. Readers
+// match columns by name, so files written before a column existed stay
+// readable (the column reads as null), here and in DuckDB with
+// union_by_name=true.
+//
+// # Layout
+//
+//	DIR/.lock
+//	DIR/runs/part-<UTC time>-<host>-<pid>-<random>.parquet
+//	DIR/measurements/part-<same stem>.parquet
+//	DIR/samples/part-<same stem>.parquet        (only when there are samples)
+//
+// File names cannot collide between writers (time to the microsecond,
+// host, process id and 64 random bits) and files are never rewritten in
+// place, so archives from many benchmark hosts merge by copying files
+// (subdirectories allowed), and a query engine reads each table with a
+// glob: read_parquet('DIR/measurements/**/*.parquet', union_by_name=true).
+// There are no Hive-style partition directories: the natural filters
+// (model, GPU, engine, run id) are columns of runs, not of measurements,
+// so a partition key would not prune measurement files; the ** glob keeps
+// working if a partitioned layout is added later.
+//
+// # Writes
+//
+// Append writes all new runs of one call as one file per table: ingesting
+// 1,000 documents in one call writes three files, not 3,000. Each file is
+// written to a hidden temp name in its table directory (".tmp-…tmp",
+// which no *.parquet glob matches), fsynced, then renamed; the runs file
+// is renamed last and is the commit marker: a measurements or samples file
+// whose stem has no runs file is not part of the archive. A small journal
+// (DIR/.txn-<stem>.json) written before the first rename lets the next
+// writer finish or undo a transaction that a crash interrupted. The
+// directories are fsynced after the renames.
+//
+// Writers hold an exclusive flock on DIR/.lock (gofrs/flock), readers a
+// shared one, so concurrent ingests from goroutines and processes are
+// safe. Under the lock Append dedupes by run_id: it reads only the run_id
+// column of each runs file, and caches it per file (files are immutable),
+// so a second call in one process reads only files it has not seen.
+//
+// # Batches and compaction
+//
+// Tools that append one document at a time (cmd/run, a loop of single
+// ingests) leave one small file per call and table. Query engines open
+// every file, so 10,000 runs in 10,000 files is slow to read (and so is
+// dedupe in a fresh process). Compact merges every committed file into
+// one per table: new files first, then the commit, then the old files are
+// deleted, all under the lock. The trade-off: Compact rewrites the whole
+// archive (time and memory proportional to its size) and, on a shared
+// copy in object storage, replaces files other hosts may have cached; so
+// ingest in batches when you can and compact occasionally (cmd/ingest
+// -compact), not after every run.
+package archive
