@@ -1,0 +1,145 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"speedmatrix/parse"
+	"speedmatrix/schema"
+)
+
+// seedPaths are the two published matrices the project starts from.
+var seedPaths = []string{
+	"../testdata/seeds/000_acc4a01d882a0446.txt",
+	"../testdata/seeds/001_03cf9c936d246394.txt",
+}
+
+func parseSeed(t testing.TB, path string) ([]byte, *schema.Matrix) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parse.ParseBytes(b, filepath.Base(path), schema.FormatText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, m
+}
+
+// TestTextReproducesSeeds is the strongest test of the renderer: the text
+// form of a parsed seed is the seed, byte for byte.
+func TestTextReproducesSeeds(t *testing.T) {
+	for _, p := range seedPaths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			seed, m := parseSeed(t, p)
+			var b bytes.Buffer
+			if err := Text(&b, m); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b.Bytes(), seed) {
+				t.Errorf("Text(parse(seed)) is not the seed:\n%s", firstDiff(b.Bytes(), seed))
+			}
+		})
+	}
+}
+
+// comparable returns m without what depends on where and how it was read:
+// source path, hash and format, ingest time, line numbers, printed text.
+func comparable(m *schema.Matrix) *schema.Matrix {
+	c := *m
+	c.Run.SourcePath, c.Run.SourceSHA256, c.Run.SourceFormat = "", "", ""
+	c.Run.IngestedAt = c.Run.IngestedAt.UTC().Truncate(0)
+	c.Measurements = make([]schema.Measurement, len(m.Measurements))
+	for i, x := range m.Measurements {
+		x.SourceLine, x.Printed = 0, nil
+		c.Measurements[i] = x
+	}
+	return &c
+}
+
+// diffMatrices describes the first difference between two matrices.
+func diffMatrices(got, want *schema.Matrix) string {
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	if len(got.Measurements) != len(want.Measurements) {
+		return "measurement count " + itoa(len(got.Measurements)) + ", want " + itoa(len(want.Measurements))
+	}
+	for i := range got.Measurements {
+		if !reflect.DeepEqual(got.Measurements[i], want.Measurements[i]) {
+			return "measurement " + itoa(i) + ":\n got: " + js(got.Measurements[i]) + "\nwant: " + js(want.Measurements[i])
+		}
+	}
+	if !reflect.DeepEqual(got.Run, want.Run) {
+		gv, wv := reflect.ValueOf(got.Run), reflect.ValueOf(want.Run)
+		for i := 0; i < gv.NumField(); i++ {
+			if !reflect.DeepEqual(gv.Field(i).Interface(), wv.Field(i).Interface()) {
+				return "run." + gv.Type().Field(i).Name + ":\n got: " + js(gv.Field(i).Interface()) + "\nwant: " + js(wv.Field(i).Interface())
+			}
+		}
+	}
+	return "(equal)"
+}
+
+// renderParse writes m in one form and parses the result back as that
+// form.
+func renderParse(t *testing.T, m *schema.Matrix, ext, format string) *schema.Matrix {
+	t.Helper()
+	var b bytes.Buffer
+	for _, f := range forms {
+		if f.ext == ext {
+			if err := f.write(&b, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	back, err := parse.ParseBytes(b.Bytes(), "rendered."+ext, format)
+	if err != nil {
+		t.Fatalf("parse(render(m)) as %s: %v", format, err)
+	}
+	return back
+}
+
+// roundTripForms are the forms whose parsers have landed in package parse.
+var roundTripForms = []struct{ ext, format string }{
+	{"txt", schema.FormatText},
+}
+
+// TestSeedRoundTrip checks parse(render(parse(seed))) == parse(seed) for
+// every form: the same run id and the same rows.
+func TestSeedRoundTrip(t *testing.T) {
+	for _, p := range seedPaths {
+		_, m := parseSeed(t, p)
+		for _, f := range roundTripForms {
+			t.Run(filepath.Base(p)+"/"+f.ext, func(t *testing.T) {
+				back := renderParse(t, m, f.ext, f.format)
+				if back.Run.RunID != m.Run.RunID {
+					t.Errorf("run id %s, want %s", back.Run.RunID, m.Run.RunID)
+				}
+				if g, w := comparable(back), comparable(m); !reflect.DeepEqual(g, w) {
+					t.Errorf("parse(render(m)) != m: %s", diffMatrices(g, w))
+				}
+			})
+		}
+	}
+}
+
+func TestGoldenSeeds(t *testing.T) {
+	for _, p := range seedPaths {
+		_, m := parseSeed(t, p)
+		for _, f := range forms {
+			name := filepath.Base(p)
+			name = name[:len(name)-len(filepath.Ext(name))]
+			t.Run(name+"/"+f.ext, func(t *testing.T) {
+				var b bytes.Buffer
+				if err := f.write(&b, m); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, name+".golden."+f.ext, b.Bytes())
+			})
+		}
+	}
+}
