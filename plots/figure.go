@@ -66,11 +66,23 @@ func legendEntries(l *plot.Legend, c draw.Canvas) bool {
 	return l != nil && l.Rectangle(c).Size().Y > 0
 }
 
-// Draw draws the figure on c.
+// Draw draws the figure on c. The title is centred over the whole
+// figure, legend column included, so that a long title is not clipped by
+// a narrow plot.
+// Note: Draw clears and restores f.Plot.Title while drawing, so a Figure
+// must not be drawn from two goroutines at once.
 func (f *Figure) Draw(c draw.Canvas) {
 	c.SetColor(f.Plot.BackgroundColor)
 	c.Fill(c.Rectangle.Path())
 	c = draw.Crop(c, margin, -margin, margin, -margin)
+
+	if title := f.Plot.Title; title.Text != "" {
+		descent := title.TextStyle.FontExtents().Descent
+		c.FillText(title.TextStyle, vg.Point{X: c.Center().X, Y: c.Max.Y + descent}, title.Text)
+		c.Max.Y -= title.TextStyle.Rectangle(title.Text).Size().Y + title.Padding
+		f.Plot.Title.Text = ""
+		defer func() { f.Plot.Title.Text = title.Text }()
+	}
 
 	var colW vg.Length
 	hasLegend := legendEntries(f.Legend, c)
@@ -90,10 +102,6 @@ func (f *Figure) Draw(c draw.Canvas) {
 	data := f.Plot.DataCanvas(pc)
 
 	col := draw.Crop(c, width-colW, 0, 0, 0)
-	// Align the column's top with the top of the data area, below the title.
-	if f.Plot.Title.Text != "" {
-		col.Max.Y -= f.Plot.Title.TextStyle.Rectangle(f.Plot.Title.Text).Size().Y + f.Plot.Title.Padding
-	}
 	if hasLegend {
 		f.Legend.Draw(col)
 		col.Max.Y -= f.Legend.Rectangle(col).Size().Y + vg.Points(12)

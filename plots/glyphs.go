@@ -12,7 +12,7 @@ import (
 // strokeGlyph is an outlined marker drawn with a line thick enough to read
 // at 1200 px (gonum/plot's outlined glyphs use 0.5 pt lines).
 type strokeGlyph struct {
-	shape string // "cross", "square", "plus", "triangle"
+	shape string // "cross", "square", "plus", "triangle", "circle"
 }
 
 const glyphLine = vg.Length(1.6)
@@ -34,6 +34,10 @@ func (g strokeGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point)
 		p.Line(vg.Point{X: pt.X, Y: pt.Y - r})
 		p.Move(vg.Point{X: pt.X - r, Y: pt.Y})
 		p.Line(vg.Point{X: pt.X + r, Y: pt.Y})
+	case "circle":
+		p.Move(vg.Point{X: pt.X + r, Y: pt.Y})
+		p.Arc(pt, r, 0, 2*math.Pi)
+		p.Close()
 	case "triangle":
 		p.Move(vg.Point{X: pt.X, Y: pt.Y + r})
 		p.Line(vg.Point{X: pt.X - r*0.866, Y: pt.Y - r*0.5})

@@ -71,7 +71,7 @@ var runGlyphs = []draw.GlyphDrawer{
 	draw.RingGlyph{},
 }
 
-func runDash(i int) []vg.Length      { return runDashes[i%len(runDashes)] }
+func runDash(i int) []vg.Length       { return runDashes[i%len(runDashes)] }
 func runGlyph(i int) draw.GlyphDrawer { return runGlyphs[i%len(runGlyphs)] }
 
 // grey is used for reference lines and for the run entries of a legend.
