@@ -18,7 +18,7 @@ const MaxDocumentBytes = 64 << 20
 
 // Formats lists the values Parse accepts for its format argument, besides
 // "" (detect from content).
-var Formats = []string{schema.FormatText, schema.FormatHTML, schema.FormatMarkdown}
+var Formats = append([]string{schema.FormatText, schema.FormatHTML, schema.FormatMarkdown}, PeerFormats...)
 
 // Parse reads one speed-test document from r and returns it as a matrix.
 // name is used in error messages and stored as the source path. format is
@@ -37,6 +37,16 @@ func Parse(r io.Reader, name, format string) (*schema.Matrix, error) {
 
 // ParseBytes is Parse for a document already in memory.
 func ParseBytes(b []byte, name, format string) (*schema.Matrix, error) {
+	if _, doc := extractors[format]; !doc {
+		// Result files of other tools (JSON, JSON Lines, AIPerf CSV).
+		m, ok, err := parsePeerFile(b, name, format)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return finish(m, b, name, m.Run.SourceFormat), nil
+		}
+	}
 	if format == "" {
 		f, err := Detect(b)
 		if err != nil {
@@ -57,6 +67,11 @@ func ParseBytes(b []byte, name, format string) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	return finish(m, b, name, format), nil
+}
+
+// finish stamps a parsed matrix with its source and its content id.
+func finish(m *schema.Matrix, b []byte, name, format string) *schema.Matrix {
 	sum := sha256.Sum256(b)
 	m.Run.SchemaVersion = schema.Version
 	m.Run.SourcePath = name
@@ -66,7 +81,7 @@ func ParseBytes(b []byte, name, format string) (*schema.Matrix, error) {
 	for i := range m.Measurements {
 		m.Measurements[i].RunID = m.Run.RunID
 	}
-	return m, nil
+	return m
 }
 
 // extractors maps a format to the function that pulls a rawDoc out of a

@@ -1,0 +1,242 @@
+package parse
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"speedmatrix/schema"
+)
+
+// Formats of other benchmark tools' result files, stored in
+// Run.SourceFormat. The README lists the versions read and how each field
+// maps.
+const (
+	FormatLLMBenchJSON = "llm-inference-bench-json"
+	FormatVLLMBench    = "vllm-bench-serve"
+	FormatSGLangBench  = "sglang-bench-serving"
+	FormatGuideLLM     = "guidellm"
+	FormatAIPerf       = "aiperf"
+	FormatGenAIPerf    = "genai-perf"
+	FormatAIPerfCSV    = "aiperf-csv"
+	FormatLLMPerf      = "llmperf"
+)
+
+// PeerFormats lists the formats of other tools' result files, in the
+// order detection tries them.
+var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatVLLMBench, FormatSGLangBench}
+
+// peerParsers maps a peer format to the function that turns a whole
+// result file into a matrix. Unlike the document formats they do not go
+// through rawDoc: their figures are already machine-readable.
+var peerParsers = map[string]func(b []byte, name string) (*schema.Matrix, error){
+	FormatLLMBenchJSON: parseLLMBenchJSON,
+	FormatVLLMBench:    parseVLLMBench,
+	FormatSGLangBench:  parseSGLangBench,
+	FormatGuideLLM:     parseGuideLLM,
+	FormatAIPerf:       parseAIPerfJSON,
+	FormatGenAIPerf:    parseAIPerfJSON,
+	FormatAIPerfCSV:    parseAIPerfCSV,
+	FormatLLMPerf:      parseLLMPerf,
+}
+
+// detectPeer tells which other tool wrote b, from its content. It returns
+// "" when b is not JSON, JSON Lines or an AIPerf CSV, and an error when it
+// is JSON of no tool speedmatrix reads.
+func detectPeer(b []byte) (string, error) {
+	t := bytes.TrimLeft(b, "\ufeff \t\r\n")
+	if bytes.HasPrefix(t, []byte("Metric,")) {
+		return FormatAIPerfCSV, nil
+	}
+	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		return "", nil
+	}
+	keys, err := firstObjectKeys(t)
+	if err != nil {
+		return "", err
+	}
+	has := func(k string) bool { _, ok := keys[k]; return ok }
+	hasSuffix := func(suffix string) bool {
+		for k := range keys {
+			if strings.HasSuffix(k, suffix) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("results") && (has("summary_table") || has("prefill") || has("metadata")):
+		return FormatLLMBenchJSON, nil
+	case has("benchmarks"):
+		return FormatGuideLLM, nil
+	case has("num_concurrent_requests") || hasSuffix("_ttft_s_mean") || has("results_ttft_s_mean"):
+		return FormatLLMPerf, nil
+	case isStatsBlock(keys["time_to_first_token"]) || isStatsBlock(keys["request_throughput"]) || isStatsBlock(keys["output_token_throughput"]):
+		if cfg := keys["input_config"]; bytes.Contains(cfg, []byte(`"genai_perf`)) || bytes.Contains(cfg, []byte(`"service_kind"`)) {
+			return FormatGenAIPerf, nil
+		}
+		return FormatAIPerf, nil
+	case has("best_of") || has("burstiness") || has("tokenizer_id") || hasSuffix("_e2el_ms") || hasSuffix("_tpot_ms") && !has("total_output_tokens_retokenized"):
+		return FormatVLLMBench, nil
+	case has("total_output_tokens_retokenized") || hasSuffix("_e2e_latency_ms") || has("sharegpt_output_len"):
+		return FormatSGLangBench, nil
+	case hasSuffix("_ttft_ms"):
+		return FormatVLLMBench, nil
+	}
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if len(names) > 8 {
+		names = append(names[:8], "…")
+	}
+	return "", fmt.Errorf("JSON of no benchmark tool speedmatrix reads (keys: %s)", strings.Join(names, ", "))
+}
+
+// parsePeerFile parses a result file of another tool; format is one of
+// PeerFormats, or "" to detect it. It reports ok=false when b is not such
+// a file (not JSON, JSON Lines or an AIPerf CSV), so the caller can try
+// the document formats.
+func parsePeerFile(b []byte, name, format string) (m *schema.Matrix, ok bool, err error) {
+	if format == "" {
+		f, err := detectPeer(b)
+		if err != nil {
+			var se *json.SyntaxError
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &se) || errors.As(err, &te) {
+				// Offsets count from the first non-blank byte.
+				lead := len(b) - len(bytes.TrimLeft(b, "\ufeff \t\r\n"))
+				return nil, true, jsonError(name, b[lead:], lineAt(b, int64(lead)), err)
+			}
+			return nil, true, errorf(name, 1, "%v", err)
+		}
+		if f == "" {
+			return nil, false, nil
+		}
+		format = f
+	}
+	p, known := peerParsers[format]
+	if !known {
+		return nil, false, nil
+	}
+	m, err = p(b, name)
+	if err != nil {
+		return nil, true, err
+	}
+	if m.Run.SourceFormat == "" {
+		m.Run.SourceFormat = format
+	}
+	return m, true, nil
+}
+
+// isStatsBlock reports whether raw is an AIPerf/GenAI-Perf metric block:
+// an object with a unit and at least one statistic.
+func isStatsBlock(raw json.RawMessage) bool {
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	return bytes.Contains(raw, []byte(`"unit"`)) || bytes.Contains(raw, []byte(`"avg"`))
+}
+
+// firstObjectKeys decodes the first JSON object of t (the object itself,
+// the first element of an array, or the first line of JSON Lines) into
+// its top-level keys.
+func firstObjectKeys(t []byte) (map[string]json.RawMessage, error) {
+	t = sanitizeJSON(t)
+	dec := json.NewDecoder(bytes.NewReader(t))
+	if t[0] == '[' {
+		var arr []json.RawMessage
+		if err := json.Unmarshal(t, &arr); err != nil {
+			return nil, err
+		}
+		if len(arr) == 0 {
+			return nil, fmt.Errorf("an empty array")
+		}
+		t = arr[0]
+		dec = json.NewDecoder(bytes.NewReader(t))
+	}
+	var keys map[string]json.RawMessage
+	if err := dec.Decode(&keys); err != nil {
+		return nil, err
+	}
+	return keys, nil
+}
+
+// peerMatrix starts the matrix of one peer result file.
+func peerMatrix(tool, version string) *schema.Matrix {
+	return &schema.Matrix{Run: schema.Run{BenchTool: tool, BenchVersion: version}}
+}
+
+// addField appends a metadata pair when the value is not empty.
+func addField(r *schema.Run, section, key, value string) {
+	if value == "" {
+		return
+	}
+	r.Metadata = append(r.Metadata, schema.Field{Section: section, Key: key, Value: value})
+}
+
+// cellKey identifies a cell for duplicate detection: phase, context,
+// concurrency and request rate.
+func cellKey(m *schema.Measurement) string {
+	c, rr := "-", "-"
+	if m.Concurrency != nil {
+		c = fmt.Sprint(*m.Concurrency)
+	}
+	if m.RequestRate != nil {
+		rr = fmt.Sprint(*m.RequestRate)
+	}
+	return fmt.Sprintf("%s|%s|%s|%s", m.Phase, m.ContextLabel, c, rr)
+}
+
+// checkPeerCells returns an error naming both lines when two rows of a
+// peer file describe the same cell.
+func checkPeerCells(name string, ms []schema.Measurement) error {
+	seen := map[string]int64{}
+	for i := range ms {
+		k := cellKey(&ms[i])
+		if prev, ok := seen[k]; ok {
+			return errorf(name, int(ms[i].SourceLine), "duplicate %s cell (context %s, concurrency %s): already at line %d",
+				ms[i].Phase, ms[i].ContextLabel, describeConcurrency(&ms[i]), prev)
+		}
+		seen[k] = ms[i].SourceLine
+	}
+	return nil
+}
+
+// describeConcurrency prints a cell's concurrency and request rate.
+func describeConcurrency(m *schema.Measurement) string {
+	s := "unbounded"
+	if m.Concurrency != nil {
+		s = fmt.Sprint(*m.Concurrency)
+	}
+	if m.RequestRate != nil {
+		if math.IsInf(*m.RequestRate, 1) {
+			s += ", request rate inf"
+		} else {
+			s += fmt.Sprintf(", request rate %g/s", *m.RequestRate)
+		}
+	}
+	return s
+}
+
+// metric appends a named figure to Extra when set.
+func metric(m *schema.Measurement, name string, v num) {
+	if p := v.ptr(); p != nil {
+		m.Extra = append(m.Extra, schema.Metric{Name: name, Value: *p})
+	}
+}
+
+// i32 converts an optional count to an optional int32 column.
+func i32(n num) *int32 {
+	p := n.int()
+	if p == nil || *p < 0 || *p > math.MaxInt32 {
+		return nil
+	}
+	v := int32(*p)
+	return &v
+}

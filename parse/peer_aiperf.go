@@ -1,0 +1,304 @@
+package parse
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"speedmatrix/schema"
+)
+
+// aiperfStats is one metric block of AIPerf's profile_export_aiperf.json
+// or GenAI-Perf's profile_export_genai_perf.json.
+type aiperfStats struct {
+	Unit string `json:"unit"`
+	Avg  num    `json:"avg"`
+	P50  num    `json:"p50"`
+	P90  num    `json:"p90"`
+	P99  num    `json:"p99"`
+	Min  num    `json:"min"`
+	Max  num    `json:"max"`
+	Std  num    `json:"std"`
+}
+
+// aiperfConfig holds what speedmatrix reads of the input_config block
+// (AIPerf: endpoint.model_names, loadgen.concurrency; GenAI-Perf: model,
+// concurrency).
+type aiperfConfig struct {
+	Model    json.RawMessage `json:"model"`
+	Endpoint struct {
+		ModelNames []string `json:"model_names"`
+		URL        string   `json:"url"`
+		URLs       []string `json:"urls"`
+	} `json:"endpoint"`
+	Loadgen struct {
+		Concurrency num `json:"concurrency"`
+		RequestRate num `json:"request_rate"`
+	} `json:"loadgen"`
+	Concurrency num `json:"concurrency"`
+	RequestRate num `json:"request_rate"`
+}
+
+// parseAIPerfJSON reads AIPerf's profile_export_aiperf.json and
+// GenAI-Perf's profile_export_genai_perf.json: top-level metric blocks
+// with a unit and statistics, plus input_config. AIPerf and GenAI-Perf
+// call (e2e − ttft)/(tokens − 1) "inter_token_latency": it maps to tbt_*;
+// "inter_chunk_latency" (gaps between chunks) maps to chunk_gap_*.
+// time_to_first_token → ttft_*; request_latency → e2e_*;
+// output_token_throughput → total_tok_s; output_token_throughput_per_user
+// (p50, else avg) → per_request_tok_s; request_throughput;
+// input_sequence_length avg → prompt_tokens; request_count → completed;
+// error_request_count → errored. Units other than ms for latencies
+// (s, us, ns) are converted.
+func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, jsonError(name, b, 1, err)
+	}
+	format := FormatAIPerf
+	tool := "aiperf"
+	if cfg := raw["input_config"]; bytes.Contains(cfg, []byte(`"genai_perf`)) || bytes.Contains(cfg, []byte(`"service_kind"`)) {
+		format, tool = FormatGenAIPerf, "genai-perf"
+	}
+	stats := map[string]aiperfStats{}
+	for k, v := range raw {
+		if !isStatsBlock(v) {
+			continue
+		}
+		var s aiperfStats
+		if err := json.Unmarshal(v, &s); err != nil {
+			return nil, errorf(name, keyLine(b, k, 1), "%s: %v", k, err)
+		}
+		stats[k] = s
+	}
+	var cfg aiperfConfig
+	if c, ok := raw["input_config"]; ok {
+		if err := json.Unmarshal(c, &cfg); err != nil {
+			return nil, errorf(name, keyLine(b, "input_config", 1), "input_config: %v", err)
+		}
+	}
+	model := ""
+	if len(cfg.Endpoint.ModelNames) > 0 {
+		model = cfg.Endpoint.ModelNames[0]
+	} else if len(cfg.Model) > 0 {
+		var names []string
+		var one string
+		if json.Unmarshal(cfg.Model, &names) == nil && len(names) > 0 {
+			model = names[0]
+		} else if json.Unmarshal(cfg.Model, &one) == nil {
+			model = one
+		}
+	}
+	conc := cfg.Loadgen.Concurrency
+	if !conc.Set {
+		conc = cfg.Concurrency
+	}
+	rate := cfg.Loadgen.RequestRate
+	if !rate.Set {
+		rate = cfg.RequestRate
+	}
+	m := peerMatrix(tool, "")
+	m.Run.SourceFormat = format
+	m.Run.ModelID, m.Run.Model = model, modelBase(model)
+	m.Run.Title = tool + ": " + firstNonEmpty(m.Run.Model, "model not recorded")
+	m.Run.ServerURL = cfg.Endpoint.URL
+	if m.Run.ServerURL == "" && len(cfg.Endpoint.URLs) > 0 {
+		m.Run.ServerURL = cfg.Endpoint.URLs[0]
+	}
+	if v, ok := raw["aiperf_version"]; ok {
+		_ = json.Unmarshal(v, &m.Run.BenchVersion)
+	}
+	c, err := aiperfCell(name, stats, i32(conc), rate.ptr(), keyLine(b, "time_to_first_token", 1))
+	if err != nil {
+		return nil, err
+	}
+	m.Measurements = []schema.Measurement{c}
+	return m, nil
+}
+
+// aiperfCell maps AIPerf metric blocks (from JSON or CSV) to a serve cell.
+func aiperfCell(name string, stats map[string]aiperfStats, conc *int32, rate *float64, line int) (schema.Measurement, error) {
+	c := schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(line), Concurrency: conc, RequestRate: rate}
+	ms := func(key string, pick func(aiperfStats) num) *float64 {
+		s, ok := stats[key]
+		if !ok {
+			return nil
+		}
+		return pick(s).scaled(unitToMs(s.Unit))
+	}
+	avg := func(s aiperfStats) num { return s.Avg }
+	p50 := func(s aiperfStats) num { return s.P50 }
+	p90 := func(s aiperfStats) num { return s.P90 }
+	p99 := func(s aiperfStats) num { return s.P99 }
+	c.TTFTMs, c.TTFTMeanMs, c.TTFTP90Ms, c.TTFTP99Ms = ms("time_to_first_token", p50), ms("time_to_first_token", avg), ms("time_to_first_token", p90), ms("time_to_first_token", p99)
+	c.TBTMs, c.TBTMeanMs, c.TBTP90Ms, c.TBTP99Ms = ms("inter_token_latency", p50), ms("inter_token_latency", avg), ms("inter_token_latency", p90), ms("inter_token_latency", p99)
+	c.ChunkGapP50Ms, c.ChunkGapMeanMs, c.ChunkGapP90Ms, c.ChunkGapP99Ms = ms("inter_chunk_latency", p50), ms("inter_chunk_latency", avg), ms("inter_chunk_latency", p90), ms("inter_chunk_latency", p99)
+	c.E2EP50Ms, c.E2EMeanMs, c.E2EP90Ms, c.E2EP99Ms = ms("request_latency", p50), ms("request_latency", avg), ms("request_latency", p90), ms("request_latency", p99)
+	c.TTFTP50Ms, c.TBTP50Ms = c.TTFTMs, c.TBTMs
+	c.TotalTokS = stats["output_token_throughput"].Avg.ptr()
+	if u, ok := stats["output_token_throughput_per_user"]; ok {
+		c.PerRequestTokS = u.P50.ptr()
+		if c.PerRequestTokS == nil {
+			c.PerRequestTokS = u.Avg.ptr()
+		}
+	}
+	c.RequestThroughput = stats["request_throughput"].Avg.ptr()
+	c.PromptTokens = stats["input_sequence_length"].Avg.int()
+	if p := c.PromptTokens; p != nil {
+		inputContext(&c, float64(*p))
+	} else {
+		c.ContextLabel = "unknown"
+	}
+	c.CompletedRequests = stats["request_count"].Avg.int()
+	c.ErroredRequests = stats["error_request_count"].Avg.int()
+	if s, ok := stats["output_sequence_length"]; ok {
+		metric(&c, "output_len_mean", s.Avg)
+	}
+	if s, ok := stats["benchmark_duration"]; ok {
+		c.MeasuredS = s.Avg.scaled(unitToMs(s.Unit) / 1000)
+	}
+	// Everything else (energy, goodput, images, …) by name, average.
+	known := map[string]bool{"time_to_first_token": true, "inter_token_latency": true, "inter_chunk_latency": true, "request_latency": true,
+		"output_token_throughput": true, "output_token_throughput_per_user": true, "request_throughput": true, "input_sequence_length": true,
+		"request_count": true, "error_request_count": true, "output_sequence_length": true, "benchmark_duration": true}
+	keys := make([]string, 0, len(stats))
+	for k := range stats {
+		if !known[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		metric(&c, k+"_avg", stats[k].Avg)
+	}
+	if c.TotalTokS == nil && c.TTFTMs == nil && c.RequestThroughput == nil {
+		return c, errorf(name, line, "no output_token_throughput, time_to_first_token or request_throughput: not an AIPerf summary")
+	}
+	return c, nil
+}
+
+// unitToMs returns the factor that converts a duration unit to
+// milliseconds (1 for anything that is not a time unit).
+func unitToMs(unit string) float64 {
+	switch strings.ToLower(strings.TrimSpace(unit)) {
+	case "s", "sec", "second", "seconds":
+		return 1000
+	case "us", "µs", "microseconds":
+		return 1e-3
+	case "ns", "nanoseconds":
+		return 1e-6
+	}
+	return 1
+}
+
+// aiperfCSVNames maps the display names of AIPerf's and GenAI-Perf's CSV
+// export to their JSON metric keys.
+var aiperfCSVNames = map[string]string{
+	"time to first token":              "time_to_first_token",
+	"inter token latency":              "inter_token_latency",
+	"inter chunk latency":              "inter_chunk_latency",
+	"request latency":                  "request_latency",
+	"output sequence length":           "output_sequence_length",
+	"input sequence length":            "input_sequence_length",
+	"output token throughput":          "output_token_throughput",
+	"output token throughput per user": "output_token_throughput_per_user",
+	"request throughput":               "request_throughput",
+	"request count":                    "request_count",
+	"error request count":              "error_request_count",
+	"benchmark duration":               "benchmark_duration",
+}
+
+// parseAIPerfCSV reads profile_export_aiperf.csv (or GenAI-Perf's
+// profile_export_genai_perf.csv): sections that each start with a header
+// row "Metric,avg,min,max,p99,…" or "Metric,Value", metric names with the
+// unit in parentheses ("Time to First Token (ms)").
+func parseAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	stats := map[string]aiperfStats{}
+	var header []string
+	firstLine := 0
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := r.FieldPos(0)
+		if err != nil {
+			return nil, errorf(name, line, "CSV: %v", err)
+		}
+		if len(rec) == 0 || len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if strings.EqualFold(strings.TrimSpace(rec[0]), "metric") {
+			header = rec
+			continue
+		}
+		if header == nil {
+			return nil, errorf(name, line, "CSV row before any \"Metric,…\" header")
+		}
+		label, unit := splitUnit(rec[0])
+		key, ok := aiperfCSVNames[strings.ToLower(label)]
+		if !ok {
+			key = strings.ReplaceAll(strings.ToLower(label), " ", "_")
+		}
+		s := aiperfStats{Unit: unit}
+		for i := 1; i < len(rec) && i < len(header); i++ {
+			txt := strings.ReplaceAll(strings.TrimSpace(rec[i]), ",", "")
+			if txt == "" || txt == "N/A" {
+				continue
+			}
+			v, err := strconv.ParseFloat(txt, 64)
+			if err != nil {
+				return nil, errorf(name, line, "%s: %s %q is not a number", label, header[i], rec[i])
+			}
+			n := num{V: v, Set: true}
+			switch strings.ToLower(strings.TrimSpace(header[i])) {
+			case "avg", "value", "mean":
+				s.Avg = n
+			case "p50", "median":
+				s.P50 = n
+			case "p90":
+				s.P90 = n
+			case "p99":
+				s.P99 = n
+			case "min":
+				s.Min = n
+			case "max":
+				s.Max = n
+			case "std":
+				s.Std = n
+			}
+		}
+		if firstLine == 0 {
+			firstLine = line
+		}
+		stats[key] = s
+	}
+	if len(stats) == 0 {
+		return nil, errorf(name, 1, "AIPerf CSV with no metric rows")
+	}
+	m := peerMatrix("aiperf", "")
+	m.Run.SourceFormat = FormatAIPerfCSV
+	m.Run.Title = "aiperf: model not recorded in the CSV export"
+	c, err := aiperfCell(name, stats, nil, nil, firstLine)
+	if err != nil {
+		return nil, err
+	}
+	m.Measurements = []schema.Measurement{c}
+	return m, nil
+}
+
+// splitUnit splits "Time to First Token (ms)" into the name and "ms".
+func splitUnit(s string) (label, unit string) {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '('); i > 0 && strings.HasSuffix(s, ")") {
+		return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1 : len(s)-1])
+	}
+	return s, ""
+}

@@ -1,0 +1,244 @@
+package parse
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"speedmatrix/schema"
+)
+
+// flatResult is one result object of vLLM's or SGLang's serving
+// benchmark: flat keys such as "median_ttft_ms" or "p99.9_itl_ms". The
+// keys vary by version, so the object is kept as raw fields and read by
+// name.
+type flatResult struct {
+	raw  map[string]json.RawMessage
+	used map[string]bool
+	b    []byte // the object's text, for key line numbers
+	line int    // line the object starts on
+}
+
+// decodeFlat decodes one JSON object of flat keys.
+func decodeFlat(name string, b []byte, line int) (*flatResult, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, jsonError(name, b, line, err)
+	}
+	return &flatResult{raw: raw, used: map[string]bool{}, b: b, line: line}, nil
+}
+
+// num reads a numeric key; absent or null gives an unset num.
+func (f *flatResult) num(name, key string) (num, error) {
+	var n num
+	raw, ok := f.raw[key]
+	f.used[key] = true
+	if !ok {
+		return n, nil
+	}
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return n, errorf(name, f.line+keyLine(f.b, key, 1)-1, "%s: %v", key, err)
+	}
+	return n, nil
+}
+
+// first reads the first present key of keys (versions renamed some).
+func (f *flatResult) first(name string, keys ...string) (num, error) {
+	for _, k := range keys {
+		if _, ok := f.raw[k]; ok {
+			return f.num(name, k)
+		}
+	}
+	return num{}, nil
+}
+
+// str reads a string key ("" when absent, null or not a string).
+func (f *flatResult) str(key string) string {
+	f.used[key] = true
+	var s string
+	if raw, ok := f.raw[key]; ok {
+		if json.Unmarshal(raw, &s) != nil {
+			return strings.TrimSpace(string(raw))
+		}
+	}
+	return s
+}
+
+// latencies fills a measurement's latency distributions from keys named
+// {mean,median,std,pNN}_{metric}_ms, mapping each tool metric to the
+// column family of the same formula.
+func (f *flatResult) latencies(name string, m *schema.Measurement, metric string, median, mean, p90, p99 **float64) error {
+	get := func(stat string) (num, error) { return f.num(name, stat+"_"+metric+"_ms") }
+	for _, x := range []struct {
+		stat string
+		dst  **float64
+	}{{"median", median}, {"mean", mean}, {"p90", p90}, {"p99", p99}} {
+		v, err := get(x.stat)
+		if err != nil {
+			return err
+		}
+		if x.dst != nil {
+			*x.dst = v.ptr()
+		}
+	}
+	return nil
+}
+
+// extras moves every numeric key not read into a named column into
+// Measurement.Extra, named by the tool's key with "." replaced ("p99.9_ttft_ms"
+// becomes "p99_9_ttft_ms"), so nothing the tool measured is lost.
+func (f *flatResult) extras(m *schema.Measurement) {
+	keys := make([]string, 0, len(f.raw))
+	for k := range f.raw {
+		if !f.used[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		raw := f.raw[k]
+		if len(raw) == 0 || raw[0] == '[' || raw[0] == '{' || raw[0] == '"' && !looksNumeric(raw) {
+			continue
+		}
+		var n num
+		if json.Unmarshal(raw, &n) != nil || !n.Set || math.IsNaN(n.V) {
+			continue
+		}
+		m.Extra = append(m.Extra, schema.Metric{Name: strings.ReplaceAll(k, ".", "_"), Value: n.V})
+	}
+}
+
+// looksNumeric reports whether a JSON string holds a number ("inf", "2.5").
+func looksNumeric(raw json.RawMessage) bool {
+	var n num
+	return json.Unmarshal(raw, &n) == nil && n.Set
+}
+
+// strings returns the string-valued keys not read, for Run.Metadata
+// (vLLM's --metadata k=v pairs land there).
+func (f *flatResult) stringFields() []schema.KV {
+	var out []schema.KV
+	keys := make([]string, 0, len(f.raw))
+	for k := range f.raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if f.used[k] {
+			continue
+		}
+		raw := f.raw[k]
+		if len(raw) > 0 && raw[0] == '"' && !looksNumeric(raw) {
+			var s string
+			if json.Unmarshal(raw, &s) == nil {
+				out = append(out, schema.KV{Key: k, Value: s})
+				f.used[k] = true
+			}
+		}
+	}
+	return out
+}
+
+// lengthStats reads an array of per-request lengths ("input_lens") and
+// returns its count, mean and median; ok is false when absent.
+func (f *flatResult) lengthStats(key string) (n int, mean, median float64, ok bool) {
+	f.used[key] = true
+	raw, present := f.raw[key]
+	if !present || len(raw) == 0 || raw[0] != '[' {
+		return 0, 0, 0, false
+	}
+	var xs []float64
+	if json.Unmarshal(raw, &xs) != nil || len(xs) == 0 {
+		return 0, 0, 0, false
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return len(xs), sum / float64(len(xs)), med, true
+}
+
+// parseFlatObjects splits a vLLM/SGLang result file into its objects: one
+// object, a JSON array of objects (vllm bench sweep), or JSON Lines
+// (--append-result, SGLang's default).
+func parseFlatObjects(name string, b []byte) ([]*flatResult, error) {
+	b = sanitizeJSON(b)
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 {
+		return nil, errorf(name, 0, "empty file")
+	}
+	if t[0] == '[' {
+		var arr []json.RawMessage
+		if err := json.Unmarshal(t, &arr); err != nil {
+			return nil, jsonError(name, b, 1, err)
+		}
+		out := make([]*flatResult, 0, len(arr))
+		for _, raw := range arr {
+			start := bytes.Index(b, raw)
+			line := 1
+			if start >= 0 {
+				line = lineAt(b, int64(start))
+			}
+			f, err := decodeFlat(name, raw, line)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, f)
+		}
+		if len(out) == 0 {
+			return nil, errorf(name, 1, "empty array: no results")
+		}
+		return out, nil
+	}
+	// One pretty-printed object, or JSON Lines: try the whole file first.
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(t, &probe) == nil {
+		f, err := decodeFlat(name, t, 1)
+		if err != nil {
+			return nil, err
+		}
+		return []*flatResult{f}, nil
+	}
+	lines, numbers := jsonLines(b)
+	out := make([]*flatResult, 0, len(lines))
+	for i, l := range lines {
+		f, err := decodeFlat(name, l, numbers[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// vllmDate parses vLLM's "date" field ("20260806-132830", local time of
+// the benchmark host, read as UTC since the zone is not recorded).
+func vllmDate(s string) *time.Time {
+	for _, layout := range []string{"20060102-150405", time.RFC3339, "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			t = t.UTC()
+			return &t
+		}
+	}
+	return nil
+}
+
+// inputContext sets a serve cell's context from its mean prompt length.
+func inputContext(m *schema.Measurement, meanInput float64) {
+	if meanInput <= 0 || math.IsNaN(meanInput) || math.IsInf(meanInput, 0) {
+		m.ContextLabel = "unknown"
+		return
+	}
+	t := int64(math.Round(meanInput))
+	m.ContextTokens = &t
+	m.ContextLabel = tokenLabel(t)
+}

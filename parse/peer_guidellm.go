@@ -1,0 +1,244 @@
+package parse
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"speedmatrix/schema"
+)
+
+// guidellmFile is guidellm's benchmarks.json (0.3 to 0.5 and later):
+// metadata, the args it ran with, and one entry per benchmark (a
+// concurrency level or a rate of a sweep).
+type guidellmFile struct {
+	Metadata struct {
+		GuidellmVersion string `json:"guidellm_version"`
+		Platform        string `json:"platform"`
+	} `json:"metadata"`
+	Args struct {
+		Target  string `json:"target"`
+		Model   string `json:"model"`
+		Profile string `json:"profile"`
+		Backend string `json:"backend"`
+	} `json:"args"`
+	Benchmarks []guidellmBenchmark `json:"benchmarks"`
+}
+
+// guidellmBenchmark is one benchmark of a guidellm run.
+type guidellmBenchmark struct {
+	Config struct {
+		Strategy struct {
+			Type           string `json:"type_"`
+			Streams        num    `json:"streams"`
+			MaxConcurrency num    `json:"max_concurrency"`
+			Rate           num    `json:"rate"`
+		} `json:"strategy"`
+		Backend struct {
+			Model  string `json:"model"`
+			Target string `json:"target"`
+		} `json:"backend"`
+	} `json:"config"`
+	StartTime num                        `json:"start_time"`
+	Duration  num                        `json:"duration"`
+	Metrics   map[string]guidellmMetric `json:"metrics"`
+}
+
+// guidellmMetric holds one metric's distributions by request outcome.
+type guidellmMetric struct {
+	Successful *guidellmDist `json:"successful"`
+	Errored    *guidellmDist `json:"errored"`
+	Incomplete *guidellmDist `json:"incomplete"`
+	Total      *guidellmDist `json:"total"`
+}
+
+// guidellmDist is a guidellm distribution summary.
+type guidellmDist struct {
+	Mean        num            `json:"mean"`
+	Median      num            `json:"median"`
+	Count       num            `json:"count"`
+	TotalSum    num            `json:"total_sum"`
+	Percentiles map[string]num `json:"percentiles"`
+}
+
+// UnmarshalJSON accepts a distribution object, or a bare number (the
+// request_totals metric holds plain counts), taken as its total.
+func (d *guidellmDist) UnmarshalJSON(b []byte) error {
+	t := bytes.TrimSpace(b)
+	if len(t) > 0 && t[0] != '{' {
+		var n num
+		if err := json.Unmarshal(t, &n); err != nil {
+			return err
+		}
+		*d = guidellmDist{Mean: n, Median: n, Count: n, TotalSum: n}
+		return nil
+	}
+	type plain guidellmDist
+	var p plain
+	if err := json.Unmarshal(t, &p); err != nil {
+		return err
+	}
+	*d = guidellmDist(p)
+	return nil
+}
+
+// stat returns the successful requests' distribution of a metric.
+func (b *guidellmBenchmark) stat(key string) *guidellmDist {
+	if m, ok := b.Metrics[key]; ok && m.Successful != nil {
+		return m.Successful
+	}
+	return &guidellmDist{}
+}
+
+// parseGuideLLM reads guidellm's benchmarks.json. Each benchmark becomes
+// a serve cell. guidellm names by its own formulas, mapped here by
+// formula: inter_token_latency_ms (per request (e2e − ttft)/(tokens − 1))
+// → tbt_*; time_per_output_token_ms (e2e / tokens, first token included)
+// → extra e2e_per_token_ms; time_to_first_token_ms → ttft_*;
+// request_latency (seconds) × 1000 → e2e_*; output_token_count total /
+// duration → total_tok_s; 1000 / median ITL → per_request_tok_s;
+// request_concurrency mean → avg_active_requests; requests_per_second →
+// request_throughput; request_totals successful/errored →
+// completed/errored requests; prompt_token_count mean → prompt_tokens.
+func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
+	var f guidellmFile
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
+		return nil, jsonError(name, b, 1, err)
+	}
+	if len(f.Benchmarks) == 0 {
+		return nil, errorf(name, keyLine(b, "benchmarks", 1), "guidellm file with no benchmarks")
+	}
+	m := peerMatrix("guidellm", f.Metadata.GuidellmVersion)
+	m.Run.SourceFormat = FormatGuideLLM
+	model := firstNonEmpty(f.Args.Model, f.Benchmarks[0].Config.Backend.Model)
+	m.Run.ModelID, m.Run.Model = model, modelBase(model)
+	m.Run.Title = "guidellm: " + firstNonEmpty(m.Run.Model, "model not recorded")
+	m.Run.ServerURL = firstNonEmpty(f.Args.Target, f.Benchmarks[0].Config.Backend.Target)
+	addField(&m.Run, "Run", "Profile", f.Args.Profile)
+	addField(&m.Run, "Run", "Backend", f.Args.Backend)
+	addField(&m.Run, "Run", "Platform", f.Metadata.Platform)
+	if st := f.Benchmarks[0].StartTime; st.Set {
+		t := time.Unix(0, int64(st.V*1e9)).UTC()
+		m.Run.StartedAt = &t
+	}
+	// Benchmarks appear in order; find each one's line by its "type_" key
+	// occurrences under "benchmarks".
+	lines := objectLines(b, "benchmarks", `"type_": "generative_benchmark"`, len(f.Benchmarks))
+	for i := range f.Benchmarks {
+		bm := &f.Benchmarks[i]
+		c := schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(lines[i])}
+		st := bm.Config.Strategy
+		switch {
+		case st.Streams.Set:
+			c.Concurrency = i32(st.Streams)
+		case st.MaxConcurrency.Set:
+			c.Concurrency = i32(st.MaxConcurrency)
+		case st.Type == "synchronous":
+			c.Concurrency = schema.I32(1)
+		}
+		if st.Rate.Set {
+			c.RequestRate = st.Rate.ptr()
+		} else if st.Type == "throughput" {
+			c.RequestRate = schema.F64(math.Inf(1))
+		}
+		if i == 0 {
+			addField(&m.Run, "Run", "Strategy", st.Type)
+		}
+		prompt := bm.stat("prompt_token_count")
+		inputContext(&c, prompt.Mean.V)
+		c.PromptTokens = prompt.Mean.int()
+		c.InputTokensTotal = prompt.TotalSum.int()
+		out := bm.stat("output_token_count")
+		c.OutputTokens = out.TotalSum.int()
+		c.MeasuredS = bm.Duration.ptr()
+		if out.TotalSum.Set && bm.Duration.Set && bm.Duration.V > 0 {
+			v := out.TotalSum.V / bm.Duration.V
+			c.TotalTokS = &v
+		}
+		if prompt.TotalSum.Set && bm.Duration.Set && bm.Duration.V > 0 {
+			v := prompt.TotalSum.V / bm.Duration.V
+			c.InputTokS = &v
+		}
+		ttft := bm.stat("time_to_first_token_ms")
+		c.TTFTMs, c.TTFTMeanMs = ttft.Median.ptr(), ttft.Mean.ptr()
+		c.TTFTP50Ms, c.TTFTP90Ms, c.TTFTP99Ms = ttft.pct("p50"), ttft.pct("p90"), ttft.pct("p99")
+		itl := bm.stat("inter_token_latency_ms")
+		c.TBTMs, c.TBTMeanMs = itl.Median.ptr(), itl.Mean.ptr()
+		c.TBTP50Ms, c.TBTP90Ms, c.TBTP99Ms = itl.pct("p50"), itl.pct("p90"), itl.pct("p99")
+		if c.TBTMs != nil && *c.TBTMs > 0 {
+			v := 1000 / *c.TBTMs
+			c.PerRequestTokS = &v
+		}
+		e2e := bm.stat("request_latency")
+		c.E2EP50Ms, c.E2EMeanMs = e2e.Median.scaled(1000), e2e.Mean.scaled(1000)
+		c.E2EP90Ms, c.E2EP99Ms = scale(e2e.pct("p90"), 1000), scale(e2e.pct("p99"), 1000)
+		tpot := bm.stat("time_per_output_token_ms")
+		metric(&c, "e2e_per_token_ms", tpot.Median)
+		c.AvgActiveRequests = bm.stat("request_concurrency").Mean.ptr()
+		c.RequestThroughput = bm.stat("requests_per_second").Mean.ptr()
+		if tot, ok := bm.Metrics["request_totals"]; ok {
+			if tot.Successful != nil {
+				c.CompletedRequests = tot.Successful.TotalSum.int()
+				if c.CompletedRequests == nil {
+					c.CompletedRequests = tot.Successful.Count.int()
+				}
+			}
+			if tot.Errored != nil {
+				c.ErroredRequests = tot.Errored.TotalSum.int()
+			}
+		}
+		if c.TotalTokS == nil && c.TTFTMs == nil {
+			return nil, errorf(name, lines[i], "guidellm benchmark %d has no output tokens and no TTFT", i)
+		}
+		m.Measurements = append(m.Measurements, c)
+	}
+	if err := checkPeerCells(name, m.Measurements); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// pct returns a named percentile ("p90") as an optional column.
+func (d *guidellmDist) pct(p string) *float64 {
+	if d.Percentiles == nil {
+		return nil
+	}
+	return d.Percentiles[p].ptr()
+}
+
+// scale multiplies an optional value.
+func scale(p *float64, k float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	v := *p * k
+	return &v
+}
+
+// objectLines returns the lines of the first n occurrences of marker
+// after the key's position, or the key's line for each when absent.
+func objectLines(b []byte, key, marker string, n int) []int {
+	out := make([]int, n)
+	start := bytes.Index(b, []byte(fmt.Sprintf("%q", key)))
+	if start < 0 {
+		start = 0
+	}
+	base := lineAt(b, int64(start))
+	off := start
+	for i := 0; i < n; i++ {
+		out[i] = base
+		if off < 0 {
+			continue
+		}
+		j := bytes.Index(b[off:], []byte(marker))
+		if j < 0 {
+			off = -1
+			continue
+		}
+		out[i] = lineAt(b, int64(off+j))
+		off += j + 1
+	}
+	return out
+}

@@ -1,0 +1,113 @@
+package parse
+
+import (
+	"math"
+
+	"speedmatrix/schema"
+)
+
+// parseSGLangBench reads SGLang's `python -m sglang.bench_serving` output:
+// JSON Lines, one object per benchmark (the file is appended to), which
+// may hold the bare literal Infinity for an unbounded request rate.
+// Every line becomes one serve cell of one run.
+//
+// Field mapping: median/mean/p90/p99 _ttft_ms → ttft_*; _tpot_ms → tbt_*
+// (per request (e2e − ttft)/(tokens − 1)); _itl_ms (gaps between chunks)
+// → chunk_gap_*; _e2e_latency_ms → e2e_*; output_throughput →
+// total_tok_s; input_throughput → input_tok_s; max_concurrency →
+// concurrency; request_rate (Infinity → +Inf); completed,
+// total_input_tokens, total_output_tokens, duration; random_input_len /
+// random_output_len and every other number → extra; backend,
+// dataset_name → run metadata. Older lines carry no model name; the run's
+// model is then empty.
+func parseSGLangBench(b []byte, name string) (*schema.Matrix, error) {
+	objs, err := parseFlatObjects(name, b)
+	if err != nil {
+		return nil, err
+	}
+	m := peerMatrix("sglang bench_serving", "")
+	m.Run.SourceFormat = FormatSGLangBench
+	for i, f := range objs {
+		model := f.str("model_id")
+		if model == "" {
+			model = f.str("model")
+		}
+		if i == 0 {
+			m.Run.ModelID = model
+			m.Run.Model = modelBase(model)
+			title := m.Run.Model
+			if title == "" {
+				title = "model not recorded"
+			}
+			m.Run.Title = "SGLang bench_serving: " + title
+			addField(&m.Run, "Run", "Backend", f.str("backend"))
+			m.Run.Dataset = f.str("dataset_name")
+			addField(&m.Run, "Run", "Dataset", m.Run.Dataset)
+		} else if model != m.Run.ModelID {
+			return nil, errorf(name, f.line, "results of two models in one file (%q and %q): split the file", m.Run.ModelID, model)
+		}
+		c, err := sglangCell(name, f)
+		if err != nil {
+			return nil, err
+		}
+		m.Measurements = append(m.Measurements, c)
+	}
+	if err := checkPeerCells(name, m.Measurements); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// sglangCell maps one SGLang result line to a serve cell.
+func sglangCell(name string, f *flatResult) (schema.Measurement, error) {
+	c := schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(f.line)}
+	var firstErr error
+	get := func(keys ...string) num {
+		v, err := f.first(name, keys...)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		return v
+	}
+	c.Concurrency = i32(get("max_concurrency"))
+	c.RequestRate = get("request_rate").ptr()
+	completed := get("completed")
+	c.CompletedRequests = completed.int()
+	inTok, outTok := get("total_input_tokens"), get("total_output_tokens")
+	c.InputTokensTotal, c.OutputTokens = inTok.int(), outTok.int()
+	c.MeasuredS = get("duration").ptr()
+	c.TotalTokS = get("output_throughput").ptr()
+	c.InputTokS = get("input_throughput").ptr()
+	c.RequestThroughput = get("request_throughput").ptr()
+	meanIn := math.NaN()
+	if inTok.Set && completed.Set && completed.V > 0 {
+		meanIn = inTok.V / completed.V
+		c.PromptTokens = num{V: meanIn, Set: true}.int()
+	}
+	inputContext(&c, meanIn)
+	lat := func(metric string, med, mean, p90, p99 **float64) {
+		if err := f.latencies(name, &c, metric, med, mean, p90, p99); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	lat("ttft", &c.TTFTMs, &c.TTFTMeanMs, &c.TTFTP90Ms, &c.TTFTP99Ms)
+	lat("tpot", &c.TBTMs, &c.TBTMeanMs, &c.TBTP90Ms, &c.TBTP99Ms)
+	lat("itl", &c.ChunkGapP50Ms, &c.ChunkGapMeanMs, &c.ChunkGapP90Ms, &c.ChunkGapP99Ms)
+	lat("e2e_latency", &c.E2EP50Ms, &c.E2EMeanMs, &c.E2EP90Ms, &c.E2EP99Ms)
+	c.TTFTP50Ms, c.TBTP50Ms = c.TTFTMs, c.TBTMs
+	if c.TBTMs != nil && *c.TBTMs > 0 {
+		v := 1000 / *c.TBTMs
+		c.PerRequestTokS = &v
+	}
+	for _, k := range []string{"backend", "dataset_name", "model_id", "model", "tokenizer_id"} {
+		f.used[k] = true
+	}
+	f.extras(&c)
+	if firstErr != nil {
+		return c, firstErr
+	}
+	if c.TotalTokS == nil && c.TTFTMs == nil {
+		return c, errorf(name, f.line, "SGLang result without output_throughput or median_ttft_ms")
+	}
+	return c, nil
+}

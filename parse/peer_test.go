@@ -1,0 +1,343 @@
+package parse
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"speedmatrix/schema"
+)
+
+// readPeer parses one fixture under testdata/peers through detection.
+func readPeer(t *testing.T, rel string) (*schema.Matrix, error) {
+	t.Helper()
+	path := filepath.Join("testdata", "peers", rel)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok, err := parsePeerFile(b, path, "")
+	if !ok && err == nil {
+		t.Fatalf("%s: not recognised as another tool's result file", rel)
+	}
+	return m, err
+}
+
+// near reports whether p holds want within a relative 1e-6.
+func near(p *float64, want float64) bool {
+	if p == nil {
+		return false
+	}
+	if math.IsInf(want, 0) {
+		return *p == want
+	}
+	return math.Abs(*p-want) <= 1e-6*math.Max(1, math.Abs(want))
+}
+
+// extra returns a named Extra figure.
+func extra(m *schema.Measurement, name string) *float64 {
+	for _, e := range m.Extra {
+		if e.Name == name {
+			v := e.Value
+			return &v
+		}
+	}
+	return nil
+}
+
+func TestPeerFiles(t *testing.T) {
+	type check struct {
+		what string
+		got  func(m *schema.Matrix) *float64
+		want float64
+	}
+	f := func(v float64) *float64 { return &v }
+	i64 := func(p *int64) *float64 {
+		if p == nil {
+			return nil
+		}
+		return f(float64(*p))
+	}
+	i32p := func(p *int32) *float64 {
+		if p == nil {
+			return nil
+		}
+		return f(float64(*p))
+	}
+	tests := []struct {
+		file   string
+		format string
+		model  string
+		cells  int
+		checks []check
+	}{
+		{"vllm/inferencex-multinode-gptoss120b-conc16-p999.json", FormatVLLMBench, "gpt-oss-120b", 1, []check{
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 16},
+			{"request rate inf", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, math.Inf(1)},
+			{"ttft median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 104.43462803959846},
+			{"tbt = tpot median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 9.03941193840877},
+			{"chunk gap = itl median", func(m *schema.Matrix) *float64 { return m.Measurements[0].ChunkGapP50Ms }, 9.067311882972717},
+			{"e2e p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP99Ms }, 9977.636895296164},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 1725.5812148243967},
+			{"per request = 1000/tpot", func(m *schema.Matrix) *float64 { return m.Measurements[0].PerRequestTokS }, 1000 / 9.03941193840877},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 160},
+			{"p99.9 ttft kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "p99_9_ttft_ms") }, 698.2081180762034},
+			{"prompt tokens mean", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].PromptTokens) }, 1024},
+		}},
+		{"vllm/inferencex-atom-qwen35-397b-mtp-conc64-with-input_lens.json", FormatVLLMBench, "Qwen3.5-397B-A17B-FP8", 1, []check{
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 64},
+			{"ttft p90", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP90Ms }, 1280.1106976694427},
+			{"input tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].InputTokensTotal) }, 4729077},
+			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 588102},
+			{"input lens counted", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "input_lens_count") }, 640},
+		}},
+		{"vllm/append-result.jsonl", FormatVLLMBench, "Llama-3.1-8B-Instruct", 2, []check{
+			{"line 2 concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[1].Concurrency) }, 32},
+			{"line 2 failed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].ErroredRequests) }, 1},
+			{"old goodput key", func(m *schema.Matrix) *float64 { return m.Measurements[1].GoodputReqS }, 9.1},
+			{"line 2 source line", func(m *schema.Matrix) *float64 { return f(float64(m.Measurements[1].SourceLine)) }, 2},
+		}},
+		{"vllm/sweep-array.json", FormatVLLMBench, "Qwen3-32B", 2, []check{
+			{"e2e median", func(m *schema.Matrix) *float64 { return m.Measurements[1].E2EP50Ms }, 1432},
+		}},
+		{"sglang/datacrunch-h200-llama33-70b-online.jsonl", FormatSGLangBench, "", 7, []check{
+			{"rate of line 3", func(m *schema.Matrix) *float64 { return m.Measurements[2].RequestRate }, 4},
+			{"no concurrency", func(m *schema.Matrix) *float64 {
+				if m.Measurements[0].Concurrency != nil {
+					return f(1)
+				}
+				return f(0)
+			}, 0},
+			{"chunk gap median", func(m *schema.Matrix) *float64 { return m.Measurements[0].ChunkGapP50Ms }, 13.638956006616354},
+			{"e2e median", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 7819.046192569658},
+			{"retokenized kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "total_output_tokens_retokenized") }, 160192},
+		}},
+		{"sglang/datacrunch-h200-deepseek-dp-mla.jsonl", FormatSGLangBench, "", 1, []check{
+			{"Infinity rate", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, math.Inf(1)},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 12412.394674113431},
+		}},
+		{"guidellm/danielkorat-qwen3-4b-thinking-sanity-benchmarks.json", FormatGuideLLM, "Qwen3-4B-Thinking-2507", 1, []check{
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 4},
+			{"ttft median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 171.52166366577148},
+			{"tbt = guidellm ITL", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 24.178653868062757},
+			{"guidellm TPOT kept apart", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "e2e_per_token_ms") }, 24.32254352606833},
+			{"e2e seconds to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 24908.42366218567},
+			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 4096},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 4096 / 24.909644603729248},
+		}},
+		{"llmperf/leaderboard-groq_70b_summary.json", FormatLLMPerf, "llama2-70b-4096", 1, []check{
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 5},
+			{"ttft seconds to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 221.8883791938424},
+			{"llmperf ITL is not tbt", func(m *schema.Matrix) *float64 {
+				if m.Measurements[0].TBTMs != nil {
+					return f(1)
+				}
+				return f(0)
+			}, 0},
+			{"llmperf ITL kept by formula", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "e2e_per_token_ms_p50") }, 5.320808651546638},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 441.84737788500206},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 150},
+		}},
+		{"aiperf/profile_export_aiperf.json", FormatAIPerf, "Qwen3-0.6B", 1, []check{
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 20},
+			{"tbt = AIPerf ITL", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 18},
+			{"per user p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].PerRequestTokS }, 55.6},
+			{"errors", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 2},
+		}},
+		{"aiperf/profile_export_aiperf.csv", FormatAIPerfCSV, "", 1, []check{
+			{"ttft p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 145},
+			{"e2e with thousands separators", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EMeanMs }, 2000},
+			{"throughput section", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 1150.92},
+			{"request count", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 1000},
+		}},
+		{"genai-perf/profile_export_genai_perf.json", FormatGenAIPerf, "gpt2", 1, []check{
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 10},
+			{"ttft p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP99Ms }, 510},
+		}},
+		{"llm-inference-bench/seed000-excerpt-v0.7.json", FormatLLMBenchJSON, "ling", 8, []check{
+			{"prefill 8K tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 55000},
+			{"prefill 8K ttft ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 149},
+			{"decode 8K×1 ttft ms", func(m *schema.Matrix) *float64 { return m.Measurements[2].TTFTMs }, 41},
+			{"decode 8K×1 tbt ms", func(m *schema.Matrix) *float64 { return m.Measurements[2].TBTMs }, 3.1},
+			{"decode 8K×128 total", func(m *schema.Matrix) *float64 { return m.Measurements[4].TotalTokS }, 6091.1412},
+		}},
+		{"llm-inference-bench/old-no-version.json", FormatLLMBenchJSON, "Qwen3.5", 6, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			m, err := readPeer(t, tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Run.SourceFormat != tt.format {
+				t.Errorf("format %q, want %q", m.Run.SourceFormat, tt.format)
+			}
+			if m.Run.Model != tt.model {
+				t.Errorf("model %q, want %q", m.Run.Model, tt.model)
+			}
+			if len(m.Measurements) != tt.cells {
+				t.Fatalf("%d cells, want %d", len(m.Measurements), tt.cells)
+			}
+			for _, c := range tt.checks {
+				if got := c.got(m); !near(got, c.want) {
+					if got == nil {
+						t.Errorf("%s: null, want %v", c.what, c.want)
+					} else {
+						t.Errorf("%s: %v, want %v", c.what, *got, c.want)
+					}
+				}
+			}
+			for i := range m.Measurements {
+				if m.Measurements[i].ContextLabel == "" {
+					t.Errorf("cell %d has no context label", i)
+				}
+			}
+		})
+	}
+}
+
+func TestLLMBenchJSONStatuses(t *testing.T) {
+	m, err := readPeer(t, "llm-inference-bench/seed000-excerpt-v0.7.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]schema.Status{"8K|1": schema.StatusValid, "8K|16": schema.StatusLooped, "8K|128": schema.StatusValid,
+		"123K|1": schema.StatusValid, "123K|16": schema.StatusValid, "123K|128": schema.StatusOverCapacity}
+	for _, c := range m.Measurements {
+		if c.Phase != schema.PhaseDecode {
+			continue
+		}
+		k := c.ContextLabel + "|" + itoa32(c.Concurrency)
+		if c.Status != want[k] {
+			t.Errorf("%s: status %s, want %s", k, c.Status, want[k])
+		}
+		delete(want, k)
+	}
+	if len(want) != 0 {
+		t.Errorf("cells missing: %v", want)
+	}
+
+	// An old file leaves skipped cells out; they are recomputed from the
+	// recorded budget: 64 × (0 + 8192) = 524288 > 400000, and 32 ×
+	// (16384 + 8192) = 786432 > 400000, 64 × … as well; 32 × 8192 = 262144 fits.
+	old, err := readPeer(t, "llm-inference-bench/old-no-version.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]schema.Status{}
+	for _, c := range old.Measurements {
+		got[c.ContextLabel+"|"+itoa32(c.Concurrency)] = c.Status
+	}
+	for k, st := range map[string]schema.Status{"0|1": schema.StatusValid, "0|32": schema.StatusValid, "0|64": schema.StatusOverCapacity,
+		"16K|1": schema.StatusValid, "16K|32": schema.StatusOverCapacity, "16K|64": schema.StatusOverCapacity} {
+		if got[k] != st {
+			t.Errorf("old file %s: status %q, want %q", k, got[k], st)
+		}
+	}
+	if old.Run.BenchVersion != "" || old.Run.KVBudgetTokens == nil || *old.Run.KVBudgetTokens != 400000 {
+		t.Errorf("old file run: version %q budget %v", old.Run.BenchVersion, old.Run.KVBudgetTokens)
+	}
+}
+
+func itoa32(p *int32) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.Itoa(int(*p))
+}
+
+func TestPeerBadFiles(t *testing.T) {
+	tests := []struct {
+		file string
+		line int
+		msg  string
+	}{
+		{"bad/vllm-garbled.json", 2, "invalid JSON"},
+		{"bad/unknown.json", 1, "no benchmark tool"},
+		{"bad/llmbench-duplicate.json", 3, "duplicate cell"},
+		{"bad/llmbench-summary-disagrees.json", 2, "disagrees with summary_table"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			_, err := readPeer(t, tt.file)
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("want *Error, got %v", err)
+			}
+			if pe.Line != tt.line || !strings.Contains(pe.Msg, tt.msg) || !strings.HasSuffix(pe.File, tt.file) {
+				t.Errorf("got %v; want line %d and %q", err, tt.line, tt.msg)
+			}
+		})
+	}
+}
+
+func TestSanitizeJSON(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a": Infinity}`, `{"a": "Infinity"}`},
+		{`{"a": -Infinity, "b": NaN}`, `{"a": "-Infinity", "b": "NaN"}`},
+		{`{"s": "Infinity and NaN stay"}`, `{"s": "Infinity and NaN stay"}`},
+		{`{"s": "esc \" Infinity"}`, `{"s": "esc \" Infinity"}`},
+		{`[1, 2]`, `[1, 2]`},
+	}
+	for _, tt := range tests {
+		if got := string(sanitizeJSON([]byte(tt.in))); got != tt.want {
+			t.Errorf("sanitizeJSON(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestModelBase(t *testing.T) {
+	tests := map[string]string{
+		"/models/models--openai--gpt-oss-120b/snapshots/b5c939de8f754692c1647ca79fbf85e8c1e70f8a/": "gpt-oss-120b",
+		"Qwen/Qwen3.5-397B-A17B-FP8": "Qwen3.5-397B-A17B-FP8",
+		"llama2-70b-4096":            "llama2-70b-4096",
+		"":                           "",
+	}
+	for in, want := range tests {
+		if got := modelBase(in); got != want {
+			t.Errorf("modelBase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzParsePeer(f *testing.F) {
+	for _, dir := range []string{"vllm", "sglang", "guidellm", "llmperf", "aiperf", "genai-perf", "llm-inference-bench", "bad"} {
+		paths, _ := filepath.Glob(filepath.Join("testdata", "peers", dir, "*"))
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, _, err := parsePeerFile(b, "fuzz.json", "")
+		if err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) || pe.File != "fuzz.json" {
+				t.Fatalf("error not positioned: %v", err)
+			}
+			return
+		}
+		if m != nil && len(m.Measurements) == 0 {
+			t.Fatalf("parsed with no measurements")
+		}
+	})
+}
+
+func BenchmarkParsePeerVLLM(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "peers", "vllm", "inferencex-atom-qwen35-397b-mtp-conc64-with-input_lens.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, _, err := parsePeerFile(data, "bench.json", ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
