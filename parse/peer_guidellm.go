@@ -41,8 +41,8 @@ type guidellmBenchmark struct {
 			Target string `json:"target"`
 		} `json:"backend"`
 	} `json:"config"`
-	StartTime num                        `json:"start_time"`
-	Duration  num                        `json:"duration"`
+	StartTime num                       `json:"start_time"`
+	Duration  num                       `json:"duration"`
 	Metrics   map[string]guidellmMetric `json:"metrics"`
 }
 
