@@ -43,7 +43,9 @@ func (f USLFit) Predict(n float64) float64 {
 const MinUSLPoints = 4
 
 // FitUSL fits the Universal Scalability Law to points by least squares on
-// X. It needs at least three points with distinct N > 0 and X > 0.
+// log X (relative residuals), so that N=1 at a few hundred tok/s counts as
+// much as N=128 at thousands; R² is reported on X itself. It needs at
+// least three points with N > 0 and X > 0.
 //
 // Note: the parameters are optimized as logarithms, which keeps σ and κ
 // non-negative without a constrained method (Nelder–Mead, derivative-free,
@@ -59,12 +61,11 @@ func FitUSL(points []Point) (USLFit, error) {
 	if len(pts) < 3 {
 		return USLFit{}, fmt.Errorf("usl: %d usable points, need at least 3", len(pts))
 	}
-	lo, scale := pts[0], 0.0
+	lo := pts[0]
 	for _, p := range pts {
 		if p.N < lo.N {
 			lo = p
 		}
-		scale = math.Max(scale, p.X)
 	}
 	const minLog, maxLog = -40.0, 10.0
 	params := func(x []float64) (l, s, k float64) {
@@ -76,7 +77,7 @@ func FitUSL(points []Point) (USLFit, error) {
 		f := USLFit{Lambda: l, Sigma: s, Kappa: k}
 		var sum float64
 		for _, p := range pts {
-			r := (f.Predict(p.N) - p.X) / scale
+			r := math.Log(f.Predict(p.N) / p.X)
 			sum += r * r
 		}
 		return sum

@@ -1,0 +1,498 @@
+package analysis
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"speedmatrix/schema"
+)
+
+// NoSpreadNote is printed under delta tables when no cell carries a
+// spread, so a ratio is not read as a significant difference.
+const NoSpreadNote = "Note: every cell holds one median and no spread (no repeats, no per-request samples), " +
+	"so ratios are point estimates, not tests of significance."
+
+// WriteDeltas writes the delta rows alone: CSV with a header, a JSON
+// array of Row, or the delta tables of the text and Markdown forms.
+func WriteDeltas(w io.Writer, c *Comparison, f Format) error {
+	switch f {
+	case FormatJSON:
+		rows := c.Rows()
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	case FormatCSV:
+		return csvTable(c).write(w, FormatCSV)
+	}
+	for oi := range c.Others {
+		if err := deltaTable(c, oi).write(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteReport writes a report: in text and Markdown the runs side by
+// side, the delta tables, the geometric means, the scaling tables with
+// their fits, context scaling, the frontier and the answers to the
+// targets; in CSV and JSON the delta rows only (WriteDeltas).
+func WriteReport(w io.Writer, r *Report, f Format) error {
+	if f == FormatCSV || f == FormatJSON {
+		return WriteDeltas(w, r.Comparison, f)
+	}
+	c := r.Comparison
+	var tables []*table
+	tables = append(tables, runsTable(r))
+	for oi := range c.Others {
+		tables = append(tables, deltaTable(c, oi))
+	}
+	tables = append(tables, summaryTable(r))
+	for _, a := range r.Runs {
+		tables = append(tables, scalingTable(a), contextTable(a), frontierTable(a))
+		if r.MinUserTokS > 0 {
+			tables = append(tables, bestTable(a, r.MinUserTokS))
+		}
+		if a.MeetSLO != nil {
+			tables = append(tables, sloTable(a, r.SLO))
+		}
+	}
+	for _, t := range tables {
+		if err := t.write(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func concurrency(n int32) string {
+	if n == 0 {
+		return "—"
+	}
+	return strconv.Itoa(int(n))
+}
+
+func runsTable(r *Report) *table {
+	t := &table{title: "Runs", header: []string{"", "label", "run id", "model", "GPU", "engine", "version", "quantization", "bench tool", "cells"}}
+	t.right = make([]bool, len(t.header))
+	t.right[len(t.right)-1] = true
+	for i, a := range r.Runs {
+		role := "baseline"
+		if i > 0 {
+			role = "run " + strconv.Itoa(i)
+		}
+		run := &a.Cells.Run.Run
+		t.add(role, a.Label, run.RunID, run.Model, run.GPU, run.Engine, run.EngineVersion, run.Quantization, benchTool(run), strconv.Itoa(len(a.Cells.List)))
+	}
+	return t
+}
+
+func benchTool(r *schema.Run) string {
+	return strings.TrimSpace(r.BenchTool + " " + r.BenchVersion)
+}
+
+func deltaTable(c *Comparison, oi int) *table {
+	t := &table{
+		title:  fmt.Sprintf("Deltas: %s against %s (ratio = value / baseline)", c.Labels[oi+1], c.Labels[0]),
+		header: []string{"phase", "context", "N", "metric", "baseline", "value", "ratio", "delta", "verdict", "note"},
+		right:  []bool{false, false, true, false, true, true, true, true, false, false},
+	}
+	if c.Spread {
+		t.header = append(t.header, "baseline CI", "value CI", "test")
+		t.right = append(t.right, true, true, false)
+	}
+	ds := c.Deltas[oi]
+	for i := range ds {
+		d := &ds[i]
+		cell := c.Cells[d.Cell]
+		mt := c.Metrics[d.Metric]
+		b, v, ratio, delta := "—", "—", "—", "—"
+		if d.BaseState == StateValue {
+			b = num(d.Baseline)
+		}
+		if d.ValueState == StateValue {
+			v = num(d.Value)
+		}
+		if r, ok := d.Ratio(); ok {
+			ratio = strconv.FormatFloat(r, 'f', 4, 64)
+			delta = pct((r - 1) * 100)
+		}
+		row := []string{string(cell.Key.Phase), cell.Key.ContextLabel, concurrency(cell.Key.Concurrency), mt.Label(cell.Key.Phase), b, v, ratio, delta, d.Verdict.String(), c.Note(oi, d)}
+		if c.Spread {
+			if s := d.Stats; s != nil {
+				row = append(row, s.Baseline.PctRangeString(), s.Value.PctRangeString(), s.Source+" "+s.Test.String())
+			} else {
+				row = append(row, "", "", "")
+			}
+		}
+		t.add(row...)
+	}
+	if !c.Spread {
+		t.notes = append(t.notes, NoSpreadNote)
+	} else {
+		t.notes = append(t.notes, fmt.Sprintf("CI: %.0f%% confidence interval of the median; test: Mann–Whitney U (p < %.2g reads as a change; otherwise \"same\").", c.opt.Confidence*100, c.opt.Alpha))
+	}
+	return t
+}
+
+func csvTable(c *Comparison) *table {
+	t := &table{header: []string{"phase", "context_label", "concurrency", "metric", "baseline", "value", "ratio", "delta_pct", "better", "note", "baseline_run_id", "run_id"}}
+	if c.Spread {
+		t.header = append(t.header, "baseline_lo", "baseline_hi", "value_lo", "value_hi", "p", "n_baseline", "n_value")
+	}
+	t.right = make([]bool, len(t.header))
+	opt := func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		return raw(*p)
+	}
+	for _, r := range c.Rows() {
+		n := ""
+		if r.Concurrency != nil {
+			n = strconv.Itoa(int(*r.Concurrency))
+		}
+		row := []string{string(r.Phase), r.ContextLabel, n, r.Metric, opt(r.Baseline), opt(r.Value), opt(r.Ratio), opt(r.DeltaPct), r.Better, r.Note, r.BaselineRunID, r.RunID}
+		if c.Spread {
+			nb, nv := "", ""
+			if r.P != nil {
+				nb, nv = strconv.Itoa(r.NBaseline), strconv.Itoa(r.NValue)
+			}
+			row = append(row, opt(r.BaselineLo), opt(r.BaselineHi), opt(r.ValueLo), opt(r.ValueHi), opt(r.P), nb, nv)
+		}
+		t.add(row...)
+	}
+	return t
+}
+
+func summaryTable(r *Report) *table {
+	c := r.Comparison
+	t := &table{
+		title:  "Geometric mean of ratios (per phase, then per context)",
+		header: []string{"run", "phase", "context", "metric", "geomean", "delta", "verdict", "cells", "without ratio"},
+		right:  []bool{false, false, false, false, true, true, false, true, true},
+	}
+	for _, g := range r.Summary {
+		ctx := g.ContextLabel
+		if ctx == "" {
+			ctx = "all"
+		}
+		gm, delta := "—", "—"
+		if g.N > 0 {
+			gm = strconv.FormatFloat(g.Ratio, 'f', 4, 64)
+			delta = pct((g.Ratio - 1) * 100)
+		}
+		t.add(c.Labels[g.Other+1], string(g.Phase), ctx, g.Metric.Label(g.Phase), gm, delta, g.Verdict.String(), strconv.Itoa(g.N), strconv.Itoa(g.Skipped))
+	}
+	return t
+}
+
+func scalingTable(a RunAnalysis) *table {
+	t := &table{
+		title:  fmt.Sprintf("Scaling: %s (X = total tok/s; speedup X(N)/X(1); efficiency X(N)/(N·X(1)))", a.Label),
+		header: []string{"context", "N", "X tok/s", "speedup", "efficiency", "per-request tok/s", "TTFT ms", "TBT ms", "USL X(N)"},
+		right:  []bool{false, true, true, true, true, true, true, true, true},
+	}
+	for _, s := range a.Scaling {
+		// Points and excluded cells, merged in concurrency order.
+		pi, ei := 0, 0
+		for pi < len(s.Points) || ei < len(s.Excluded) {
+			if ei < len(s.Excluded) && (pi == len(s.Points) || s.Excluded[ei].N < s.Points[pi].N) {
+				e := s.Excluded[ei]
+				t.add(s.ContextLabel, concurrency(e.N), e.State.String(), "", "", "", "", "", "")
+				ei++
+				continue
+			}
+			p := s.Points[pi]
+			pi++
+			fit := "—"
+			if s.Fit != nil {
+				fit = num(s.Fit.Predict(float64(p.N)))
+			}
+			t.add(s.ContextLabel, concurrency(p.N), num(p.X), group(p.Speedup, 2), group(p.Efficiency*100, 0)+pctSign(p.Efficiency), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs), fit)
+		}
+	}
+	for _, s := range a.Scaling {
+		t.notes = append(t.notes, "USL "+s.ContextLabel+": "+describeFit(s))
+	}
+	return t
+}
+
+func pctSign(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return "%"
+}
+
+func describeFit(s Scaling) string {
+	if s.Fit == nil {
+		return "no fit (" + s.FitError + ")"
+	}
+	f := s.Fit
+	peak := "no peak (κ = 0)"
+	switch {
+	case math.IsNaN(f.PeakN):
+		peak = "no peak (σ ≥ 1)"
+	case !math.IsInf(f.PeakN, 1):
+		peak = fmt.Sprintf("N* = %s, X(N*) = %s tok/s", group(f.PeakN, 0), num(f.PeakX))
+	}
+	out := fmt.Sprintf("λ = %s tok/s, σ = %.4f, κ = %.3g, %s, R² = %.3f, %d points", num(f.Lambda), f.Sigma, f.Kappa, peak, f.R2, f.Points)
+	if f.Poor {
+		out += " — poor fit: " + f.Reason
+	}
+	return out
+}
+
+func contextTable(a RunAnalysis) *table {
+	t := &table{title: fmt.Sprintf("Context scaling: %s", a.Label), header: []string{"context"}, right: []bool{false}}
+	var ctxs []string
+	seen := map[string]int{}
+	for _, s := range a.Context {
+		h := s.Metric.Label(s.Phase)
+		if s.Phase != schema.PhasePrefill {
+			h = fmt.Sprintf("%s N=%d", s.Metric.Label(s.Phase), s.Concurrency)
+		}
+		if s.Phase == schema.PhasePrefill {
+			h = "prefill " + strings.TrimPrefix(h, "prefill ")
+		}
+		t.header = append(t.header, h)
+		t.right = append(t.right, true)
+		for _, p := range s.Points {
+			if _, ok := seen[p.ContextLabel]; !ok {
+				seen[p.ContextLabel] = len(ctxs)
+				ctxs = append(ctxs, p.ContextLabel)
+			}
+		}
+	}
+	// Contexts in token order: prefill and decode contexts interleave.
+	tok := map[string]int64{}
+	for _, s := range a.Context {
+		for _, p := range s.Points {
+			tok[p.ContextLabel] = p.ContextTokens
+		}
+	}
+	sortByTokens(ctxs, tok)
+	grid := make([][]string, len(ctxs))
+	idx := map[string]int{}
+	for i, c := range ctxs {
+		idx[c] = i
+		grid[i] = make([]string, len(a.Context)+1)
+		grid[i][0] = c
+		for j := 1; j < len(grid[i]); j++ {
+			grid[i][j] = ""
+		}
+	}
+	for j, s := range a.Context {
+		for _, p := range s.Points {
+			v := num(p.Value)
+			if p.State != StateValue {
+				v = p.State.String()
+			}
+			grid[idx[p.ContextLabel]][j+1] = v
+		}
+	}
+	t.rows = grid
+	return t
+}
+
+func sortByTokens(labels []string, tok map[string]int64) {
+	for i := 1; i < len(labels); i++ {
+		for j := i; j > 0 && tok[labels[j]] < tok[labels[j-1]]; j-- {
+			labels[j], labels[j-1] = labels[j-1], labels[j]
+		}
+	}
+}
+
+func frontierTable(a RunAnalysis) *table {
+	t := &table{
+		title:  fmt.Sprintf("Throughput–interactivity frontier: %s (cells no other cell beats on both)", a.Label),
+		header: []string{"context", "N", "per-request tok/s", "total tok/s", "TTFT ms", "TBT ms"},
+		right:  []bool{false, true, true, true, true, true},
+	}
+	for _, p := range a.Frontier.Pareto {
+		t.add(p.ContextLabel, concurrency(p.Concurrency), num(p.PerRequestTokS), num(p.TotalTokS), num(p.TTFTMs), num(p.TBTMs))
+	}
+	return t
+}
+
+func bestTable(a RunAnalysis, minUser float64) *table {
+	t := &table{
+		title:  fmt.Sprintf("Best throughput with ≥ %s tok/s per request: %s", num(minUser), a.Label),
+		header: []string{"context", "N", "total tok/s", "per-request tok/s", "TTFT ms", "TBT ms"},
+		right:  []bool{false, true, true, true, true, true},
+	}
+	for _, b := range a.BestAtUserRate {
+		if !b.Found {
+			t.add(b.ContextLabel, "none", "", "", "", "")
+			continue
+		}
+		p := b.Cell
+		ctx := b.ContextLabel
+		if ctx == "all" {
+			ctx = "all (" + p.ContextLabel + ")"
+		}
+		t.add(ctx, concurrency(p.Concurrency), num(p.TotalTokS), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
+	}
+	return t
+}
+
+func sloTable(a RunAnalysis, slo SLO) *table {
+	var lim []string
+	if slo.MaxTTFTMs > 0 {
+		lim = append(lim, "TTFT ≤ "+num(slo.MaxTTFTMs)+" ms")
+	}
+	if slo.MaxTBTMs > 0 {
+		lim = append(lim, "TBT ≤ "+num(slo.MaxTBTMs)+" ms")
+	}
+	t := &table{
+		title:  fmt.Sprintf("Most concurrency with %s: %s", strings.Join(lim, " and "), a.Label),
+		header: []string{"context", "N", "total tok/s", "per-request tok/s", "TTFT ms", "TBT ms"},
+		right:  []bool{false, true, true, true, true, true},
+	}
+	for _, b := range a.MeetSLO {
+		if !b.Found {
+			t.add(b.ContextLabel, "none", "", "", "", "")
+			continue
+		}
+		p := b.Cell
+		t.add(b.ContextLabel, concurrency(p.Concurrency), num(p.TotalTokS), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
+	}
+	return t
+}
+
+// TrendRow is one point of a trend as printed in CSV and JSON.
+type TrendRow struct {
+	Phase         schema.Phase `json:"phase"`
+	ContextLabel  string       `json:"context_label"`
+	Concurrency   int32        `json:"concurrency"`
+	Metric        string       `json:"metric"`
+	RunID         string       `json:"run_id"`
+	Engine        string       `json:"engine"`
+	EngineVersion string       `json:"engine_version"`
+	Date          string       `json:"date"`
+	Status        string       `json:"status"`
+	Value         *float64     `json:"value"`
+	ChangePct     *float64     `json:"change_pct"`
+	Better        string       `json:"better"`
+	Flagged       bool         `json:"flagged"`
+}
+
+// Rows returns the trend's points as printed rows.
+func (tr Trend) Rows() []TrendRow {
+	out := make([]TrendRow, len(tr.Points))
+	for i, p := range tr.Points {
+		r := TrendRow{Phase: tr.Cell.Phase, ContextLabel: tr.Cell.ContextLabel, Concurrency: tr.Cell.Concurrency, Metric: tr.Metric.Name,
+			RunID: p.RunID, Engine: p.Engine, EngineVersion: p.EngineVersion, Date: p.Date.Format("2006-01-02"), Status: p.State.String(),
+			Better: p.Verdict.String(), Flagged: p.Flagged}
+		if !math.IsNaN(p.Value) {
+			r.Value = fp(p.Value)
+		}
+		if !math.IsNaN(p.ChangePct) {
+			r.ChangePct = fp(p.ChangePct)
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// WriteTrends writes trends: a table per trend (text, Markdown), or all
+// their rows (CSV, JSON array of TrendRow).
+func WriteTrends(w io.Writer, trs []Trend, f Format) error {
+	if f == FormatJSON {
+		rows := []TrendRow{}
+		for _, tr := range trs {
+			rows = append(rows, tr.Rows()...)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	if f == FormatCSV {
+		t := &table{header: []string{"phase", "context_label", "concurrency", "metric", "run_id", "engine", "engine_version", "date", "status", "value", "change_pct", "better", "flagged"}}
+		t.right = make([]bool, len(t.header))
+		for _, tr := range trs {
+			for _, r := range tr.Rows() {
+				v, c := "", ""
+				if r.Value != nil {
+					v = raw(*r.Value)
+				}
+				if r.ChangePct != nil {
+					c = raw(*r.ChangePct)
+				}
+				t.add(string(r.Phase), r.ContextLabel, strconv.Itoa(int(r.Concurrency)), r.Metric, r.RunID, r.Engine, r.EngineVersion, r.Date, r.Status, v, c, r.Better, strconv.FormatBool(r.Flagged))
+			}
+		}
+		return t.write(w, FormatCSV)
+	}
+	for _, tr := range trs {
+		t := &table{
+			title:  fmt.Sprintf("Trend of %s at %s:%s:%s (changes beyond %s flagged)", tr.Metric.Label(tr.Cell.Phase), tr.Cell.Phase, tr.Cell.ContextLabel, concurrency(tr.Cell.Concurrency), strconv.FormatFloat(tr.Threshold*100, 'g', -1, 64)+"%"),
+			header: []string{"run id", "date", "engine", "version", "value", "change", "verdict", "flag"},
+			right:  []bool{false, false, false, false, true, true, false, false},
+		}
+		for _, p := range tr.Points {
+			v := num(p.Value)
+			if p.State != StateValue {
+				v = p.State.String()
+			}
+			flag := ""
+			if p.Flagged {
+				flag = "◀ beyond threshold"
+			}
+			t.add(p.RunID, p.Date.Format("2006-01-02"), p.Engine, p.EngineVersion, v, pct(p.ChangePct), p.Verdict.String(), flag)
+		}
+		if err := t.write(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RunListing is one archived run as -list prints it; Cells is the number
+// of cells, or -1 when not known.
+type RunListing struct {
+	Run   schema.Run
+	Cells int
+}
+
+// WriteRuns lists runs: id, date, model, GPU, engine and version,
+// quantization and cells.
+func WriteRuns(w io.Writer, runs []RunListing, f Format) error {
+	if f == FormatJSON {
+		type row struct {
+			RunID         string `json:"run_id"`
+			Date          string `json:"date"`
+			Model         string `json:"model"`
+			GPU           string `json:"gpu"`
+			Engine        string `json:"engine"`
+			EngineVersion string `json:"engine_version"`
+			Quantization  string `json:"quantization"`
+			Cells         *int   `json:"cells"`
+		}
+		rows := make([]row, len(runs))
+		for i, l := range runs {
+			r := &l.Run
+			rows[i] = row{r.RunID, RunDate(r).Format("2006-01-02"), r.Model, r.GPU, r.Engine, r.EngineVersion, r.Quantization, nil}
+			if l.Cells >= 0 {
+				rows[i].Cells = &runs[i].Cells
+			}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	t := &table{header: []string{"run id", "date", "model", "GPU", "engine", "quantization", "cells"}, right: []bool{false, false, false, false, false, false, true}}
+	for _, l := range runs {
+		r := &l.Run
+		cells := "?"
+		if l.Cells >= 0 {
+			cells = strconv.Itoa(l.Cells)
+		}
+		t.add(r.RunID, RunDate(r).Format("2006-01-02"), r.Model, r.GPU, strings.TrimSpace(r.Engine+" "+r.EngineVersion), r.Quantization, cells)
+	}
+	return t.write(w, f)
+}

@@ -1,0 +1,191 @@
+package analysis
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Format is an output format of the writers.
+type Format string
+
+// The output formats.
+const (
+	FormatText     Format = "text"
+	FormatMarkdown Format = "markdown"
+	FormatCSV      Format = "csv"
+	FormatJSON     Format = "json"
+)
+
+// ParseFormat checks a -format value.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(strings.ToLower(s)); f {
+	case FormatText, FormatMarkdown, FormatCSV, FormatJSON:
+		return f, nil
+	case "md":
+		return FormatMarkdown, nil
+	}
+	return "", fmt.Errorf("format %q: want text, markdown, csv or json", s)
+}
+
+// table is a titled grid of cells, printed as an aligned text table, a
+// Markdown (GFM) table or CSV.
+//
+// Note: text/tabwriter pads every column the same way; numbers read
+// better right-aligned and labels left-aligned, so the text form pads by
+// hand (columns counted in runes: the tables hold ×, ≥, σ, κ, λ).
+type table struct {
+	title  string
+	header []string
+	right  []bool // per column: right-align (numbers)
+	rows   [][]string
+	notes  []string // printed under the table
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(w io.Writer, f Format) error {
+	switch f {
+	case FormatCSV:
+		cw := csv.NewWriter(w)
+		if err := cw.Write(t.header); err != nil {
+			return err
+		}
+		if err := cw.WriteAll(t.rows); err != nil {
+			return err
+		}
+		return cw.Error()
+	case FormatMarkdown:
+		return t.markdown(w)
+	}
+	return t.text(w)
+}
+
+func (t *table) text(w io.Writer) error {
+	width := make([]int, len(t.header))
+	for _, r := range append([][]string{t.header}, t.rows...) {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	var b strings.Builder
+	if t.title != "" {
+		b.WriteString(t.title + "\n")
+	}
+	line := func(r []string) {
+		var l strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				l.WriteString("  ")
+			}
+			if t.right[i] {
+				l.WriteString(pad + c)
+			} else {
+				l.WriteString(c + pad)
+			}
+		}
+		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
+	}
+	line(t.header)
+	for _, r := range t.rows {
+		line(r)
+	}
+	for _, n := range t.notes {
+		b.WriteString(n + "\n")
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (t *table) markdown(w io.Writer) error {
+	var b strings.Builder
+	if t.title != "" {
+		b.WriteString("### " + mdEscape(t.title) + "\n\n")
+	}
+	row := func(r []string) {
+		b.WriteString("|")
+		for _, c := range r {
+			b.WriteString(" " + mdEscape(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	row(t.header)
+	b.WriteString("|")
+	for i := range t.header {
+		if t.right[i] {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.rows {
+		row(r)
+	}
+	if len(t.notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range t.notes {
+			b.WriteString(mdEscape(n) + "\n")
+		}
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;").Replace(s)
+}
+
+// num formats a figure with thousands separators and one decimal; "—"
+// for NaN.
+func num(v float64) string { return group(v, 1) }
+
+func group(v float64, prec int) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	if math.IsInf(v, 0) {
+		if v > 0 {
+			return "∞"
+		}
+		return "-∞"
+	}
+	s := strconv.FormatFloat(math.Abs(v), 'f', prec, 64)
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	if v < 0 && strings.Trim(s, "0.") != "" {
+		b.WriteByte('-')
+	}
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if frac != "" {
+		b.WriteString("." + frac)
+	}
+	return b.String()
+}
+
+// raw formats a figure for CSV: shortest exact form, empty for NaN.
+func raw(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%+.1f%%", v)
+}
