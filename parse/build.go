@@ -322,6 +322,9 @@ func buildRows(raw *rawDoc) ([]*tableRow, error) {
 			return nil, errorf(raw.Name, tr.Line, "row has %d cells, the All measurements header at line %d has %d (truncated or misaligned row)", len(tr.Cells), t.HeaderLine, len(t.Header))
 		}
 		r := &tableRow{m: &schema.Measurement{SourceLine: int64(tr.Line), Status: schema.StatusValid}, line: tr.Line}
+		for c := range r.q {
+			r.q[c].Null = true // a column the table does not have
+		}
 		ms := r.m
 		ms.Printed = make([]schema.KV, len(t.Header))
 		for i, text := range tr.Cells {
@@ -442,8 +445,9 @@ type split struct{ tok, ttft string }
 // point that leaves a well-formed tok/s figure and a well-formed TTFT.
 func splitGlued(s string) []split {
 	s = trimSpace(s)
+	ttft := false
 	if l := strings.ToLower(s); strings.HasSuffix(l, "ttft") {
-		s = trimSpace(s[:len(s)-4])
+		s, ttft = trimSpace(s[:len(s)-4]), true
 	}
 	for _, sep := range []string{"tok/s", "·", "•", ";", "/"} {
 		if a, b, ok := strings.Cut(s, sep); ok {
@@ -461,6 +465,9 @@ func splitGlued(s string) []split {
 		return []split{{trimSpace(s[:k]), trimSpace(s[k:]) + " " + unit}}
 	}
 	var out []split
+	if unit == "" && !ttft {
+		out = append(out, split{s, ""}) // a tok/s figure alone
+	}
 	for k := 1; k < len(s); k++ {
 		a, b := s[:k], s[k:]
 		qa, err := parseQuantity(a)
@@ -522,8 +529,9 @@ type figure struct {
 
 // agree checks one summary figure against its row: the status, then the
 // tok/s (in metric) and the TTFT, picking the split of a glued cell that
-// agrees with the row.
-func agree(name string, f figure, r *tableRow, metric column) error {
+// agrees with the row. It returns the reading it chose (nil for a status
+// or empty cell).
+func agree(name string, f figure, r *tableRow, metric column) (*cellReading, error) {
 	text := f.glued
 	if f.tok != "" || f.ttft != "" {
 		text = ""
@@ -531,15 +539,15 @@ func agree(name string, f figure, r *tableRow, metric column) error {
 	if text != "" {
 		if st, ok := parseStatus(text); ok {
 			if st != r.m.Status {
-				return errorf(name, f.line, "%s: %s says %s, All measurements line %d says %s", f.what, f.source, trimSpace(text), r.line, statusText(r.m.Status))
+				return nil, errorf(name, f.line, "%s: %s says %s, All measurements line %d says %s", f.what, f.source, trimSpace(text), r.line, statusText(r.m.Status))
 			}
-			return nil
+			return nil, nil
 		}
 		if nullTexts[trimSpace(text)] {
 			if r.m.Status == schema.StatusValid && !r.q[metric].Null {
-				return errorf(name, f.line, "%s: %s has no figure, All measurements line %d says %s", f.what, f.source, r.line, r.printed[metric])
+				return nil, errorf(name, f.line, "%s: %s has no figure, All measurements line %d says %s", f.what, f.source, r.line, r.printed[metric])
 			}
-			return nil
+			return nil, nil
 		}
 	}
 	var rs []cellReading
@@ -553,19 +561,20 @@ func agree(name string, f figure, r *tableRow, metric column) error {
 		shown = strings.TrimSpace(f.tok + " " + f.ttft)
 	}
 	if len(rs) == 0 {
-		return errorf(name, f.line, "%s: %s cell %q is not a tok/s figure followed by a TTFT", f.what, f.source, shown)
+		return nil, errorf(name, f.line, "%s: %s cell %q is not a tok/s figure followed by a TTFT", f.what, f.source, shown)
 	}
 	if r.m.Status != schema.StatusValid {
-		return errorf(name, f.line, "%s: %s says %s tok/s, All measurements line %d says %s", f.what, f.source, rs[0].tokText, r.line, statusText(r.m.Status))
+		return nil, errorf(name, f.line, "%s: %s says %q, All measurements line %d says %s", f.what, f.source, shown, r.line, statusText(r.m.Status))
 	}
 	rowTok, rowTTFT := r.q[metric], r.q[colTTFT]
+	// A table without a TTFT column cannot contradict a cell's TTFT.
 	ttftOK := func(c cellReading) bool {
 		return c.ttft.Null || rowTTFT.Null && r.printed[colTTFT] == "" || agrees(c.ttft, rowTTFT)
 	}
 	// Exact agreement first, then agreement at the printed precision.
-	for _, c := range rs {
+	for i, c := range rs {
 		if sameValue(c.tok, rowTok) && (c.ttft.Null || sameValue(c.ttft, rowTTFT)) {
-			return nil
+			return &rs[i], nil
 		}
 	}
 	var match []cellReading
@@ -575,23 +584,23 @@ func agree(name string, f figure, r *tableRow, metric column) error {
 		}
 	}
 	if len(match) == 1 {
-		return nil
+		return &match[0], nil
 	}
 	if len(match) > 1 {
-		return errorf(name, f.line, "%s: %s cell %q can be read as %s tok/s or %s tok/s, both agreeing with All measurements line %d", f.what, f.source, shown, match[0].tokText, match[1].tokText, r.line)
+		return nil, errorf(name, f.line, "%s: %s cell %q can be read as %s tok/s or %s tok/s, both agreeing with All measurements line %d", f.what, f.source, shown, match[0].tokText, match[1].tokText, r.line)
 	}
 	// Explain the disagreement with the reading closest to the row.
 	for _, c := range rs {
 		if ttftOK(c) {
-			return errorf(name, f.line, "%s: %s says %s tok/s, All measurements line %d says %s", f.what, f.source, c.tokText, r.line, r.printed[metric])
+			return nil, errorf(name, f.line, "%s: %s says %s tok/s, All measurements line %d says %s", f.what, f.source, c.tokText, r.line, r.printed[metric])
 		}
 	}
 	for _, c := range rs {
 		if agrees(c.tok, rowTok) {
-			return errorf(name, f.line, "%s: %s says TTFT %s, All measurements line %d says %s", f.what, f.source, c.ttftText, r.line, r.printed[colTTFT])
+			return nil, errorf(name, f.line, "%s: %s says TTFT %s, All measurements line %d says %s", f.what, f.source, c.ttftText, r.line, r.printed[colTTFT])
 		}
 	}
-	return errorf(name, f.line, "%s: %s cell %q agrees with neither the tok/s (%s) nor the TTFT (%s) of All measurements line %d", f.what, f.source, shown, r.printed[metric], r.printed[colTTFT], r.line)
+	return nil, errorf(name, f.line, "%s: %s cell %q agrees with neither the tok/s (%s) nor the TTFT (%s) of All measurements line %d", f.what, f.source, shown, r.printed[metric], r.printed[colTTFT], r.line)
 }
 
 // checkMatrix checks every decode matrix cell against its table row.
@@ -619,7 +628,7 @@ func checkMatrix(raw *rawDoc, index map[rowKey]*tableRow) error {
 			return errorf(raw.Name, c.Line, "%s: the matrix has a cell but All measurements (line %d) has no such row", what, raw.Table.HeaderLine)
 		}
 		f := figure{what: what, source: "matrix", line: c.Line, tok: c.TokS, ttft: c.TTFT, glued: c.Glued}
-		if err := agree(raw.Name, f, r, metric); err != nil {
+		if _, err := agree(raw.Name, f, r, metric); err != nil {
 			return err
 		}
 	}
@@ -645,7 +654,7 @@ func checkPrefill(raw *rawDoc, rows []*tableRow) error {
 			return errorf(raw.Name, p.Line, "%s: a prefill figure but All measurements (line %d) has no Prefill row at that context", what, raw.Table.HeaderLine)
 		}
 		f := figure{what: what, source: "prefill figure", line: p.Line, tok: p.TokS, ttft: p.TTFT, glued: p.Glued}
-		if err := agree(raw.Name, f, r, colTotal); err != nil {
+		if _, err := agree(raw.Name, f, r, colTotal); err != nil {
 			return err
 		}
 	}

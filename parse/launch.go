@@ -264,10 +264,20 @@ func ParseLaunch(cmd string) Launch {
 		afterServe = false
 		name, value, hasEq := strings.Cut(t.text, "=")
 		secret := secretFlag(name)
+		// A value that is itself NAME=VALUE (docker -e HF_TOKEN=…).
+		envValue := func(v string) (string, bool) {
+			if m := envAssign.FindStringSubmatch(v); m != nil && secretEnvName(m[1]) && m[2] != Redacted {
+				return m[1] + "=" + Redacted, true
+			}
+			return v, false
+		}
 		if hasEq {
 			if secret && value != Redacted {
 				value = Redacted
 				edits = append(edits, edit{t.start, t.end, name + "=" + Redacted})
+			} else if v, ok := envValue(value); ok {
+				value = v
+				edits = append(edits, edit{t.start, t.end, name + "=" + v})
 			}
 		} else if i+1 < len(toks) && !shellOperators[toks[i+1].text] &&
 			(secret && !strings.HasPrefix(toks[i+1].text, "--") || !isFlagWord(toks[i+1].text) && !booleanFlags[strings.TrimLeft(name, "-")]) {
@@ -276,6 +286,9 @@ func ParseLaunch(cmd string) Launch {
 			if secret && value != Redacted {
 				value = Redacted
 				redactWord(toks[i], "")
+			} else if v, ok := envValue(value); ok {
+				value = v
+				edits = append(edits, edit{toks[i].start, toks[i].end, v})
 			}
 		}
 		value = RedactInline(value)

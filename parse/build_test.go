@@ -1,0 +1,225 @@
+package parse
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"speedmatrix/schema"
+)
+
+// miniDoc is a one-cell document: the matrix cell is on line 6, the
+// table row on line 10.
+func miniDoc(cell, status, tok, ttft string) string {
+	return fmt.Sprintf(`Speed test matrix
+M on G 80GB
+Sustained decode
+total tok/s · rows are context length, columns are simultaneous requests| Context | 1 |
+|---|---|
+| 8K | %s |
+All measurements
+Latencies are medians.| Phase | Context | Requests at once | Status | Total tok/s | TTFT |
+|---|---|---|---|---|---|
+| Sustained decode | 8K | 1 | %s | %s | %s |
+`, cell, status, tok, ttft)
+}
+
+// readCell extracts a mini document and returns how its matrix cell was
+// read against its table row.
+func readCell(t *testing.T, doc string) (*cellReading, error) {
+	t.Helper()
+	raw, err := extractText([]byte(doc), "mini.txt")
+	if err != nil {
+		return nil, err
+	}
+	raw.Name = "mini.txt"
+	rows, err := buildRows(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw.Matrix) != 1 || len(rows) != 1 {
+		t.Fatalf("mini document: %d cells, %d rows; want 1 and 1", len(raw.Matrix), len(rows))
+	}
+	c := raw.Matrix[0]
+	return agree(raw.Name, figure{what: "decode 8K×1", source: "matrix", line: c.Line, tok: c.TokS, ttft: c.TTFT, glued: c.Glued}, rows[0], colTotal)
+}
+
+func TestBuildGluedSplit(t *testing.T) {
+	tests := []struct {
+		cell, status, tok, ttft string
+		wantTok, wantTTFT       string // the reading chosen; both empty for status cells
+		wantErr                 string // substring of the error, "" for none
+	}{
+		{cell: "325.241 ms TTFT", status: "Valid", tok: "325.2", ttft: "41 ms", wantTok: "325.2", wantTTFT: "41 ms"},
+		{cell: "5,319.41,644 ms TTFT", status: "Valid", tok: "5,319.4", ttft: "1,644 ms", wantTok: "5,319.4", wantTTFT: "1,644 ms"},
+		{cell: "13K780 ms TTFT", status: "Valid", tok: "13K", ttft: "780 ms", wantTok: "13K", wantTTFT: "780 ms"},
+		{cell: "11.4K1,372 ms TTFT", status: "Valid", tok: "11.4K", ttft: "1,372 ms", wantTok: "11.4K", wantTTFT: "1,372 ms"},
+		{cell: "1,330.01,574 ms TTFT", status: "Valid", tok: "1,330.0", ttft: "1,574 ms", wantTok: "1,330.0", wantTTFT: "1,574 ms"},
+		{cell: "334.744 ms TTFT", status: "Valid", tok: "334.7", ttft: "44 ms", wantTok: "334.7", wantTTFT: "44 ms"},
+		{cell: "6,091.1783 ms TTFT", status: "Valid", tok: "6,091.1", ttft: "783 ms", wantTok: "6,091.1", wantTTFT: "783 ms"},
+		// The same digits split differently when the table says so.
+		{cell: "325.241 ms TTFT", status: "Valid", tok: "325.24", ttft: "1 ms", wantTok: "325.24", wantTTFT: "1 ms"},
+		// The matrix rounds like the table: 13K is 13,012.3 at its precision.
+		{cell: "13K780 ms TTFT", status: "Valid", tok: "13,012.3", ttft: "780 ms", wantTok: "13K", wantTTFT: "780 ms"},
+		// Separated forms.
+		{cell: "6,091.1 783 ms TTFT", status: "Valid", tok: "6,091.1", ttft: "783 ms", wantTok: "6,091.1", wantTTFT: "783 ms"},
+		{cell: "6,091.1 tok/s · 783 ms TTFT", status: "Valid", tok: "6,091.1", ttft: "783 ms", wantTok: "6,091.1", wantTTFT: "783 ms"},
+		{cell: "6,091.1", status: "Valid", tok: "6,091.1", ttft: "783 ms", wantTok: "6,091.1"},
+		// Status cells.
+		{cell: "Looped", status: "Looped", tok: "—", ttft: "—"},
+		{cell: "Over capacity", status: "Over capacity", tok: "—", ttft: "—"},
+		{cell: "—", status: "Skipped", tok: "—", ttft: "—"},
+		// Disagreements.
+		{cell: "6,091.1783 ms TTFT", status: "Valid", tok: "6,091.2", ttft: "783 ms",
+			wantErr: "mini.txt:6: decode 8K×1: matrix says 6,091.1 tok/s, All measurements line 10 says 6,091.2"},
+		{cell: "6,091.1783 ms TTFT", status: "Valid", tok: "6,091.1", ttft: "784 ms",
+			wantErr: "mini.txt:6: decode 8K×1: matrix says TTFT 783 ms, All measurements line 10 says 784 ms"},
+		{cell: "5,319.41,644 ms TTFT", status: "Valid", tok: "5,319.4", ttft: "644 ms", wantErr: "line 10"},
+		{cell: "13K780 ms TTFT", status: "Valid", tok: "12K", ttft: "780 ms", wantErr: "matrix says 13K tok/s, All measurements line 10 says 12K"},
+		{cell: "Looped", status: "Valid", tok: "325.2", ttft: "41 ms", wantErr: "mini.txt:6: decode 8K×1: matrix says Looped, All measurements line 10 says Valid"},
+		{cell: "325.241 ms TTFT", status: "Over capacity", tok: "—", ttft: "—", wantErr: `matrix says "325.241 ms TTFT", All measurements line 10 says Over capacity`},
+		{cell: "Over capacity", status: "Looped", tok: "—", ttft: "—", wantErr: "matrix says Over capacity, All measurements line 10 says Looped"},
+		{cell: "—", status: "Valid", tok: "325.2", ttft: "41 ms", wantErr: "matrix has no figure"},
+		{cell: "fast", status: "Valid", tok: "325.2", ttft: "41 ms", wantErr: "mini.txt:6: decode 8K×1: matrix cell \"fast\" is not a tok/s figure"},
+	}
+	for _, tt := range tests {
+		name := tt.cell + " vs " + tt.tok + "/" + tt.ttft
+		got, err := readCell(t, miniDoc(tt.cell, tt.status, tt.tok, tt.ttft))
+		if tt.wantErr != "" {
+			var pe *Error
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.As(err, &pe) || pe.Line != 6 {
+				t.Errorf("%s: error %v, want *Error at line 6 containing %q", name, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		var gotTok, gotTTFT string
+		if got != nil {
+			gotTok, gotTTFT = got.tokText, got.ttftText
+		}
+		if gotTok != tt.wantTok || gotTTFT != tt.wantTTFT {
+			t.Errorf("%s: read as %q + %q, want %q + %q", name, gotTok, gotTTFT, tt.wantTok, tt.wantTTFT)
+		}
+	}
+}
+
+func TestBuildSplitGluedCandidates(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []split
+	}{
+		{"325.241 ms TTFT", []split{{"3", "25.241 ms"}, {"32", "5.241 ms"}, {"325.2", "41 ms"}, {"325.24", "1 ms"}}},
+		{"55K149 ms TTFT", []split{{"55K", "149 ms"}}},
+		{"13K780 ms TTFT", []split{{"13K", "780 ms"}}},
+		{"5,319.41,644 ms TTFT", []split{{"5,319.4", "1,644 ms"}}},
+		{"55K 149 ms", []split{{"55K", "149 ms"}}},
+		{"1.2K3.5 s", []split{{"1.2K", "3.5 s"}}},
+		{"abc", nil},
+	}
+	for _, tt := range tests {
+		var got []split
+		for _, r := range readings(splitGlued(tt.in)) {
+			got = append(got, split{r.tokText, r.ttftText})
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("readings(splitGlued(%q)) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestBuildHeaderVariants(t *testing.T) {
+	doc := `Qwen on 2× H100 80GB
+All measurements
+| context | PHASE | concurrency | status | Total Tok/s | per-request tok/s | TTFT (ms) | TBT | Avg active requests | Completed | Output tokens | Measured for | p99 TTFT | Notes |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| 8K | Decode | 4 | OK | 1.2K | 300.5 | 41 | 3.1 ms | 4.0 | 8 | 9,756 | 500 ms | 1.2 s | warm |
+| 16K | Prefill | 1 | valid | 57.5K | — | 282 | — | — | 1 | — | — | — | — |
+| 16K | decode | 8 | Error | — | — | — | — | — | — | — | — | — | timeouts |
+| 16K | decode | 16 | Skipped | — | — | — | — | — | — | — | — | — | — |
+`
+	m, err := ParseBytes([]byte(doc), "variants.txt", schema.FormatText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Measurements) != 4 {
+		t.Fatalf("%d rows, want 4", len(m.Measurements))
+	}
+	d := m.Measurements[0]
+	check := func(what string, got *float64, want float64) {
+		t.Helper()
+		if got == nil || *got != want {
+			t.Errorf("%s = %v, want %v", what, fmtPtr(got), want)
+		}
+	}
+	if d.Phase != schema.PhaseDecode || d.ContextLabel != "8K" || *d.ContextTokens != 8192 || *d.Concurrency != 4 || d.Status != schema.StatusValid {
+		t.Errorf("row 0 = %+v", d)
+	}
+	check("total", d.TotalTokS, 1200)
+	check("per request", d.PerRequestTokS, 300.5)
+	check("ttft", d.TTFTMs, 41)
+	check("tbt", d.TBTMs, 3.1)
+	check("avg active", d.AvgActiveRequests, 4)
+	check("measured", d.MeasuredS, 0.5)
+	if d.CompletedRequests == nil || *d.CompletedRequests != 8 || d.OutputTokens == nil || *d.OutputTokens != 9756 {
+		t.Errorf("counts = %v %v", d.CompletedRequests, d.OutputTokens)
+	}
+	if len(d.Extra) != 1 || d.Extra[0] != (schema.Metric{Name: "p99_ttft_s", Value: 1.2}) {
+		t.Errorf("extra = %+v, want p99_ttft_s 1.2", d.Extra)
+	}
+	if len(d.Printed) != 14 || d.Printed[13] != (schema.KV{Key: "Notes", Value: "warm"}) || d.Printed[0] != (schema.KV{Key: "context", Value: "8K"}) {
+		t.Errorf("printed = %+v", d.Printed)
+	}
+	if d.SourceLine != 5 {
+		t.Errorf("source line %d, want 5", d.SourceLine)
+	}
+	if m.Measurements[1].Phase != schema.PhasePrefill || *m.Measurements[1].TotalTokS != 57500 {
+		t.Errorf("row 1 = %+v", m.Measurements[1])
+	}
+	if m.Measurements[2].Status != schema.StatusError || m.Measurements[3].Status != schema.StatusSkipped {
+		t.Errorf("statuses %v %v", m.Measurements[2].Status, m.Measurements[3].Status)
+	}
+	if m.Run.Model != "Qwen" || m.Run.GPU != "H100" || m.Run.GPUCount == nil || *m.Run.GPUCount != 2 || *m.Run.VRAMGB != 80 {
+		t.Errorf("run from title: model %q gpu %q count %v vram %v", m.Run.Model, m.Run.GPU, m.Run.GPUCount, m.Run.VRAMGB)
+	}
+}
+
+func fmtPtr(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
+}
+
+func TestBuildRowErrors(t *testing.T) {
+	head := "All measurements\n| Phase | Context | Requests at once | Status | Total tok/s | TTFT |\n|---|---|---|---|---|---|\n"
+	tests := []struct {
+		name, rows string
+		line       int
+		want       string
+	}{
+		{"unknown phase", "| Warmup | 8K | 1 | Valid | 1 | 1 ms |\n", 4, `unknown phase "Warmup"`},
+		{"unknown status", "| Decode | 8K | 1 | Fine | 1 | 1 ms |\n", 4, `unknown status "Fine"`},
+		{"garbled tok/s", "| Decode | 8K | 1 | Valid | 1,62.8 | 1 ms |\n", 4, `column "Total tok/s": malformed number "1,62.8"`},
+		{"garbled ttft", "| Decode | 8K | 1 | Valid | 1 | 4x1 ms |\n", 4, `column "TTFT"`},
+		{"wrong unit", "| Decode | 8K | 1 | Valid | 1 GB | 1 ms |\n", 4, `unit "GB" is not tok/s`},
+		{"bad context", "| Decode | big | 1 | Valid | 1 | 1 ms |\n", 4, `context "big"`},
+		{"bad concurrency", "| Decode | 8K | 0 | Valid | 1 | 1 ms |\n", 4, `"0" is not a number of requests`},
+		{"short row", "| Decode | 8K | 1 | Valid | 1 |\n", 4, "row has 5 cells, the All measurements header at line 2 has 6"},
+		{"valid without figure", "| Decode | 8K | 1 | Valid | — | 1 ms |\n", 4, "status Valid but no Total tok/s"},
+		{"decode without requests", "| Decode | 8K | — | Valid | 1 | 1 ms |\n", 4, "without a number of simultaneous requests"},
+		{"duplicate", "| Decode | 8K | 1 | Valid | 1 | 1 ms |\n| Decode | 8K | 1 | Valid | 1 | 1 ms |\n", 5, "decode 8K×1: duplicated row: line 5 repeats line 4"},
+		{"contradiction", "| Decode | 8K | 1 | Valid | 1 | 1 ms |\n| Sustained decode | 8192 | 1 | Valid | 2 | 1 ms |\n", 5, "line 5 contradicts"},
+		{"no rows", "", 2, "no rows"},
+	}
+	for _, tt := range tests {
+		_, err := ParseBytes([]byte(head+tt.rows), "t.txt", schema.FormatText)
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Line != tt.line || pe.File != "t.txt" || !strings.Contains(pe.Msg, tt.want) {
+			t.Errorf("%s: error %v, want t.txt:%d: …%s…", tt.name, err, tt.line, tt.want)
+		}
+	}
+}
