@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"html"
 	"io"
+	"strings"
 
 	"speedmatrix/schema"
 )
@@ -28,6 +29,7 @@ main{max-width:1200px;margin:0 auto;padding:24px}
 .kicker{text-transform:uppercase;letter-spacing:.08em;font-size:12px;color:#57606a;margin:0}
 h1{font-size:26px;margin:4px 0}
 .subtitle{color:#57606a;margin:0 0 16px}
+.subtitle span+span::before{content:" · "}
 h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
 .meta{display:flex;flex-wrap:wrap;gap:0 32px}
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px;margin:0}
@@ -60,12 +62,15 @@ func writeHTML(b *bytes.Buffer, v *view) {
 		"<title>", e(v.Title), " · ", kicker, "</title>\n<style>\n", htmlStyle, "</style>\n</head>\n<body>\n<main>\n")
 	w("<header>\n<p class=\"kicker\">", kicker, "</p>\n<h1>", e(v.Title), "</h1>\n")
 	if len(v.SubtitleHead)+len(v.SubtitleTail) > 0 {
+		// Note: two adjacent spans with no text between them, the style
+		// sheet drawing the separator, as on the page the seeds were
+		// flattened from: its text content is the seeds' subtitle line
+		// ("INT45 contexts").
 		w("<p class=\"subtitle\">")
-		for i, s := range append(append([]string(nil), v.SubtitleHead...), v.SubtitleTail...) {
-			if i > 0 {
-				w(" · ")
+		for _, part := range [][]string{v.SubtitleHead, v.SubtitleTail} {
+			if len(part) > 0 {
+				w("<span>", e(strings.Join(part, " · ")), "</span>")
 			}
-			w("<span>", e(s), "</span>")
 		}
 		w("</p>\n")
 	}
