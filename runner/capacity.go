@@ -1,0 +1,153 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ParseContexts reads a comma-separated list of context lengths: "8K"
+// (8 × 1024 tokens), "1.5K", "128k" or a plain token count such as "4000".
+func ParseContexts(s string) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		mult := 1.0
+		if n := len(f); f[n-1] == 'K' || f[n-1] == 'k' {
+			mult, f = 1024, f[:n-1]
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("context %q: want a token count such as 8K or 4000", f)
+		}
+		out = append(out, int64(v*mult))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no contexts in %q", s)
+	}
+	return out, nil
+}
+
+// ParseConcurrency reads a comma-separated list of positive integers.
+func ParseConcurrency(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("concurrency %q: want a positive integer", f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no concurrency levels in %q", s)
+	}
+	return out, nil
+}
+
+// ContextLabel labels a context as the seeds do: the floor of tokens /
+// 1024 followed by K ("123K" for 126,912 tokens); below 1,024 tokens, the
+// count itself.
+func ContextLabel(tokens int64) string {
+	if tokens < 1024 {
+		return strconv.FormatInt(tokens, 10)
+	}
+	return strconv.FormatInt(tokens/1024, 10) + "K"
+}
+
+// contextMargin is kept free between a capped context and max_model_len,
+// for the chat template and the run tag.
+const contextMargin = 64
+
+// capContext limits a context so that prompt and output fit the model:
+// max_model_len − max_tokens − 64 (unchanged when max_model_len is unknown).
+func capContext(tokens, maxModelLen int64, maxTokens int) int64 {
+	if maxModelLen <= 0 {
+		return tokens
+	}
+	limit := maxModelLen - int64(maxTokens) - contextMargin
+	if tokens > limit {
+		return limit
+	}
+	return tokens
+}
+
+// overCapacity reports whether c streams at a context need more KV cache
+// than the budget (0 = unknown, never over).
+func overCapacity(c int, context int64, maxTokens int, budget int64) bool {
+	return budget > 0 && int64(c)*(context+int64(maxTokens)) > budget
+}
+
+// ServerInfo is what the runner learns about a server before measuring.
+type ServerInfo struct {
+	// Models lists the served model ids.
+	Models []string
+	// MaxModelLen is the model's context limit from /v1/models (0 when
+	// unreported).
+	MaxModelLen int64
+	// Version is the engine version from /version, "" when absent.
+	Version string
+	// KVTokens is the KV budget and KVSource where it came from ("flag",
+	// "/get_server_info", "/metrics"), 0 and "" when unknown.
+	KVTokens int64
+	KVSource string
+	// Metrics is true when GET /metrics answers.
+	Metrics bool
+	// Tokenize is true when POST /tokenize answers.
+	Tokenize bool
+}
+
+// Discover asks the server what it serves: /v1/models, /version, the KV
+// budget (kvFlag first, then SGLang's /get_server_info, then vLLM's
+// /metrics cache_config_info) and whether /metrics and /tokenize exist.
+func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error) {
+	var info ServerInfo
+	var models struct {
+		Data []struct {
+			ID          string `json:"id"`
+			MaxModelLen int64  `json:"max_model_len"`
+		} `json:"data"`
+	}
+	if err := c.getJSON(ctx, "/v1/models", &models); err != nil {
+		return info, fmt.Errorf("server %s: %w", c.base, err)
+	}
+	for _, m := range models.Data {
+		info.Models = append(info.Models, m.ID)
+		if m.ID == c.model || info.MaxModelLen == 0 {
+			if m.MaxModelLen > 0 {
+				info.MaxModelLen = m.MaxModelLen
+			}
+		}
+	}
+	var ver struct {
+		Version string `json:"version"`
+	}
+	if c.getJSON(ctx, "/version", &ver) == nil {
+		info.Version = ver.Version
+	}
+	snap, err := c.scrape(ctx)
+	info.Metrics = err == nil
+	if kvFlag > 0 {
+		info.KVTokens, info.KVSource = kvFlag, "flag"
+	} else {
+		var si struct {
+			MaxTotalNumTokens int64 `json:"max_total_num_tokens"`
+		}
+		if c.getJSON(ctx, "/get_server_info", &si) == nil && si.MaxTotalNumTokens > 0 {
+			info.KVTokens, info.KVSource = si.MaxTotalNumTokens, "/get_server_info"
+		} else if snap.kvTokens > 0 {
+			info.KVTokens, info.KVSource = snap.kvTokens, "/metrics"
+		}
+	}
+	if _, err := c.tokenize(ctx, "probe"); err == nil {
+		info.Tokenize = true
+	}
+	return info, nil
+}

@@ -1,0 +1,268 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Endpoint names accepted by ClientConfig.Endpoint.
+const (
+	EndpointChat        = "chat"
+	EndpointCompletions = "completions"
+)
+
+// ClientConfig describes how to reach one OpenAI-compatible server.
+type ClientConfig struct {
+	// URL is the server's base URL, with or without a trailing /v1.
+	URL string
+	// Model is the served model name sent in every request.
+	Model string
+	// Endpoint is EndpointChat (default) or EndpointCompletions.
+	Endpoint string
+	// APIKey is sent as a bearer token. It is never stored in results,
+	// printed or logged.
+	APIKey string
+	// MaxConns bounds the connections to the server; it must be at least
+	// the highest concurrency of the run.
+	MaxConns int
+	// NoIgnoreEOS turns off ignore_eos (on by default, as in the seeds).
+	NoIgnoreEOS bool
+}
+
+// Client sends requests to one server over one shared transport.
+type Client struct {
+	base       string
+	model      string
+	endpoint   string
+	apiKey     string
+	ignoreEOS  bool
+	http       *http.Client
+	transport  *http.Transport
+	contUsage  bool // ask for continuous_usage_stats
+	streamOpts bool // send stream_options at all
+}
+
+// NewClient returns a client for cfg.
+func NewClient(cfg ClientConfig) (*Client, error) {
+	base := strings.TrimRight(strings.TrimSpace(cfg.URL), "/")
+	base = strings.TrimSuffix(base, "/v1")
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return nil, fmt.Errorf("url %q: want http:// or https://", cfg.URL)
+	}
+	ep := cfg.Endpoint
+	if ep == "" {
+		ep = EndpointChat
+	}
+	if ep != EndpointChat && ep != EndpointCompletions {
+		return nil, fmt.Errorf("endpoint %q: want %s or %s", ep, EndpointChat, EndpointCompletions)
+	}
+	n := cfg.MaxConns
+	if n < 16 {
+		n = 16
+	}
+	// Note: one transport for the whole run, sized for the highest
+	// concurrency, so that closed-loop requests reuse connections instead
+	// of paying a dial (and TIME_WAIT churn) per request. Compression is
+	// off: a gzip reader between the socket and the SSE reader would
+	// buffer tokens and blur their arrival times.
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          n + 16,
+		MaxIdleConnsPerHost:   n + 16,
+		MaxConnsPerHost:       n + 16,
+		IdleConnTimeout:       90 * time.Second,
+		DisableCompression:    true,
+		ForceAttemptHTTP2:     false,
+		ResponseHeaderTimeout: 0, // long prefills: the idle watchdog decides
+		ReadBufferSize:        32 << 10,
+		WriteBufferSize:       64 << 10,
+	}
+	return &Client{
+		base:       base,
+		model:      cfg.Model,
+		endpoint:   ep,
+		apiKey:     cfg.APIKey,
+		ignoreEOS:  !cfg.NoIgnoreEOS,
+		transport:  tr,
+		http:       &http.Client{Transport: tr},
+		contUsage:  true,
+		streamOpts: true,
+	}, nil
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.transport.CloseIdleConnections() }
+
+// String describes the client without its API key.
+func (c *Client) String() string {
+	return fmt.Sprintf("client(%s, model %q, %s)", c.base, c.model, c.endpoint)
+}
+
+// BaseURL returns the server's base URL (without /v1).
+func (c *Client) BaseURL() string { return c.base }
+
+// newRequest builds a request to path with the API key set.
+func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	return req, nil
+}
+
+// getJSON fetches path and decodes its JSON into v. It reports
+// errNotFound for 404 and 405 so callers can tell a missing endpoint.
+func (c *Client) getJSON(ctx context.Context, path string, v any) error {
+	return c.doJSON(ctx, http.MethodGet, path, nil, v)
+}
+
+func (c *Client) doJSON(ctx context.Context, method, path string, body []byte, v any) error {
+	req, err := c.newRequest(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
+		return fmt.Errorf("%s %s: HTTP %d: %w", method, path, resp.StatusCode, errNotFound)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, snippet(b))
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+// getText fetches path as text (for /metrics and /version).
+func (c *Client) getText(ctx context.Context, path string) ([]byte, error) {
+	req, err := c.newRequest(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
+		return nil, fmt.Errorf("GET %s: HTTP %d: %w", path, resp.StatusCode, errNotFound)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: HTTP %d: %s", path, resp.StatusCode, snippet(b))
+	}
+	return b, nil
+}
+
+// errNotFound marks an endpoint the server does not have.
+var errNotFound = fmt.Errorf("endpoint not found")
+
+// snippet shortens a response body for an error message.
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	var e struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(b, &e) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		var str string
+		switch {
+		case json.Unmarshal(e.Error, &inner) == nil && inner.Message != "":
+			s = inner.Message
+		case json.Unmarshal(e.Error, &str) == nil && str != "":
+			s = str
+		case e.Message != "":
+			s = e.Message
+		case e.Detail != nil:
+			s = fmt.Sprint(e.Detail)
+		}
+	}
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// completionBody returns the JSON body of a streaming request for prompt
+// with maxTokens, built once per cell and reused for every request of it.
+func (c *Client) completionBody(prompt string, maxTokens int) []byte {
+	type msg struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	type streamOpts struct {
+		IncludeUsage    bool `json:"include_usage"`
+		ContinuousUsage bool `json:"continuous_usage_stats,omitempty"`
+	}
+	body := struct {
+		Model         string      `json:"model"`
+		Messages      []msg       `json:"messages,omitempty"`
+		Prompt        *string     `json:"prompt,omitempty"`
+		MaxTokens     int         `json:"max_tokens"`
+		Stream        bool        `json:"stream"`
+		StreamOptions *streamOpts `json:"stream_options,omitempty"`
+		IgnoreEOS     bool        `json:"ignore_eos,omitempty"`
+		Temperature   float64     `json:"temperature"`
+	}{
+		Model:       c.model,
+		MaxTokens:   maxTokens,
+		Stream:      true,
+		IgnoreEOS:   c.ignoreEOS,
+		Temperature: 0,
+	}
+	if c.streamOpts {
+		body.StreamOptions = &streamOpts{IncludeUsage: true, ContinuousUsage: c.contUsage}
+	}
+	if c.endpoint == EndpointChat {
+		body.Messages = []msg{{Role: "user", Content: prompt}}
+	} else {
+		body.Prompt = &prompt
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		panic("runner: encode request: " + err.Error()) // strings and ints always encode
+	}
+	return b
+}
+
+// path returns the completion path of the client's endpoint.
+func (c *Client) path() string {
+	if c.endpoint == EndpointChat {
+		return "/v1/chat/completions"
+	}
+	return "/v1/completions"
+}

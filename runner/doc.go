@@ -1,0 +1,37 @@
+// Package runner measures speed-test matrices against an OpenAI-compatible
+// streaming server (vLLM, SGLang, TGI, llama.cpp server, or runner/sim).
+//
+// The pipeline of a run (Runner.Run):
+//
+//  1. Discover (capacity.go): /v1/models (max_model_len), /version, the KV
+//     budget (-kv-tokens, SGLang /get_server_info, vLLM /metrics
+//     cache_config_info), whether /metrics and /tokenize exist. Contexts
+//     are capped at max_model_len − max_tokens − 64 and labelled as the
+//     seeds do (floor(tokens/1024) "K"); cells whose C × (context +
+//     max_tokens) exceeds the budget are over_capacity and not run.
+//  2. Prompts (prompt.go): neutral prose after a random per-run tag, fitted
+//     to the context with POST /tokenize (exact) or with max_tokens=1
+//     probes that carry another tag (within 1%).
+//  3. Prefill (matrix.go): prompt tokens / TTFT of a cold prompt: the
+//     context's first scout, or the median of unique prompts in
+//     standalone mode.
+//  4. Decode cells (cell.go): a scout warms the prefix cache, then C
+//     closed-loop streams share one transport. The window starts when
+//     every stream produces tokens (and /metrics shows C running, none
+//     waiting) and lasts the cell's duration; a watchdog fails stalled
+//     requests; a loop (loop.go) or a run of failures ends the cell.
+//  5. Streams (request.go, sse.go, chunk.go): the SSE reader stamps each
+//     read when its bytes arrive, then a hand-written scanner pulls the
+//     few fields needed out of each chunk's JSON, appending one tick
+//     (time, cumulative tokens) per token-bearing chunk to a reused log.
+//  6. Figures (window.go, stats.go): tokens inside the window per request,
+//     total and per-request rates, TTFT/TTFC/TBT/chunk-gap/E2E
+//     distributions, average active requests, completions and errors;
+//     /metrics deltas around the cell (metrics.go).
+//  7. Checkpoints (checkpoint.go) after each cell; progress events
+//     (progress.go) for the command's stderr.
+//
+// A failed request is data: it is counted in errored_requests and the
+// samples, never in tokens; a cell whose failures pass the threshold is
+// error with the reason.
+package runner
