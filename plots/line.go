@@ -122,41 +122,64 @@ func untransform(v float64, log bool) float64 {
 
 // placeMissing returns the Y at which each non-valid point of pts is
 // marked: on the straight line (in axis space) between its valid
-// neighbours, level with the one neighbour at an end, NaN when the series
-// has no valid point.
+// neighbours; past the end of a series, on the line through the two
+// nearest valid points (level with the one when there is only one); NaN
+// when the series has no valid point. Extrapolated places are kept within
+// half the series' span of its range.
 func placeMissing(pts []Point, logX, logY bool) []float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var valid []int
+	for i, p := range pts {
+		if isValid(p.Status) {
+			valid = append(valid, i)
+			lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
+		}
+	}
+	// line returns the Y at x on the line through pts[a] and pts[b].
+	line := func(a, b int, x float64) float64 {
+		x0, x1 := transform(pts[a].X, logX), transform(pts[b].X, logX)
+		y0, y1 := transform(pts[a].Y, logY), transform(pts[b].Y, logY)
+		if x1 == x0 {
+			return untransform((y0+y1)/2, logY)
+		}
+		t := (transform(x, logX) - x0) / (x1 - x0)
+		return untransform(y0+t*(y1-y0), logY)
+	}
+	// clamp keeps an extrapolated place within half the series' span (in
+	// axis space) of its range.
+	clamp := func(y float64) float64 {
+		tl, th := transform(lo, logY), transform(hi, logY)
+		pad := (th - tl) / 2
+		return untransform(math.Min(math.Max(transform(y, logY), tl-pad), th+pad), logY)
+	}
 	ys := make([]float64, len(pts))
 	for i, p := range pts {
 		if isValid(p.Status) {
 			ys[i] = p.Y
 			continue
 		}
-		prev, next := -1, -1
-		for j := i - 1; j >= 0; j-- {
-			if isValid(pts[j].Status) {
-				prev = j
-				break
+		var before, after []int // valid indices before and after i, nearest first
+		for k := len(valid) - 1; k >= 0; k-- {
+			if valid[k] < i {
+				before = append(before, valid[k])
 			}
 		}
-		for j := i + 1; j < len(pts); j++ {
-			if isValid(pts[j].Status) {
-				next = j
-				break
+		for _, v := range valid {
+			if v > i {
+				after = append(after, v)
 			}
 		}
 		switch {
-		case prev >= 0 && next >= 0:
-			x0, x1 := transform(pts[prev].X, logX), transform(pts[next].X, logX)
-			y0, y1 := transform(pts[prev].Y, logY), transform(pts[next].Y, logY)
-			t := 0.5
-			if x1 != x0 {
-				t = (transform(p.X, logX) - x0) / (x1 - x0)
-			}
-			ys[i] = untransform(y0+t*(y1-y0), logY)
-		case prev >= 0:
-			ys[i] = pts[prev].Y
-		case next >= 0:
-			ys[i] = pts[next].Y
+		case len(before) > 0 && len(after) > 0:
+			ys[i] = line(before[0], after[0], p.X)
+		case len(before) > 1:
+			ys[i] = clamp(line(before[1], before[0], p.X))
+		case len(after) > 1:
+			ys[i] = clamp(line(after[0], after[1], p.X))
+		case len(before) == 1:
+			ys[i] = pts[before[0]].Y
+		case len(after) == 1:
+			ys[i] = pts[after[0]].Y
 		default:
 			ys[i] = math.NaN()
 		}

@@ -1,0 +1,293 @@
+package plots
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/plot/font"
+)
+
+// Report is the content of one comparison page. Everything is plain data:
+// cells are already formatted strings, charts are specs rendered to SVG
+// inside the page.
+type Report struct {
+	Title    string
+	Subtitle string
+	// Notes are paragraphs shown under the title (caveats such as "the
+	// seeds carry one median per cell and no spread").
+	Notes []string
+	// Runs lays the runs' metadata side by side: Header is the field
+	// column's name then one column per run; each row is a field then
+	// its value in each run. Rows whose values differ are highlighted.
+	Runs Table
+	// Tables follow the runs: deltas, summaries, the scaling fit.
+	Tables []Table
+	// Charts are drawn last, each as inline SVG.
+	Charts []Named
+	// ChartWidthPx and ChartHeightPx size the charts' layout (0 means
+	// DefaultWidthPx × DefaultHeightPx); the page scales them to fit.
+	ChartWidthPx, ChartHeightPx int
+}
+
+// Table is a captioned table of formatted cells.
+type Table struct {
+	Caption string
+	Header  []string
+	Rows    [][]string
+	// RowClass, when set, gives each row a class the page styles:
+	// "better" (green), "worse" (red), "muted" (grey, e.g. no ratio),
+	// "flag" (bold, beyond a threshold), "differs" (highlighted). Other
+	// values are kept as classes but not styled.
+	RowClass []string
+	// Note is printed under the table.
+	Note string
+}
+
+// rowView is one table row as the template sees it.
+type rowView struct {
+	Class string
+	Cells []cellView
+}
+
+type cellView struct {
+	Text    string
+	Numeric bool
+}
+
+type tableView struct {
+	ID      string
+	Caption string
+	Header  []string
+	Rows    []rowView
+	Note    string
+}
+
+type chartView struct {
+	ID      string
+	Caption string
+	SVG     template.HTML
+}
+
+type reportView struct {
+	Title, Subtitle string
+	Notes           []string
+	Font            template.CSS
+	Runs            *tableView
+	Tables          []tableView
+	Charts          []chartView
+	TOC             []tocEntry
+}
+
+type tocEntry struct{ ID, Text string }
+
+// numeric matches cells that read as numbers ("6,091.1", "−53.2%",
+// "0.47×", "1,388 ms") so they are right-aligned.
+var numeric = regexp.MustCompile(`^[+\-−]?[0-9][0-9,]*(\.[0-9]+)?\s*(%|×|[KM]|ms|s|tok/s)?$`)
+
+func viewTable(id string, t Table, markDiffs bool) tableView {
+	v := tableView{ID: id, Caption: t.Caption, Header: t.Header, Note: t.Note}
+	for i, row := range t.Rows {
+		rv := rowView{}
+		if i < len(t.RowClass) {
+			rv.Class = t.RowClass[i]
+		}
+		if markDiffs && rv.Class == "" && len(row) > 2 {
+			for _, c := range row[2:] {
+				if c != row[1] {
+					rv.Class = "differs"
+					break
+				}
+			}
+		}
+		for _, c := range row {
+			rv.Cells = append(rv.Cells, cellView{Text: c, Numeric: numeric.MatchString(strings.TrimSpace(c))})
+		}
+		v.Rows = append(v.Rows, rv)
+	}
+	return v
+}
+
+// svgProlog matches what vgsvg writes before the <svg> element.
+var svgProlog = regexp.MustCompile(`^(?s)<\?xml[^>]*\?>\s*(<!--.*?-->\s*)?`)
+
+// inlineSVG renders f as an SVG element for the page: no XML prolog, no
+// embedded font (the page carries Liberation Sans once), labelled for
+// screen readers.
+func inlineSVG(f *Figure, widthPx, heightPx int, title string) (template.HTML, error) {
+	var buf bytes.Buffer
+	if err := saveSVG(f, &buf, widthPx, heightPx, false); err != nil {
+		return "", err
+	}
+	s := svgProlog.ReplaceAllString(buf.String(), "")
+	s = strings.Replace(s, "<svg ", `<svg role="img" aria-label="`+template.HTMLEscapeString(title)+`" `, 1)
+	// Note: the SVG is trusted output of vgsvg, which escapes every text it
+	// draws (html.EscapeString), so it is inserted as HTML.
+	return template.HTML(s), nil
+}
+
+var (
+	fontOnce sync.Once
+	fontCSS  template.CSS
+	fontErr  error
+)
+
+// sansFontCSS returns an @font-face rule carrying Liberation Sans (the
+// font the charts were laid out with) as a data URL, built once.
+func sansFontCSS() (template.CSS, error) {
+	fontOnce.Do(func() {
+		face := font.DefaultCache.Lookup(sansFont, 10)
+		if face.Face == nil {
+			fontErr = fmt.Errorf("plots: font %v is not in gonum/plot's cache", sansFont)
+			return
+		}
+		var raw bytes.Buffer
+		if _, err := face.Face.WriteSourceTo(nil, &raw); err != nil {
+			fontErr = fmt.Errorf("plots: reading Liberation Sans: %w", err)
+			return
+		}
+		fontCSS = template.CSS(`@font-face{font-family:"Liberation Sans";font-style:normal;font-weight:normal;src:url(data:font/ttf;base64,` +
+			base64.StdEncoding.EncodeToString(raw.Bytes()) + `) format("truetype")}`)
+	})
+	return fontCSS, fontErr
+}
+
+// slug turns a caption into an HTML id.
+func slug(prefix, s string, i int) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	return fmt.Sprintf("%s%d-%s", prefix, i+1, strings.TrimSuffix(b.String(), "-"))
+}
+
+// WriteReport writes r as one self-contained HTML page: inline CSS, the
+// font as a data URL, every chart as inline SVG, no scripts and no
+// external files. Text is escaped by html/template.
+func WriteReport(w io.Writer, r Report) error {
+	css, err := sansFontCSS()
+	if err != nil {
+		return err
+	}
+	wpx, hpx := r.ChartWidthPx, r.ChartHeightPx
+	if wpx == 0 && hpx == 0 {
+		wpx, hpx = DefaultWidthPx, DefaultHeightPx
+	}
+	v := reportView{Title: r.Title, Subtitle: r.Subtitle, Notes: r.Notes, Font: css}
+	if len(r.Runs.Rows) > 0 {
+		rt := viewTable("runs", r.Runs, true)
+		if rt.Caption == "" {
+			rt.Caption = "Runs"
+		}
+		v.Runs = &rt
+		v.TOC = append(v.TOC, tocEntry{ID: rt.ID, Text: rt.Caption})
+	}
+	for i, t := range r.Tables {
+		tv := viewTable(slug("t", t.Caption, i), t, false)
+		v.Tables = append(v.Tables, tv)
+		v.TOC = append(v.TOC, tocEntry{ID: tv.ID, Text: t.Caption})
+	}
+	for i, n := range r.Charts {
+		fig, err := n.Chart.Figure()
+		if err != nil {
+			return fmt.Errorf("plots: report chart %s: %w", n.Name, err)
+		}
+		caption := n.Caption
+		if caption == "" {
+			caption = fig.Plot.Title.Text
+		}
+		svg, err := inlineSVG(fig, wpx, hpx, caption)
+		if err != nil {
+			return fmt.Errorf("plots: report chart %s: %w", n.Name, err)
+		}
+		id := slug("c", n.Name, i)
+		v.Charts = append(v.Charts, chartView{ID: id, Caption: caption, SVG: svg})
+		v.TOC = append(v.TOC, tocEntry{ID: id, Text: caption})
+	}
+	var buf bytes.Buffer
+	if err := reportTemplate.Execute(&buf, v); err != nil {
+		return fmt.Errorf("plots: report: %w", err)
+	}
+	_, err = buf.WriteTo(w)
+	return err
+}
+
+var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+{{.Font}}
+body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;margin:0 auto;max-width:1100px;padding:1.5rem;color:#222;line-height:1.4}
+h1{font-size:1.6rem;margin:0 0 .3rem}
+h2{font-size:1.2rem;margin:2rem 0 .6rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
+.subtitle{color:#555;margin:0 0 1rem}
+.note{background:#f6f6f0;border-left:4px solid #c9b458;padding:.4rem .8rem;margin:.5rem 0}
+nav ul{columns:2;padding-left:1.2rem;margin:.5rem 0}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;font-size:.85rem;margin:.3rem 0}
+caption{text-align:left;font-weight:bold;padding:.3rem 0}
+th,td{border:1px solid #d8d8d8;padding:.2rem .5rem;vertical-align:top}
+th{background:#f0f0f0;text-align:left}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr.better td{background:#e9f6ec}
+tr.worse td{background:#fbeaea}
+tr.muted td{color:#888}
+tr.flag td{font-weight:bold}
+tr.differs td{background:#fff6d6}
+.tnote{color:#555;font-size:.85rem;margin:.2rem 0 1rem}
+figure{margin:1rem 0 2rem}
+figure svg{width:100%;height:auto;max-width:1000px;display:block}
+figcaption{color:#555;font-size:.9rem}
+</style>
+</head>
+<body>
+<header>
+<h1>{{.Title}}</h1>
+{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}
+</header>
+{{with .TOC}}<nav><ul>{{range .}}<li><a href="#{{.ID}}">{{.Text}}</a></li>{{end}}</ul></nav>{{end}}
+{{with .Runs}}<section id="{{.ID}}">
+<h2>{{.Caption}}</h2>
+{{template "table" .}}
+</section>
+{{end}}
+{{range .Tables}}<section id="{{.ID}}">
+<h2>{{.Caption}}</h2>
+{{template "table" .}}
+</section>
+{{end}}
+{{if .Charts}}<section id="charts">
+<h2>Charts</h2>
+{{range .Charts}}<figure id="{{.ID}}">
+{{.SVG}}
+<figcaption>{{.Caption}}</figcaption>
+</figure>
+{{end}}</section>
+{{end}}
+</body>
+</html>
+{{define "table"}}<div class="scroll"><table>
+{{- if .Header}}
+<thead><tr>{{range .Header}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+{{- end}}
+<tbody>
+{{range .Rows}}<tr{{with .Class}} class="{{.}}"{{end}}>{{range .Cells}}<td{{if .Numeric}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>
+{{with .Note}}<p class="tnote">{{.}}</p>{{end}}{{end}}
+`))
