@@ -1,0 +1,614 @@
+package parse
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"speedmatrix/schema"
+)
+
+func init() { extractors[schema.FormatHTML] = extractHTML }
+
+// lineAttr is the attribute annotateLines adds to every start tag: the
+// 1-based source line of the tag.
+const lineAttr = "data-sm-line"
+
+// extractHTML reads the page a speed-test matrix is published as. The
+// page is read by its structure, never by CSS class, id or position:
+// headings name the sections, header cells name the tables (see
+// assemble); wrappers, attributes, entities, comments and white space do
+// not matter.
+func extractHTML(b []byte, name string) (*rawDoc, error) {
+	idx := newLineIndex(b)
+	root, err := html.Parse(bytes.NewReader(annotateLines(b, idx)))
+	if err != nil {
+		return nil, errorf(name, 0, "HTML: %v", err)
+	}
+	doc := goquery.NewDocumentFromNode(root)
+	w := &htmlWalker{}
+	for _, n := range doc.Nodes {
+		w.walk(n)
+	}
+	return assemble(w.blocks, name, idx.count(len(b)), "an h1 heading")
+}
+
+// annotateLines returns b with a data-sm-line="N" attribute added to every
+// start tag, N the tag's 1-based line in b.
+//
+// Note: html.Parse keeps no positions, so the tokenizer (the same rules
+// the parser uses, including raw text in script, style, title and
+// textarea) finds the tags first; everything else is copied byte for
+// byte. An attribute of the same name already in the document comes
+// after ours, and the first one wins.
+func annotateLines(b []byte, idx *lineIndex) []byte {
+	return annotateLinesAt(b, idx, 0)
+}
+
+// annotateLinesAt is annotateLines for HTML that starts at byte offset
+// base of the document idx indexes (an HTML block inside Markdown).
+func annotateLinesAt(b []byte, idx *lineIndex, base int) []byte {
+	out := make([]byte, 0, len(b)+len(b)/4+64)
+	z := html.NewTokenizer(bytes.NewReader(b))
+	off := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		raw := z.Raw()
+		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
+			i := 1
+			for i < len(raw) && !isHTMLSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+				i++
+			}
+			out = append(out, raw[:i]...)
+			out = append(out, ' ')
+			out = append(out, lineAttr...)
+			out = append(out, '=', '"')
+			out = strconv.AppendInt(out, int64(idx.line(base+off)), 10)
+			out = append(out, '"')
+			if i < len(raw) && raw[i] != '>' && raw[i] != '/' {
+				out = append(out, raw[i:]...)
+			} else {
+				if i < len(raw) && raw[i] == '/' {
+					out = append(out, ' ')
+				}
+				out = append(out, raw[i:]...)
+			}
+		} else {
+			out = append(out, raw...)
+		}
+		off += len(raw)
+	}
+	if off < len(b) {
+		out = append(out, b[off:]...)
+	}
+	return out
+}
+
+func isHTMLSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
+}
+
+// nodeLine returns the source line of n: its own data-sm-line, else that
+// of its first annotated descendant (an element the parser implied, such
+// as tbody), else that of its nearest annotated ancestor; 0 when none.
+func nodeLine(n *html.Node) int {
+	if l := ownLine(n); l > 0 {
+		return l
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			if l := nodeLine(c); l > 0 {
+				return l
+			}
+		}
+	}
+	for p := n.Parent; p != nil; p = p.Parent {
+		if l := ownLine(p); l > 0 {
+			return l
+		}
+	}
+	return 0
+}
+
+func ownLine(n *html.Node) int {
+	if n.Type != html.ElementNode {
+		return 0
+	}
+	for _, a := range n.Attr {
+		if a.Key == lineAttr && a.Namespace == "" {
+			l, _ := strconv.Atoi(a.Val)
+			return l
+		}
+	}
+	return 0
+}
+
+// skipped reports whether an element holds nothing a reader sees as
+// content: scripts, styles, controls, graphics, hidden elements.
+func skipped(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Head, atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Title,
+		atom.Button, atom.Select, atom.Input, atom.Textarea, atom.Svg, atom.Canvas,
+		atom.Iframe, atom.Object, atom.Math, atom.Img:
+		return true
+	}
+	for _, a := range n.Attr {
+		if a.Key == "hidden" && a.Namespace == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// inline reports whether an element flows inside a line of text.
+func inline(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.A, atom.Abbr, atom.B, atom.Bdi, atom.Bdo, atom.Br, atom.Cite, atom.Code,
+		atom.Data, atom.Dfn, atom.Em, atom.Font, atom.I, atom.Kbd, atom.Label, atom.Mark,
+		atom.Q, atom.S, atom.Samp, atom.Small, atom.Span, atom.Strike, atom.Strong,
+		atom.Sub, atom.Sup, atom.Time, atom.Tt, atom.U, atom.Var, atom.Wbr, atom.Del,
+		atom.Ins, atom.Nobr, atom.Output, atom.Meter, atom.Progress, atom.Big:
+		return true
+	}
+	return false
+}
+
+// flowing reports whether a node and everything in it is inline content.
+func flowing(n *html.Node) bool {
+	switch n.Type {
+	case html.TextNode, html.CommentNode:
+		return true
+	case html.ElementNode:
+		if skipped(n) {
+			return true
+		}
+		if !inline(n) {
+			return false
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if !flowing(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// htmlWalker turns a parsed page into blocks.
+type htmlWalker struct {
+	blocks []block
+}
+
+// walk reads the children of a container: runs of inline content become
+// lines of text, other elements are read by kind.
+func (w *htmlWalker) walk(n *html.Node) {
+	if w.pair(n) {
+		return
+	}
+	var run []*html.Node
+	flush := func() {
+		if len(run) > 0 {
+			w.lines(run, nodeLine(n))
+			run = nil
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			run = append(run, c)
+		case html.ElementNode:
+			if skipped(c) {
+				continue
+			}
+			if flowing(c) {
+				run = append(run, c)
+				continue
+			}
+			flush()
+			w.element(c)
+		case html.DocumentNode:
+			w.walk(c)
+		}
+	}
+	flush()
+}
+
+// pair reads a container of exactly two leaf elements and no text of its
+// own ("<div><div>GPU</div><div>H200</div></div>") as two lines, the
+// first marked as the key of the second.
+func (w *htmlWalker) pair(n *html.Node) bool {
+	if n.Type != html.ElementNode || inline(n) {
+		return false
+	}
+	var kids []*html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			if strings.TrimSpace(c.Data) != "" {
+				return false
+			}
+		case html.ElementNode:
+			if skipped(c) {
+				continue
+			}
+			kids = append(kids, c)
+		}
+	}
+	if len(kids) != 2 {
+		return false
+	}
+	for _, k := range kids {
+		switch k.DataAtom {
+		case atom.Div, atom.P, atom.Dt, atom.Dd, atom.Header, atom.Footer:
+		default:
+			return false
+		}
+		for c := k.FirstChild; c != nil; c = c.NextSibling {
+			if !flowing(c) {
+				return false
+			}
+		}
+		if collapse(textOf(k)) == "" {
+			return false
+		}
+	}
+	first := len(w.blocks)
+	for _, k := range kids {
+		w.one(childNodes(k), nodeLine(k), blockText)
+	}
+	if len(w.blocks) == first+2 {
+		w.blocks[first].PairWithNext = true
+	}
+	return true
+}
+
+// element reads one block-level element.
+func (w *htmlWalker) element(n *html.Node) {
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		b := w.inlineBlock(childNodes(n), nodeLine(n), blockHeading)
+		b.Level = int(n.Data[1] - '0')
+		w.blocks = append(w.blocks, b)
+	case atom.Table:
+		w.table(n)
+	case atom.Pre:
+		if t := strings.TrimSpace(strings.ReplaceAll(textOf(n), "\u00a0", " ")); t != "" {
+			w.blocks = append(w.blocks, block{Kind: blockCode, Text: t, Line: nodeLine(n)})
+		}
+	case atom.Dl:
+		w.dl(n)
+	case atom.Ul, atom.Ol, atom.Menu:
+		w.list(n)
+	case atom.Li:
+		w.item(n)
+	case atom.Br, atom.Hr:
+	default:
+		w.walk(n)
+	}
+}
+
+// childNodes returns the children of n.
+func childNodes(n *html.Node) []*html.Node {
+	var out []*html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		out = append(out, c)
+	}
+	return out
+}
+
+// textOf returns the text content of n, as goquery's Text.
+func textOf(n *html.Node) string {
+	return goquery.NewDocumentFromNode(n).Text()
+}
+
+// frags returns the text of nodes split at every element boundary.
+// line is the line of the container, used until an element gives one.
+func frags(nodes []*html.Node, line int) []frag {
+	var out []frag
+	var cur strings.Builder
+	curLine, curTop, curElem := line, 0, false
+	br, space := false, false
+	pending := false // cur holds text not yet emitted
+	emit := func() {
+		if pending {
+			out = append(out, frag{text: cur.String(), line: curLine, top: curTop, elem: curElem, br: br, space: space})
+			br, space = false, false
+		}
+		cur.Reset()
+		pending = false
+	}
+	var visit func(n *html.Node, top int, elem bool)
+	visit = func(n *html.Node, top int, elem bool) {
+		switch n.Type {
+		case html.TextNode:
+			if !pending {
+				curTop, curElem = top, elem
+				if l := ownLine(n.Parent); l > 0 && l > curLine {
+					curLine = l
+				}
+			}
+			cur.WriteString(n.Data)
+			pending = true
+		case html.ElementNode:
+			if skipped(n) {
+				return
+			}
+			emit()
+			if l := ownLine(n); l > 0 {
+				curLine = l
+			}
+			switch {
+			case n.DataAtom == atom.Br:
+				br = true
+				return
+			case !inline(n):
+				space = true
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				visit(c, top, elem)
+			}
+			emit()
+			if !inline(n) {
+				space = true
+			}
+		}
+	}
+	for i, n := range nodes {
+		visit(n, i, n.Type == html.ElementNode)
+	}
+	emit()
+	// Drop blank fragments; the break or space they stood for moves to
+	// the next one, so "<b>A</b> <b>B</b>" reads "A B".
+	kept := out[:0]
+	carryBr, carrySpace := false, false
+	for _, f := range out {
+		if collapse(f.text) == "" {
+			carryBr = carryBr || f.br
+			carrySpace = carrySpace || f.space || f.text != ""
+			continue
+		}
+		f.br, f.space = f.br || carryBr, f.space || carrySpace
+		carryBr, carrySpace = false, false
+		kept = append(kept, f)
+	}
+	return kept
+}
+
+// inlineBlock makes one block of a run of inline nodes.
+func (w *htmlWalker) inlineBlock(nodes []*html.Node, line int, kind blockKind) block {
+	return blockOf(frags(nodes, line), line, kind)
+}
+
+// one appends the run of nodes as a single block of the given kind.
+func (w *htmlWalker) one(nodes []*html.Node, line int, kind blockKind) {
+	b := w.inlineBlock(nodes, line, kind)
+	if b.Text != "" {
+		w.blocks = append(w.blocks, b)
+	}
+}
+
+// lines appends a run of inline nodes as lines of text, split at <br>.
+// A run that is a single code element is a code block.
+func (w *htmlWalker) lines(nodes []*html.Node, line int) {
+	if code := loneCode(nodes); code != nil {
+		if t := strings.TrimSpace(strings.ReplaceAll(textOf(code), "\u00a0", " ")); t != "" {
+			w.blocks = append(w.blocks, block{Kind: blockCode, Text: t, Line: nodeLine(code)})
+		}
+		return
+	}
+	fs := frags(nodes, line)
+	start := 0
+	for i := 0; i <= len(fs); i++ {
+		if i < len(fs) && (i == start || !fs[i].br) {
+			continue
+		}
+		if i == start {
+			break
+		}
+		part := fs[start:i]
+		part[0].br = false
+		if b := blockOf(part, part[0].line, blockText); b.Text != "" {
+			w.blocks = append(w.blocks, b)
+		}
+		start = i
+	}
+}
+
+// loneCode returns the code element when a run holds nothing else.
+func loneCode(nodes []*html.Node) *html.Node {
+	var code *html.Node
+	for _, n := range nodes {
+		switch {
+		case n.Type == html.TextNode && collapse(n.Data) == "":
+		case n.Type == html.CommentNode:
+		case n.Type == html.ElementNode && skipped(n):
+		case code == nil && n.Type == html.ElementNode &&
+			(n.DataAtom == atom.Code || n.DataAtom == atom.Kbd || n.DataAtom == atom.Samp):
+			code = n
+		default:
+			return nil
+		}
+	}
+	return code
+}
+
+// dl reads a definition list: each dt and the dd after it are a pair.
+func (w *htmlWalker) dl(n *html.Node) {
+	var key *block
+	flushKey := func() {
+		if key != nil {
+			w.blocks = append(w.blocks, *key)
+			key = nil
+		}
+	}
+	var visit func(n *html.Node)
+	visit = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || skipped(c) {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Dt:
+				flushKey()
+				b := w.inlineBlock(childNodes(c), nodeLine(c), blockKV)
+				key = &b
+			case atom.Dd:
+				v := w.inlineBlock(childNodes(c), nodeLine(c), blockText)
+				if key == nil {
+					if v.Text != "" {
+						w.blocks = append(w.blocks, v)
+					}
+					continue
+				}
+				key.Value = v.Text
+				key.Pieces = append(key.Pieces, v.Pieces...)
+				flushKey()
+			case atom.Dl:
+				flushKey()
+				w.dl(c)
+			default:
+				visit(c) // <div> wrappers around dt/dd pairs
+			}
+		}
+	}
+	visit(n)
+	flushKey()
+}
+
+// list reads the items of a list; anything else inside is walked.
+func (w *htmlWalker) list(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || skipped(c) {
+			continue
+		}
+		if c.DataAtom == atom.Li {
+			w.item(c)
+		} else {
+			w.element(c)
+		}
+	}
+}
+
+// item reads a list item: its own text is one block; lists, tables and
+// code inside it are read after it.
+func (w *htmlWalker) item(n *html.Node) {
+	var own, nested []*html.Node
+	var split func(n *html.Node) bool
+	// nestedIn reports whether n holds a list, table or pre.
+	split = func(n *html.Node) bool {
+		if n.Type != html.ElementNode {
+			return false
+		}
+		switch n.DataAtom {
+		case atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Pre:
+			return true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if split(c) {
+				return true
+			}
+		}
+		return false
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if split(c) {
+			nested = append(nested, c)
+		} else {
+			own = append(own, c)
+		}
+	}
+	w.one(own, nodeLine(n), blockItem)
+	for _, c := range nested {
+		switch c.DataAtom {
+		case atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Pre:
+			w.element(c)
+		default:
+			w.walk(c)
+		}
+	}
+}
+
+// table reads a table's rows. The header is the last row of thead, else
+// the last of the leading rows made only of th cells, else the first row.
+func (w *htmlWalker) table(n *html.Node) {
+	type tr struct {
+		n    *html.Node
+		head bool
+	}
+	var trs []tr
+	t := &table{Line: nodeLine(n)}
+	var rows func(n *html.Node, head bool)
+	rows = func(n *html.Node, head bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Tr:
+				trs = append(trs, tr{c, head})
+			case atom.Thead:
+				rows(c, true)
+			case atom.Tbody, atom.Tfoot:
+				rows(c, head)
+			case atom.Caption:
+				t.Caption = joinFrags(frags(childNodes(c), nodeLine(c)))
+			}
+		}
+	}
+	rows(n, false)
+	var all []row
+	var allTH []bool
+	lastHead := -1
+	for i, r := range trs {
+		var cells []cell
+		th := true
+		for c := r.n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || (c.DataAtom != atom.Td && c.DataAtom != atom.Th) {
+				continue
+			}
+			th = th && c.DataAtom == atom.Th
+			fs := frags(childNodes(c), nodeLine(c))
+			cl := cell{Text: joinFrags(fs), Line: nodeLine(c)}
+			for _, f := range fs {
+				if s := collapse(f.text); s != "" {
+					cl.Pieces = append(cl.Pieces, s)
+				}
+			}
+			cells = append(cells, cl)
+		}
+		all = append(all, row{Cells: cells, Line: nodeLine(r.n)})
+		allTH = append(allTH, th && len(cells) > 0)
+		if r.head {
+			lastHead = i
+		}
+	}
+	if lastHead < 0 {
+		for i := range all {
+			if !allTH[i] {
+				break
+			}
+			lastHead = i
+		}
+	}
+	if lastHead < 0 && len(all) > 0 {
+		lastHead = 0
+	}
+	if lastHead < 0 {
+		return
+	}
+	t.Header, t.HeaderLine = all[lastHead].Cells, all[lastHead].Line
+	for i, r := range all {
+		if i > lastHead || (i < lastHead && !trs[i].head && !allTH[i]) {
+			t.Rows = append(t.Rows, r)
+		}
+	}
+	w.blocks = append(w.blocks, block{Kind: blockTable, Line: t.Line, Table: t})
+}
