@@ -238,7 +238,7 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 		return nil, err
 	}
 	if raw.Table.HeaderLine == 0 {
-		return nil, errorf(raw.Name, lastLine(raw), "no All measurements table (a table whose header names Phase, Context, Requests at once, Status, …): not a complete speed-test document")
+		return nil, errorf(raw.Name, lastLine(raw), "no All measurements table by the end of the document (a table whose header names Phase, Context, Requests at once, Status, …): not a complete speed-test document")
 	}
 	rows, err := buildRows(raw)
 	if err != nil {

@@ -50,7 +50,7 @@ func ParseBytes(b []byte, name, format string) (*schema.Matrix, error) {
 	if format == "" {
 		f, err := Detect(b)
 		if err != nil {
-			return nil, errorf(name, 0, "%v", err)
+			return nil, errorf(name, nulLine(b), "%v", err)
 		}
 		format = f
 	}
@@ -82,6 +82,16 @@ func finish(m *schema.Matrix, b []byte, name, format string) *schema.Matrix {
 		m.Measurements[i].RunID = m.Run.RunID
 	}
 	return m
+}
+
+// nulLine is the line of the first NUL byte in the part of b Detect
+// reads, or 0 when there is none (an empty document has no line).
+func nulLine(b []byte) int {
+	i := bytes.IndexByte(b[:min(len(b), 1<<16)], 0)
+	if i < 0 {
+		return 0
+	}
+	return 1 + bytes.Count(b[:i], []byte{'\n'})
 }
 
 // extractors maps a format to the function that pulls a rawDoc out of a
