@@ -64,6 +64,34 @@ type engine struct {
 	running []*seq // in admission order
 	kvUsed  int64
 	cache   *prefixCache
+	stats   engineStats
+}
+
+// engineStats counts how late the engine woke for its step deadlines.
+type engineStats struct {
+	steps, lateSum, lateMax, resets atomic.Int64
+}
+
+func (st *engineStats) record(late int64) {
+	st.steps.Add(1)
+	st.lateSum.Add(late)
+	if late > st.lateMax.Load() {
+		st.lateMax.Store(late)
+	}
+}
+
+// EngineStats reports how well the engine kept its step deadlines: wake-up
+// overshoot is how late it woke for a deadline (it does not accumulate:
+// the next deadline follows the previous one, not the wake-up).
+type EngineStats struct {
+	// Steps counts engine steps since New.
+	Steps int64
+	// MeanOvershoot and MaxOvershoot describe wake-up lateness.
+	MeanOvershoot, MaxOvershoot time.Duration
+	// Resets counts times the engine fell more than 50 ms behind its
+	// schedule (starved of CPU) and restarted it from the current time,
+	// losing that time.
+	Resets int64
 }
 
 func newEngine(p *Profile, m *counters) *engine {
@@ -112,7 +140,7 @@ func (e *engine) close() {
 
 // maxLag bounds how far behind its deadlines the engine may run before it
 // gives up catching up (after an idle period, or when starved of CPU).
-const maxLag = 5 * time.Millisecond
+const maxLag = 50 * time.Millisecond
 
 // run is the engine goroutine.
 func (e *engine) run() {
@@ -141,10 +169,14 @@ func (e *engine) run() {
 		d := e.plan()
 		now := monoNow()
 		if deadline == 0 || now-deadline > int64(maxLag) {
+			if deadline != 0 {
+				e.stats.resets.Add(1)
+			}
 			deadline = now
 		}
 		deadline += int64(float64(d) / e.p.Speedup)
 		sleepUntil(deadline)
+		e.stats.record(monoNow() - deadline)
 		e.finishStep()
 	}
 }

@@ -85,6 +85,17 @@ func (s *Server) Close() {
 	})
 }
 
+// Stats reports the engine's pacing so far.
+func (s *Server) Stats() EngineStats {
+	st := &s.eng.stats
+	n := st.steps.Load()
+	out := EngineStats{Steps: n, MaxOvershoot: time.Duration(st.lateMax.Load()), Resets: st.resets.Load()}
+	if n > 0 {
+		out.MeanOvershoot = time.Duration(st.lateSum.Load() / n)
+	}
+	return out
+}
+
 // Profile returns the profile the server runs, defaults filled in.
 func (s *Server) Profile() Profile { return s.p }
 
