@@ -88,11 +88,27 @@ func (h Heatmap) check() error {
 	return nil
 }
 
-// luminance returns the relative luminance of c in [0, 1] (sRGB weights),
-// used to pick black or white text.
+// luminance returns the WCAG relative luminance of c in [0, 1].
 func luminance(c color.Color) float64 {
 	r, g, b, _ := c.RGBA()
-	return (0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)) / 0xFFFF
+	lin := func(v uint32) float64 {
+		s := float64(v) / 0xFFFF
+		if s <= 0.04045 {
+			return s / 12.92
+		}
+		return math.Pow((s+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+}
+
+// textOn returns black or white, whichever contrasts more with fill
+// (WCAG contrast ratio).
+func textOn(fill color.Color) color.Color {
+	l := luminance(fill)
+	if (1.05)/(l+0.05) > (l+0.05)/0.05 {
+		return color.White
+	}
+	return color.Black
 }
 
 // Figure implements Chart.
@@ -159,10 +175,7 @@ func (h Heatmap) Figure() (*Figure, error) {
 				if err != nil {
 					return nil, fmt.Errorf("plots: %s: %w", h.Title, err)
 				}
-				textColor = color.Black
-				if luminance(fill) < 0.45 {
-					textColor = color.White
-				}
+				textColor = textOn(fill)
 				text = strings.TrimSpace(format(v) + "\n" + text)
 			}
 			if text == "" {
@@ -215,7 +228,7 @@ var ratioTicks = []float64{0.1, 0.2, 0.25, 0.33, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2
 // ratio is set (cm then spans log2 of the ratio).
 func colorBar(cm palette.ColorMap, ratio bool, label string) *plot.Plot {
 	p := newPlot("", "", label)
-	p.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true, Colors: 128})
+	p.Add(colorSteps{cm: cm, n: 96})
 	p.HideX()
 	p.Y.Padding = 0
 	p.Y.Min, p.Y.Max = cm.Min(), cm.Max()
@@ -272,4 +285,44 @@ func (h hatch) Plot(c draw.Canvas, p *plot.Plot) {
 			}
 		}
 	}
+}
+
+// colorSteps draws a vertical colour bar as n filled rectangles.
+// Note: plotter.ColorBar draws a 1-pixel-wide image, which vgsvg writes
+// without preserveAspectRatio="none", so browsers shrink it to a hairline.
+type colorSteps struct {
+	cm palette.ColorMap
+	n  int
+}
+
+// Plot implements plot.Plotter.
+func (s colorSteps) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	lo, hi := s.cm.Min(), s.cm.Max()
+	step := (hi - lo) / float64(s.n)
+	for i := range s.n {
+		v0, v1 := lo+float64(i)*step, lo+float64(i+1)*step
+		col, err := s.cm.At((v0 + v1) / 2)
+		if err != nil {
+			continue
+		}
+		// Overlap each step slightly so no seams show between them.
+		y0, y1 := trY(v0), trY(v1)+vg.Points(0.3)
+		if i == s.n-1 {
+			y1 = trY(v1)
+		}
+		var path vg.Path
+		path.Move(vg.Point{X: trX(0), Y: y0})
+		path.Line(vg.Point{X: trX(1), Y: y0})
+		path.Line(vg.Point{X: trX(1), Y: y1})
+		path.Line(vg.Point{X: trX(0), Y: y1})
+		path.Close()
+		c.SetColor(col)
+		c.Fill(path)
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (s colorSteps) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, 1, s.cm.Min(), s.cm.Max()
 }
