@@ -1,0 +1,132 @@
+package parse
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"speedmatrix/schema"
+)
+
+// seedForms lists each seed's text form (the seed itself) and the HTML
+// and Markdown forms written from it in testdata/forms.
+func seedForms(t testing.TB) map[string][]string {
+	t.Helper()
+	seeds, err := filepath.Glob(filepath.Join("..", "testdata", "seeds", "*.txt"))
+	if err != nil || len(seeds) < 2 {
+		t.Fatalf("seeds: %v (found %d, want 2)", err, len(seeds))
+	}
+	out := map[string][]string{}
+	for _, s := range seeds {
+		base := strings.TrimSuffix(filepath.Base(s), ".txt")
+		forms := []string{s}
+		for _, ext := range []string{".html", ".md"} {
+			p := filepath.Join("testdata", "forms", base+ext)
+			if _, err := os.Stat(p); err != nil {
+				t.Fatalf("seed %s has no %s form: %v", base, ext, err)
+			}
+			forms = append(forms, p)
+		}
+		out[base] = forms
+	}
+	return out
+}
+
+// comparable strips what legitimately differs between forms of one
+// document (where it was read from, line numbers, printed text) and the
+// run id, which the test compares first.
+func comparable(m *schema.Matrix) *schema.Matrix {
+	c := *m
+	c.Run.SourcePath, c.Run.SourceSHA256, c.Run.SourceFormat = "", "", ""
+	c.Run.RunID = "" // compared on its own
+	c.Measurements = make([]schema.Measurement, len(m.Measurements))
+	for i, x := range m.Measurements {
+		x.SourceLine, x.Printed, x.RunID = 0, nil, ""
+		c.Measurements[i] = x
+	}
+	return &c
+}
+
+// TestFormsAgree checks that the text, HTML and Markdown forms of each
+// seed parse (detected from content, and with the format given) to the
+// same run id, the same run and the same measurements.
+func TestFormsAgree(t *testing.T) {
+	wantFormat := map[string]string{".txt": schema.FormatText, ".html": schema.FormatHTML, ".md": schema.FormatMarkdown}
+	for base, forms := range seedForms(t) {
+		t.Run(base, func(t *testing.T) {
+			var ref *schema.Matrix
+			var refName string
+			for _, path := range forms {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				format := wantFormat[filepath.Ext(path)]
+				if got, err := Detect(b); err != nil || got != format {
+					t.Errorf("%s: Detect = %q, %v; want %q", path, got, err, format)
+				}
+				for _, f := range []string{"", format} {
+					m, err := ParseBytes(b, path, f)
+					if err != nil {
+						t.Fatalf("%s (format %q): %v", path, f, err)
+					}
+					if m.Run.SourceFormat != format {
+						t.Errorf("%s: source format %q, want %q", path, m.Run.SourceFormat, format)
+					}
+					if len(m.Measurements) == 0 {
+						t.Fatalf("%s: no measurements", path)
+					}
+					for _, x := range m.Measurements {
+						if x.SourceLine <= 0 {
+							t.Errorf("%s: %s %s×%v has no source line", path, x.Phase, x.ContextLabel, x.Concurrency)
+							break
+						}
+					}
+					if ref == nil {
+						ref, refName = m, path
+						continue
+					}
+					if m.Run.RunID != ref.Run.RunID {
+						t.Errorf("%s: run id %s, %s has %s", path, m.Run.RunID, refName, ref.Run.RunID)
+					}
+					got, want := comparable(m), comparable(ref)
+					if !reflect.DeepEqual(got.Run, want.Run) {
+						t.Errorf("%s: run differs from %s:\n%s", path, refName, diffJSON(got.Run, want.Run))
+					}
+					if len(got.Measurements) != len(want.Measurements) {
+						t.Fatalf("%s: %d measurements, %s has %d", path, len(got.Measurements), refName, len(want.Measurements))
+					}
+					for i := range got.Measurements {
+						if !reflect.DeepEqual(got.Measurements[i], want.Measurements[i]) {
+							t.Errorf("%s: measurement %d differs from %s:\n%s", path, i, refName, diffJSON(got.Measurements[i], want.Measurements[i]))
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// diffJSON shows the JSON lines of got that differ from want.
+func diffJSON(got, want any) string {
+	g, _ := json.MarshalIndent(got, "", " ")
+	w, _ := json.MarshalIndent(want, "", " ")
+	gl, wl := strings.Split(string(g), "\n"), strings.Split(string(w), "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(gl), len(wl)); i++ {
+		var x, y string
+		if i < len(gl) {
+			x = gl[i]
+		}
+		if i < len(wl) {
+			y = wl[i]
+		}
+		if x != y {
+			b.WriteString("  got  " + x + "\n  want " + y + "\n")
+		}
+	}
+	return b.String()
+}
