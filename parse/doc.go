@@ -1,0 +1,69 @@
+// Package parse turns published speed-test documents into a
+// schema.Matrix.
+//
+// # Pipeline
+//
+//	bytes ──Detect──► format ──extractor──► rawDoc ──build──► schema.Matrix
+//
+// Parse (or ParseBytes) detects the format from the content unless told
+// (text, HTML or Markdown; other tools' result files are read by the
+// peer_*.go readers). Each format has an extractor that only finds
+// structure and keeps strings as printed, with their line numbers:
+// extractText (text.go) for the flattened text of the seeds, extractHTML
+// (html.go) and extractMarkdown (markdown.go). They all produce a rawDoc
+// (raw.go). One builder, build (build.go), interprets a rawDoc, so every
+// form of a document yields identical rows and the same run id.
+//
+// # What build does
+//
+//   - The "All measurements" table is the record: one Measurement per row.
+//     Columns are found by header text, case- and space-insensitively,
+//     with close variants ("Requests at once" or "Concurrency", "TTFT" or
+//     "TTFT (ms)"); an unknown column is kept in Printed and, when numeric,
+//     in Extra under a snake_case name with a unit suffix. Every cell's text
+//     is kept in Measurement.Printed under its header as printed, and
+//     SourceLine is the row's line.
+//   - Numbers are normalized by number.go: "55K" = 55000, "1,627.8",
+//     "9,756", "3.1 ms", "30.0 s" (seconds), "—" = null. A number that is
+//     not well formed (a stray comma, a wrong unit) is an error at its line.
+//   - Phases: Prefill → prefill; Sustained decode or Decode → decode.
+//     Statuses: Valid, Looped, Over capacity, Skipped, Error.
+//   - ContextLabel stays as printed ("123K"). ContextTokens is the label ×
+//     1024 (the tool behind the seeds counts 1024 tokens per K): the
+//     documents print rounded labels, not the exact prompt length, so
+//     ContextTokens is the nominal context, not a measured token count.
+//   - A second row for the same phase, context and concurrency is an error
+//     naming both lines, whether it repeats or contradicts the first.
+//   - Agreement: every decode-matrix cell and every prefill figure must
+//     agree with its table row (tok/s and TTFT at the printed precision,
+//     or the status for "Looped"/"Over capacity" cells); a disagreement is
+//     an error naming both lines. Cells printed without a separator
+//     ("5,319.41,644 ms TTFT") are split at every point that leaves a
+//     well-formed tok/s figure and a well-formed TTFT, and the split that
+//     agrees with the table is taken ("5,319.4" and "1,644 ms"). A matrix
+//     cell without a table row is an error too. A matrix whose caption
+//     names per-request tok/s is compared with that column.
+//   - Metadata (metadata.go): model, GPU (and a "2×" count) and VRAM from
+//     the title "MODEL on GPU NNGB", overridden by the Hardware section;
+//     Engine and Run pairs fill their columns (keys matched case- and
+//     space-insensitively); every pair, known or not, is kept in
+//     Run.Metadata in order with its section. "Benchmark tool
+//     llm-inference-bench v0.7.6" becomes bench_tool "llm-inference-bench"
+//     and bench_version "0.7.6": the "v" is dropped so versions compare as
+//     printed by other tools; the printed text stays in Metadata.
+//   - The launch command (launch.go, ParseLaunch, also used by the runner)
+//     is tokenized like a shell, its secrets redacted (--api-key and other
+//     key/token/secret flags, *_TOKEN= and *_KEY= variables, bearer
+//     headers, sk-/hf_ keys), and its model, tensor parallelism, maximum
+//     length, memory fraction, quantization, dtype and all flags taken
+//     out. No secret reaches any Run field: metadata values under secret
+//     keys and recognizable keys anywhere are redacted too.
+//
+// # Errors
+//
+// Problems with the content are *Error values, "file:line: message".
+// Line is 0 only when the document has no line to point at (an empty
+// document, one larger than MaxDocumentBytes). A document without an All
+// measurements table is an error at its last recognized line: the
+// summary matrix alone is not the record.
+package parse

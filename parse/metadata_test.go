@@ -1,0 +1,158 @@
+package parse
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"speedmatrix/schema"
+)
+
+func TestMetaSeedRun(t *testing.T) {
+	m, err := ParseBytes(readSeed(t, seed000), seed000, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Run
+	got := map[string]any{
+		"title": r.Title, "model": r.Model, "model_id": r.ModelID, "gpu": r.GPU, "vram_gb": *r.VRAMGB,
+		"hardware_type": r.HardwareType, "os": r.OS, "engine": r.Engine, "engine_version": r.EngineVersion,
+		"quantization": r.Quantization, "backend": r.Backend, "engine_repository": r.EngineRepository, "build": r.Build,
+		"engine_commit": r.EngineCommit, "served_model": r.ServedModel, "revision": r.Revision, "bench_tool": r.BenchTool,
+		"bench_version": r.BenchVersion, "decode_test": r.DecodeTest, "prefill_mode": r.PrefillMode,
+		"measure_seconds": *r.MeasureSeconds, "max_output_tokens": *r.MaxOutputTokens, "tensor_parallel": *r.TensorParallel,
+		"max_model_len": *r.MaxModelLen, "gpu_memory_utilization": *r.GPUMemoryUtilization,
+	}
+	want := map[string]any{
+		"title": "Ling-3.0-tiny-int4 on RTX PRO 6000 Blackwell Server Edition 96GB", "model": "Ling-3.0-tiny-int4",
+		"model_id": "inclusionAI/Ling-3.0-tiny-int4", "gpu": "RTX PRO 6000 Blackwell Server Edition", "vram_gb": 96.0,
+		"hardware_type": "Discrete GPU", "os": "linux", "engine": "vllm", "engine_version": "0.30.1rc1.dev452+g73a583112",
+		"quantization": "INT4", "backend": "cuda", "engine_repository": "github.com/vllm-project/vllm", "build": "cuda-13.2",
+		"engine_commit": "73a5831127a9", "served_model": "ling", "revision": "main", "bench_tool": "llm-inference-bench",
+		"bench_version": "0.7.6", "decode_test": "Fixed duration", "prefill_mode": "Measured during decode warm-up",
+		"measure_seconds": 30.0, "max_output_tokens": int64(4096), "tensor_parallel": int32(1),
+		"max_model_len": int64(131072), "gpu_memory_utilization": 0.75,
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s = %#v, want %#v", k, got[k], w)
+		}
+	}
+	if len(r.Metadata) != 18 || r.Metadata[17] != (schema.Field{Section: "Run", Key: "Max output", Value: "4,096 tokens"}) {
+		t.Errorf("metadata: %d pairs, last %+v", len(r.Metadata), r.Metadata[len(r.Metadata)-1])
+	}
+	if !strings.Contains(r.LaunchCommand, "--api-key <redacted>") || len(r.LaunchFlags) != 13 {
+		t.Errorf("launch %q with %d flags", r.LaunchCommand, len(r.LaunchFlags))
+	}
+}
+
+func TestMetaFields(t *testing.T) {
+	tests := []struct {
+		name   string
+		title  string
+		fields []rawField
+		check  map[string]string // column → value (fmt.Sprint of the dereferenced field)
+	}{
+		{
+			name:  "title with GPU count",
+			title: "Qwen3-32B on 8× H100 SXM 80GB",
+			check: map[string]string{"model": "Qwen3-32B", "gpu": "H100 SXM", "gpu_count": "8", "vram_gb": "80"},
+		},
+		{
+			name:   "title without VRAM, hardware overrides",
+			title:  "Llama on Some GPU",
+			fields: []rawField{{Section: "Hardware", Key: "GPU", Value: "2x A100"}, {Section: "Hardware", Key: "vram", Value: "1.5 TB"}},
+			check:  map[string]string{"model": "Llama", "gpu": "A100", "gpu_count": "2", "vram_gb": "1500"},
+		},
+		{
+			name:  "keys in any case and spacing",
+			title: "plain title",
+			fields: []rawField{
+				{Section: "run", Key: "SERVED MODEL", Value: "x"}, {Section: "Run", Key: "time-per-measurement", Value: "2 min"},
+				{Section: "Run", Key: "max output tokens", Value: "512"}, {Section: "Engine", Key: "version", Value: "1.2"},
+				{Section: "Run", Key: "Version", Value: "9.9"}, {Section: "Run", Key: "Type", Value: "not hardware"},
+				{Section: "Run", Key: "Benchmark tool", Value: "vegeta 12.8.4"}, {Section: "Engine", Key: "Quantization", Value: "FP8"},
+			},
+			check: map[string]string{"model": "", "served_model": "x", "measure_seconds": "120", "max_output_tokens": "512",
+				"engine_version": "1.2", "hardware_type": "", "bench_tool": "vegeta", "bench_version": "12.8.4", "quantization": "FP8"},
+		},
+		{
+			name:   "bench tool without a version",
+			fields: []rawField{{Section: "Run", Key: "Benchmark tool", Value: "in-house"}, {Section: "Run", Key: "Time per measurement", Value: "500 ms"}},
+			check:  map[string]string{"bench_tool": "in-house", "bench_version": "", "measure_seconds": "0.5"},
+		},
+		{
+			name:   "launch command given as a pair",
+			fields: []rawField{{Section: "Run", Key: "Launch command", Value: "vllm serve org/m -tp 2 --api-key abc"}},
+			check:  map[string]string{"model_id": "org/m", "model": "org/m", "tensor_parallel": "2", "launch_command": "vllm serve org/m -tp 2 --api-key <redacted>"},
+		},
+	}
+	for _, tt := range tests {
+		var run schema.Run
+		if err := buildRun(&rawDoc{Name: "m.txt", Title: tt.title, Fields: tt.fields}, &run); err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		b, _ := json.Marshal(run)
+		var cols map[string]any
+		_ = json.Unmarshal(b, &cols)
+		for k, w := range tt.check {
+			g := cols[k]
+			if g == nil {
+				g = ""
+			}
+			if fmt.Sprint(g) != w {
+				t.Errorf("%s: %s = %v, want %s", tt.name, k, g, w)
+			}
+		}
+		if len(run.Metadata) != len(tt.fields) {
+			t.Errorf("%s: %d metadata pairs, want %d (every pair kept)", tt.name, len(run.Metadata), len(tt.fields))
+		}
+	}
+}
+
+func TestMetaSecrets(t *testing.T) {
+	fields := []rawField{
+		{Section: "Run", Key: "API key", Value: "abc123"},
+		{Section: "Run", Key: "HF token", Value: "hf_zzzzzzzzzzzzzzzzzzzzzz"},
+		{Section: "Run", Key: "Notes", Value: "sent Authorization: Bearer qwertyuiop1234"},
+		{Section: "Run", Key: "Max tokens", Value: "100"},
+	}
+	var run schema.Run
+	if err := buildRun(&rawDoc{Name: "s.txt", Title: "M on G sk-abcdefghijklmnopqrstuv", Fields: fields, Launch: "OPENAI_API_KEY=k1k1k1 vllm serve m"}, &run); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(run)
+	for _, s := range []string{"abc123", "hf_zzzz", "qwertyuiop1234", "sk-abcdef", "k1k1k1"} {
+		if strings.Contains(string(b), s) {
+			t.Errorf("secret %q reaches the run: %s", s, b)
+		}
+	}
+	if run.Metadata[3].Value != "100" {
+		t.Errorf("Max tokens redacted: %+v", run.Metadata[3])
+	}
+}
+
+func TestMetaBadValues(t *testing.T) {
+	tests := []struct {
+		key, value, want string
+	}{
+		{"VRAM", "lots", `VRAM "lots" is not a size like 96 GB`},
+		{"VRAM", "96 ms", `is not a size`},
+		{"Time per measurement", "thirty s", `is not a duration like 30 s`},
+		{"Time per measurement", "30 GB", `is not a duration`},
+		{"Max output", "4,09 tokens", `is not a token count like 4,096 tokens`},
+		{"Max output", "4.5", `is not a token count`},
+		{"GPU count", "two", `is not a number of GPUs`},
+	}
+	for _, tt := range tests {
+		var run schema.Run
+		err := buildRun(&rawDoc{Name: "b.txt", Fields: []rawField{{Section: "Run", Key: "OS", Value: "linux", Line: 4}, {Section: "Run", Key: tt.key, Value: tt.value, Line: 7}}}, &run)
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Line != 7 || !strings.Contains(pe.Msg, tt.want) {
+			t.Errorf("%s %q: error %v, want b.txt:7: …%s…", tt.key, tt.value, err, tt.want)
+		}
+	}
+}
