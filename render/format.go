@@ -98,9 +98,14 @@ func FormatDecimal(v float64, min int) string {
 }
 
 // kilo returns v in the seeds' K form when v is in [10,000, 1,000,000)
-// and the K form reads back as v: v has at most three significant digits,
-// or v is what a reader that multiplies the printed mantissa by 1,000 gets
-// from such a form (16.1 × 1,000 is 16100.000000000002 in float64).
+// and the K form reads back as v: when v has three significant digits and
+// equals the printed mantissa × 1,000 as float64 computes it.
+//
+// Note: package parse reads "32.2K" as 32.2 × 1,000, which is
+// 32200.000000000004 in float64 (10 of the 1,800 three-digit mantissas are
+// inexact like this). So a seed's "32.2K" parses to 32200.000000000004 and
+// must print as "32.2K" again, while a measured 32200 must not print as
+// "32.2K" (it would read back wrong): it prints as "32,200.0".
 func kilo(v float64) (string, bool) {
 	if v < 1e4 || v >= 1e6 {
 		return "", false
@@ -120,7 +125,7 @@ func kilo(v float64) (string, bool) {
 		mant += "." + frac
 	}
 	f, _ := strconv.ParseFloat(mant, 64)
-	if v != r && v != f*1e3 {
+	if v != f*1e3 {
 		return "", false
 	}
 	return mant + "K", true

@@ -19,8 +19,9 @@ func TestFormatters(t *testing.T) {
 		{"toks 13K", FormatTokS(13000), "13K"},
 		{"toks 123K", FormatTokS(123000), "123K"},
 		{"toks 10K", FormatTokS(10000), "10K"},
-		{"toks 16.1K as a multiplying reader gets it", FormatTokS(16.1 * 1e3), "16.1K"},
-		{"toks 16.1K exact", FormatTokS(16100), "16.1K"},
+		{"toks 16.1K as a multiplying reader gets it", FormatTokS(kilomul(16.1)), "16.1K"},
+		{"toks 32.2K as a multiplying reader gets it", FormatTokS(kilomul(32.2)), "32.2K"},
+		{"toks 16,100 does not read back from 16.1K", FormatTokS(16100), "16,100.0"},
 		{"toks four significant digits", FormatTokS(10050), "10,050.0"},
 		{"toks precise above 10K", FormatTokS(12987.34), "12,987.34"},
 		{"toks million", FormatTokS(1e6), "1,000,000.0"},
@@ -60,6 +61,13 @@ func TestFormatters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kilomul is what a reader that multiplies a K mantissa by 1,000 gets, in
+// float64 at run time (a constant expression would be exact).
+func kilomul(mant float64) float64 {
+	k := 1e3
+	return mant * k
 }
 
 // readBack inverts the formatters the way a careful reader does (the K
@@ -104,11 +112,11 @@ func checkReadsBack(t testing.TB, v float64) {
 }
 
 func TestFormatReadsBack(t *testing.T) {
-	values := []float64{0, 1, 0.1, 1e-9, 325.2413, 9999.95, 10000, 10049.999, 16100, 16.1 * 1e3,
-		32.3 * 1e3, 57500, 99950, 99999.99, 999000, 999999, 1e6, 1.5e15, 2.5e300, 5e-324, -42.42}
+	values := []float64{0, 1, 0.1, 1e-9, 325.2413, 9999.95, 10000, 10049.999, 16100, kilomul(16.1),
+		kilomul(32.3), 57500, 99950, 99999.99, 999000, 999999, 1e6, 1.5e15, 2.5e300, 5e-324, -42.42}
 	// Every three-significant-digit value the K form covers.
 	for n := 100; n < 1000; n++ {
-		values = append(values, float64(n*100), float64(n*1000))
+		values = append(values, float64(n*100), float64(n*1000), kilomul(float64(n)/10), kilomul(float64(n)))
 	}
 	for _, v := range values {
 		checkReadsBack(t, v)
@@ -116,7 +124,7 @@ func TestFormatReadsBack(t *testing.T) {
 }
 
 func FuzzFormatReadsBack(f *testing.F) {
-	for _, v := range []float64{0, 55000, 57500, 1627.8, 3.1, 30, 12987.34, 16.1 * 1e3} {
+	for _, v := range []float64{0, 55000, 57500, 1627.8, 3.1, 30, 12987.34, kilomul(16.1)} {
 		f.Add(v)
 	}
 	f.Fuzz(func(t *testing.T, v float64) { checkReadsBack(t, v) })
