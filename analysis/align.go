@@ -61,42 +61,96 @@ func (c *Cell) Values(mt Metric) []float64 {
 
 // Cells is one run's measurements grouped by Key, in canonical order.
 type Cells struct {
-	Run   *schema.Matrix
-	List  []Cell
-	index map[Key]int
+	Run  *schema.Matrix
+	List []Cell
+	// keys is the table of keys this run was indexed against (shared by
+	// the runs of one Compare); byID maps a key id to its List index + 1.
+	keys *KeyTable
+	byID []int32
 	// samples holds per-request samples by cell, when the run kept them.
 	samples map[Key][]*schema.Sample
 }
 
+// KeyTable numbers cell keys. Runs indexed against one table share the
+// numbering, so aligning them needs no hashing per run and cell.
+type KeyTable struct {
+	ids   map[Key]int32
+	cells []Cell // first cell seen per id (Key and ContextTokens; no rows)
+}
+
+// NewKeyTable returns an empty table.
+func NewKeyTable() *KeyTable { return &KeyTable{ids: map[Key]int32{}} }
+
+func (kt *KeyTable) id(k Key, contextTokens int64) int32 {
+	id, ok := kt.ids[k]
+	if !ok {
+		id = int32(len(kt.cells))
+		kt.ids[k] = id
+		kt.cells = append(kt.cells, Cell{Key: k, ContextTokens: contextTokens})
+	}
+	return id
+}
+
 // IndexCells groups a matrix's measurements by cell.
-func IndexCells(m *schema.Matrix) *Cells {
-	cs := &Cells{Run: m, index: make(map[Key]int, len(m.Measurements))}
+func IndexCells(m *schema.Matrix) *Cells { return NewKeyTable().Index(m) }
+
+// Index groups a matrix's measurements by cell, numbering keys in kt.
+//
+// Note: a comparison against an archive indexes thousands of runs, so a
+// run costs no map of its own (key ids come from the shared table) and
+// the rows of all its cells share one backing array.
+func (kt *KeyTable) Index(m *schema.Matrix) *Cells {
+	cs := &Cells{Run: m, keys: kt, List: make([]Cell, 0, len(m.Measurements))}
+	which := make([]int32, len(m.Measurements))
+	var counts []int32
 	for i := range m.Measurements {
 		x := &m.Measurements[i]
 		k := Key{Phase: x.Phase, ContextLabel: x.ContextLabel}
 		if x.Concurrency != nil {
 			k.Concurrency = *x.Concurrency
 		}
-		j, ok := cs.index[k]
-		if !ok {
-			j = len(cs.List)
-			cs.index[k] = j
-			ct := ContextTokens(x.ContextLabel)
-			if x.ContextTokens != nil {
-				ct = *x.ContextTokens
+		ct := int64(-1)
+		if x.ContextTokens != nil {
+			ct = *x.ContextTokens
+		}
+		id := kt.id(k, ct)
+		if int(id) >= len(cs.byID) {
+			cs.byID = append(cs.byID, make([]int32, int(id)+1-len(cs.byID))...)
+		}
+		j := cs.byID[id] - 1
+		if j < 0 {
+			j = int32(len(cs.List))
+			cs.byID[id] = j + 1
+			if ct < 0 {
+				// Parsed once per key, not once per run.
+				if ct = kt.cells[id].ContextTokens; ct < 0 {
+					ct = ContextTokens(x.ContextLabel)
+					kt.cells[id].ContextTokens = ct
+				}
 			}
 			cs.List = append(cs.List, Cell{Key: k, ContextTokens: ct, Status: x.Status})
+			counts = append(counts, 0)
 		}
-		c := &cs.List[j]
-		c.Rows = append(c.Rows, x)
+		which[i] = j
+		counts[j]++
 		if x.Status == schema.StatusValid {
-			c.Status = schema.StatusValid
+			cs.List[j].Status = schema.StatusValid
 		}
+	}
+	rows := make([]*schema.Measurement, len(m.Measurements))
+	off := int32(0)
+	for j := range cs.List {
+		cs.List[j].Rows = rows[off : off : off+counts[j]]
+		off += counts[j]
+	}
+	for i := range m.Measurements {
+		c := &cs.List[which[i]]
+		c.Rows = append(c.Rows, &m.Measurements[i])
 	}
 	if !slices.IsSortedFunc(cs.List, compareCells) {
 		slices.SortStableFunc(cs.List, compareCells)
 		for i, c := range cs.List {
-			cs.index[c.Key] = i
+			cs.byID[kt.ids[c.Key]] = int32(i) + 1
 		}
 	}
 	if len(m.Samples) > 0 {
@@ -112,10 +166,18 @@ func IndexCells(m *schema.Matrix) *Cells {
 
 // Get returns the cell for k, or nil when the run has none.
 func (cs *Cells) Get(k Key) *Cell {
-	if i, ok := cs.index[k]; ok {
-		return &cs.List[i]
+	id, ok := cs.keys.ids[k]
+	if !ok {
+		return nil
 	}
-	return nil
+	return cs.byKeyID(id)
+}
+
+func (cs *Cells) byKeyID(id int32) *Cell {
+	if int(id) >= len(cs.byID) || cs.byID[id] == 0 {
+		return nil
+	}
+	return &cs.List[cs.byID[id]-1]
 }
 
 // Phase returns the run's cells of one phase, in canonical order.
@@ -133,18 +195,41 @@ func (cs *Cells) Phase(p schema.Phase) []*Cell {
 // order (phase, context length, concurrency), with each key's context
 // length.
 func Align(runs ...*Cells) []Cell {
-	seen := map[Key]bool{}
 	var out []Cell
-	for _, r := range runs {
-		for _, c := range r.List {
-			if !seen[c.Key] {
-				seen[c.Key] = true
-				out = append(out, Cell{Key: c.Key, ContextTokens: c.ContextTokens})
+	if shared(runs) {
+		kt := runs[0].keys
+		seen := make([]bool, len(kt.cells))
+		for _, r := range runs {
+			for id, j := range r.byID {
+				if j > 0 && !seen[id] {
+					seen[id] = true
+					out = append(out, Cell{Key: kt.cells[id].Key, ContextTokens: r.List[j-1].ContextTokens})
+				}
+			}
+		}
+	} else {
+		seen := map[Key]bool{}
+		for _, r := range runs {
+			for _, c := range r.List {
+				if !seen[c.Key] {
+					seen[c.Key] = true
+					out = append(out, Cell{Key: c.Key, ContextTokens: c.ContextTokens})
+				}
 			}
 		}
 	}
 	slices.SortStableFunc(out, compareCells)
 	return out
+}
+
+// shared reports whether runs were all indexed against one KeyTable.
+func shared(runs []*Cells) bool {
+	for _, r := range runs {
+		if r.keys != runs[0].keys {
+			return false
+		}
+	}
+	return len(runs) > 0
 }
 
 var phaseRank = map[schema.Phase]int{schema.PhasePrefill: 0, schema.PhaseDecode: 1, schema.PhaseServe: 2}

@@ -101,9 +101,10 @@ func (v Verdict) String() string {
 }
 
 // Delta is one metric of one aligned cell, baseline against one other
-// run. It is kept small (indices, not strings) because a comparison
-// against a whole archive holds millions of them; Comparison.Rows
-// expands them for printing.
+// run. It is kept small and free of pointers (indices, not strings; its
+// statistics live beside it, see Comparison.Stats) because a comparison
+// against a whole archive holds millions of them; Comparison.Rows expands
+// them for printing.
 type Delta struct {
 	// Cell indexes Comparison.Cells; Metric indexes Comparison.Metrics.
 	Cell                  int32
@@ -111,8 +112,6 @@ type Delta struct {
 	BaseState, ValueState State
 	Verdict               Verdict
 	Baseline, Value       float64
-	// Stats is set when both sides carry a spread (repeats or samples).
-	Stats *CellStats
 }
 
 // Ratio returns Value/Baseline, false when either side has no value or
@@ -157,6 +156,13 @@ type Comparison struct {
 	// cell holds one figure and no ratio is a test of significance.
 	Spread bool
 
+	// stats holds, per other run, the statistics of its deltas by index.
+	stats []map[int32]*CellStats
+	// groups numbers each aligned cell's phase (group 2i) and phase and
+	// context (group 2i+1) for Summarize.
+	phaseGroup, ctxGroup []int32
+	groupKeys            []groupKey
+
 	opt Options
 }
 
@@ -166,10 +172,11 @@ func Compare(baseline *schema.Matrix, others []*schema.Matrix, opt Options) (*Co
 	if baseline == nil || len(others) == 0 {
 		return nil, fmt.Errorf("compare: need a baseline and at least one other run")
 	}
-	b := IndexCells(baseline)
+	kt := NewKeyTable()
+	b := kt.Index(baseline)
 	os := make([]*Cells, len(others))
 	for i, m := range others {
-		os[i] = IndexCells(m)
+		os[i] = kt.Index(m)
 	}
 	return CompareCells(b, os, opt)
 }
@@ -226,15 +233,25 @@ func CompareCells(b *Cells, others []*Cells, opt Options) (*Comparison, error) {
 		perPhase[p] = idx
 	}
 	baseCells := make([]*Cell, len(c.Cells))
+	keyIDs := make([]int32, len(c.Cells)) // in the baseline's key table
 	for i := range c.Cells {
-		baseCells[i] = b.Get(c.Cells[i].Key)
+		keyIDs[i] = b.keys.id(c.Cells[i].Key, c.Cells[i].ContextTokens)
+		baseCells[i] = b.byKeyID(keyIDs[i])
 	}
+	c.groupCells()
 	c.Deltas = make([][]Delta, len(others))
+	c.stats = make([]map[int32]*CellStats, len(others))
 	for oi, o := range others {
 		ds := make([]Delta, 0, len(b.List)*4)
 		for ci := range c.Cells {
 			k := c.Cells[ci].Key
-			bc, oc := baseCells[ci], o.Get(k)
+			bc := baseCells[ci]
+			var oc *Cell
+			if o.keys == b.keys {
+				oc = o.byKeyID(keyIDs[ci])
+			} else {
+				oc = o.Get(k)
+			}
 			if bc == nil && oc == nil {
 				continue
 			}
@@ -243,13 +260,18 @@ func CompareCells(b *Cells, others []*Cells, opt Options) (*Comparison, error) {
 				d := Delta{Cell: int32(ci), Metric: mi}
 				d.BaseState, d.Baseline = stateOf(bc, mt)
 				d.ValueState, d.Value = stateOf(oc, mt)
+				var st *CellStats
 				if d.BaseState == StateValue && d.ValueState == StateValue {
-					d.Stats = cellStats(b, bc, o, oc, mt, opt)
-					if d.Stats != nil {
+					st = cellStats(b, bc, o, oc, mt, opt)
+					if st != nil {
 						c.Spread = true
+						if c.stats[oi] == nil {
+							c.stats[oi] = map[int32]*CellStats{}
+						}
+						c.stats[oi][int32(len(ds))] = st
 					}
 				}
-				d.Verdict = verdict(&d, mt, opt)
+				d.Verdict = verdict(&d, st, mt, opt)
 				ds = append(ds, d)
 			}
 		}
@@ -267,12 +289,21 @@ func (c *Comparison) metricIndex(name string) int {
 	return -1
 }
 
-func verdict(d *Delta, mt Metric, opt Options) Verdict {
+// Stats returns the statistics of delta i of other run oi, nil when its
+// cell has one figure on either side.
+func (c *Comparison) Stats(oi, i int) *CellStats {
+	if c.stats == nil || c.stats[oi] == nil {
+		return nil
+	}
+	return c.stats[oi][int32(i)]
+}
+
+func verdict(d *Delta, st *CellStats, mt Metric, opt Options) Verdict {
 	r, ok := d.Ratio()
 	if !ok {
 		return VerdictNone
 	}
-	if d.Stats != nil && !d.Stats.Significant() {
+	if st != nil && !st.Significant() {
 		return VerdictSame
 	}
 	if math.Abs(r-1) < opt.SameWithin {
@@ -341,13 +372,13 @@ func (c *Comparison) Rows() []Row {
 	out := make([]Row, 0, n)
 	for oi, ds := range c.Deltas {
 		for i := range ds {
-			out = append(out, c.row(oi, &ds[i]))
+			out = append(out, c.row(oi, &ds[i], c.Stats(oi, i)))
 		}
 	}
 	return out
 }
 
-func (c *Comparison) row(oi int, d *Delta) Row {
+func (c *Comparison) row(oi int, d *Delta, s *CellStats) Row {
 	cell := c.Cells[d.Cell]
 	r := Row{
 		Phase:         cell.Key.Phase,
@@ -371,7 +402,7 @@ func (c *Comparison) row(oi int, d *Delta) Row {
 		r.Ratio = fp(ratio)
 		r.DeltaPct = fp((ratio - 1) * 100)
 	}
-	if s := d.Stats; s != nil {
+	if s != nil {
 		r.BaselineLo, r.BaselineHi = fp(s.Baseline.Lo), fp(s.Baseline.Hi)
 		r.ValueLo, r.ValueHi = fp(s.Value.Lo), fp(s.Value.Hi)
 		r.P = fp(s.Test.P)

@@ -122,7 +122,7 @@ func deltaTable(c *Comparison, oi int) *table {
 		}
 		row := []string{string(cell.Key.Phase), cell.Key.ContextLabel, concurrency(cell.Key.Concurrency), mt.Label(cell.Key.Phase), b, v, ratio, delta, d.Verdict.String(), c.Note(oi, d)}
 		if c.Spread {
-			if s := d.Stats; s != nil {
+			if s := c.Stats(oi, i); s != nil {
 				row = append(row, s.Baseline.PctRangeString(), s.Value.PctRangeString(), s.Source+" "+s.Test.String())
 			} else {
 				row = append(row, "", "", "")

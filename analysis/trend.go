@@ -137,7 +137,7 @@ func BuildTrend(runs []*schema.Matrix, cell Key, mt Metric, order TrendOrder, th
 			r, _ := d.Ratio()
 			p.ChangePct = (r - 1) * 100
 			p.Flagged = math.Abs(r-1) > threshold
-			p.Verdict = verdict(&d, mt, Options{SameWithin: threshold})
+			p.Verdict = verdict(&d, nil, mt, Options{SameWithin: threshold})
 		}
 		prev = p.Value
 	}
