@@ -44,6 +44,25 @@ func WriteReport(w io.Writer, r *Report, f Format) error {
 	if f == FormatCSV || f == FormatJSON {
 		return WriteDeltas(w, r.Comparison, f)
 	}
+	for _, t := range reportTables(r) {
+		if err := t.write(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Tables returns the tables WriteReport prints in text and Markdown, as
+// plain data.
+func (r *Report) Tables() []Table {
+	var out []Table
+	for _, t := range reportTables(r) {
+		out = append(out, t.export())
+	}
+	return out
+}
+
+func reportTables(r *Report) []*table {
 	c := r.Comparison
 	var tables []*table
 	tables = append(tables, runsTable(r))
@@ -60,12 +79,7 @@ func WriteReport(w io.Writer, r *Report, f Format) error {
 			tables = append(tables, sloTable(a, r.SLO))
 		}
 	}
-	for _, t := range tables {
-		if err := t.write(w, f); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tables
 }
 
 func concurrency(n int32) string {
@@ -129,6 +143,13 @@ func deltaTable(c *Comparison, oi int) *table {
 			}
 		}
 		t.add(row...)
+		class := d.Verdict.String()
+		if _, ok := d.Ratio(); !ok {
+			class = "muted"
+		} else if class == "same" {
+			class = ""
+		}
+		t.class = append(t.class, class)
 	}
 	if !c.Spread {
 		t.notes = append(t.notes, NoSpreadNote)
@@ -428,6 +449,26 @@ func WriteTrends(w io.Writer, trs []Trend, f Format) error {
 		}
 		return t.write(w, FormatCSV)
 	}
+	for _, t := range trendTables(trs) {
+		if err := t.write(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TrendTables returns the tables WriteTrends prints in text and
+// Markdown, as plain data.
+func TrendTables(trs []Trend) []Table {
+	var out []Table
+	for _, t := range trendTables(trs) {
+		out = append(out, t.export())
+	}
+	return out
+}
+
+func trendTables(trs []Trend) []*table {
+	var out []*table
 	for _, tr := range trs {
 		t := &table{
 			title:  fmt.Sprintf("Trend of %s at %s:%s:%s (changes beyond %s flagged)", tr.Metric.Label(tr.Cell.Phase), tr.Cell.Phase, tr.Cell.ContextLabel, concurrency(tr.Cell.Concurrency), strconv.FormatFloat(tr.Threshold*100, 'g', -1, 64)+"%"),
@@ -439,17 +480,16 @@ func WriteTrends(w io.Writer, trs []Trend, f Format) error {
 			if p.State != StateValue {
 				v = p.State.String()
 			}
-			flag := ""
+			flag, class := "", ""
 			if p.Flagged {
-				flag = "◀ beyond threshold"
+				flag, class = "◀ beyond threshold", "flag"
 			}
 			t.add(p.RunID, p.Date.Format("2006-01-02"), p.Engine, p.EngineVersion, v, pct(p.ChangePct), p.Verdict.String(), flag)
+			t.class = append(t.class, class)
 		}
-		if err := t.write(w, f); err != nil {
-			return err
-		}
+		out = append(out, t)
 	}
-	return nil
+	return out
 }
 
 // RunListing is one archived run as -list prints it; Cells is the number

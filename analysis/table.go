@@ -43,7 +43,27 @@ type table struct {
 	header []string
 	right  []bool // per column: right-align (numbers)
 	rows   [][]string
+	class  []string // per row, optional: see Table.Class
 	notes  []string // printed under the table
+}
+
+// Table is one table of a report as plain data, for renderers other than
+// the writers of this package (the HTML report of package plots).
+type Table struct {
+	Title  string
+	Header []string
+	// Right marks the columns of numbers.
+	Right []bool
+	Rows  [][]string
+	// Class, when set, classifies each row: "better", "worse" (a delta's
+	// verdict), "muted" (a delta without a ratio), "flag" (a trend step
+	// beyond its threshold) or "".
+	Class []string
+	Notes []string
+}
+
+func (t *table) export() Table {
+	return Table{Title: t.title, Header: t.header, Right: t.right, Rows: t.rows, Class: t.class, Notes: t.notes}
 }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
