@@ -29,8 +29,16 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 	}
 	para(mdEscape(kicker))
 	para("# ", mdEscape(v.Title))
-	if sub := strings.Join(append(append([]string(nil), v.SubtitleHead...), v.SubtitleTail...), " · "); sub != "" {
-		para(mdEscape(sub))
+	switch head, tail := strings.Join(v.SubtitleHead, " · "), strings.Join(v.SubtitleTail, " · "); {
+	case head != "" && tail != "":
+		// Note: the two parts are two elements with nothing between them,
+		// as on the page the seeds were flattened from: the engine part a
+		// code span, whose box shows the boundary, so the line's text is
+		// the seeds' subtitle ("INT45 contexts") and the run id of the
+		// Markdown form is the text form's.
+		para(mdCode(head), mdEscape(tail))
+	case head != "" || tail != "":
+		para(mdEscape(head + tail))
 	}
 	for _, s := range v.Sections {
 		para("## ", mdEscape(s.Name))
@@ -91,6 +99,19 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 		para(mdEscape(n))
 	}
 	b.Truncate(b.Len() - 1) // one newline at the end, not a blank line
+}
+
+// mdCode writes s as a code span, with a fence longer than any run of
+// backticks inside it.
+func mdCode(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }
 
 func mdRow(b *bytes.Buffer, cells []string) {

@@ -48,15 +48,16 @@ func TestTextReproducesSeeds(t *testing.T) {
 	}
 }
 
-// comparable returns m without what depends on where and how it was read:
-// source path, hash and format, ingest time, line numbers, printed text.
+// comparable returns m without its run id (compared on its own) and what
+// depends on where and how it was read: source path, hash and format,
+// ingest time, line numbers, printed text.
 func comparable(m *schema.Matrix) *schema.Matrix {
 	c := *m
-	c.Run.SourcePath, c.Run.SourceSHA256, c.Run.SourceFormat = "", "", ""
+	c.Run.RunID, c.Run.SourcePath, c.Run.SourceSHA256, c.Run.SourceFormat = "", "", "", ""
 	c.Run.IngestedAt = c.Run.IngestedAt.UTC().Truncate(0)
 	c.Measurements = make([]schema.Measurement, len(m.Measurements))
 	for i, x := range m.Measurements {
-		x.SourceLine, x.Printed = 0, nil
+		x.RunID, x.SourceLine, x.Printed = "", 0, nil
 		c.Measurements[i] = x
 	}
 	return &c
@@ -103,9 +104,11 @@ func renderParse(t *testing.T, m *schema.Matrix, ext, format string) *schema.Mat
 	return back
 }
 
-// roundTripForms are the forms whose parsers have landed in package parse.
+// roundTripForms are the three forms and the parse format that reads each.
 var roundTripForms = []struct{ ext, format string }{
 	{"txt", schema.FormatText},
+	{"md", schema.FormatMarkdown},
+	{"html", schema.FormatHTML},
 }
 
 // TestSeedRoundTrip checks parse(render(parse(seed))) == parse(seed) for
