@@ -621,14 +621,14 @@ func (a *assembler) matrix(t *table) {
 	transposed := classifyTable(t, secDecode) == tableMatrixT
 	cols := make([]string, len(t.Header))
 	for i, c := range t.Header {
-		cols[i] = headLabel(c.Text, transposed)
+		cols[i] = headLabel(c.Text, !transposed)
 	}
 	for _, r := range t.Rows {
 		cells := cellTexts(r.Cells)
 		if skipRow(cells, len(cols)) || len(r.Cells) == 0 {
 			continue
 		}
-		label := headLabel(r.Cells[0].Text, !transposed)
+		label := headLabel(r.Cells[0].Text, transposed)
 		for j := 1; j < len(r.Cells); j++ {
 			c := r.Cells[j]
 			rc := rawCell{Context: label, Line: c.Line}

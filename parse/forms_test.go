@@ -11,13 +11,13 @@ import (
 	"speedmatrix/schema"
 )
 
-// seedForms lists each seed's text form (the seed itself) and the HTML
+// fxSeedForms lists each seed's text form (the seed itself) and the HTML
 // and Markdown forms written from it in testdata/forms.
-func seedForms(t testing.TB) map[string][]string {
+func fxSeedForms(t testing.TB) map[string][]string {
 	t.Helper()
 	seeds, err := filepath.Glob(filepath.Join("..", "testdata", "seeds", "*.txt"))
 	if err != nil || len(seeds) < 2 {
-		t.Fatalf("seeds: %v (found %d, want 2)", err, len(seeds))
+		t.Fatalf("seeds: %v (found %d, fxWant 2)", err, len(seeds))
 	}
 	out := map[string][]string{}
 	for _, s := range seeds {
@@ -35,10 +35,10 @@ func seedForms(t testing.TB) map[string][]string {
 	return out
 }
 
-// comparable strips what legitimately differs between forms of one
+// fxComparable strips what legitimately differs between forms of one
 // document (where it was read from, line numbers, printed text) and the
 // run id, which the test compares first.
-func comparable(m *schema.Matrix) *schema.Matrix {
+func fxComparable(m *schema.Matrix) *schema.Matrix {
 	c := *m
 	c.Run.SourcePath, c.Run.SourceSHA256, c.Run.SourceFormat = "", "", ""
 	c.Run.RunID = "" // compared on its own
@@ -55,7 +55,7 @@ func comparable(m *schema.Matrix) *schema.Matrix {
 // same run id, the same run and the same measurements.
 func TestFormsAgree(t *testing.T) {
 	wantFormat := map[string]string{".txt": schema.FormatText, ".html": schema.FormatHTML, ".md": schema.FormatMarkdown}
-	for base, forms := range seedForms(t) {
+	for base, forms := range fxSeedForms(t) {
 		t.Run(base, func(t *testing.T) {
 			var ref *schema.Matrix
 			var refName string
@@ -66,7 +66,7 @@ func TestFormsAgree(t *testing.T) {
 				}
 				format := wantFormat[filepath.Ext(path)]
 				if got, err := Detect(b); err != nil || got != format {
-					t.Errorf("%s: Detect = %q, %v; want %q", path, got, err, format)
+					t.Errorf("%s: Detect = %q, %v; fxWant %q", path, got, err, format)
 				}
 				for _, f := range []string{"", format} {
 					m, err := ParseBytes(b, path, f)
@@ -74,7 +74,7 @@ func TestFormsAgree(t *testing.T) {
 						t.Fatalf("%s (format %q): %v", path, f, err)
 					}
 					if m.Run.SourceFormat != format {
-						t.Errorf("%s: source format %q, want %q", path, m.Run.SourceFormat, format)
+						t.Errorf("%s: source format %q, fxWant %q", path, m.Run.SourceFormat, format)
 					}
 					if len(m.Measurements) == 0 {
 						t.Fatalf("%s: no measurements", path)
@@ -92,16 +92,16 @@ func TestFormsAgree(t *testing.T) {
 					if m.Run.RunID != ref.Run.RunID {
 						t.Errorf("%s: run id %s, %s has %s", path, m.Run.RunID, refName, ref.Run.RunID)
 					}
-					got, want := comparable(m), comparable(ref)
+					got, want := fxComparable(m), fxComparable(ref)
 					if !reflect.DeepEqual(got.Run, want.Run) {
-						t.Errorf("%s: run differs from %s:\n%s", path, refName, diffJSON(got.Run, want.Run))
+						t.Errorf("%s: run differs from %s:\n%s", path, refName, fxDiffJSON(got.Run, want.Run))
 					}
 					if len(got.Measurements) != len(want.Measurements) {
 						t.Fatalf("%s: %d measurements, %s has %d", path, len(got.Measurements), refName, len(want.Measurements))
 					}
 					for i := range got.Measurements {
 						if !reflect.DeepEqual(got.Measurements[i], want.Measurements[i]) {
-							t.Errorf("%s: measurement %d differs from %s:\n%s", path, i, refName, diffJSON(got.Measurements[i], want.Measurements[i]))
+							t.Errorf("%s: measurement %d differs from %s:\n%s", path, i, refName, fxDiffJSON(got.Measurements[i], want.Measurements[i]))
 						}
 					}
 				}
@@ -110,8 +110,8 @@ func TestFormsAgree(t *testing.T) {
 	}
 }
 
-// diffJSON shows the JSON lines of got that differ from want.
-func diffJSON(got, want any) string {
+// fxDiffJSON shows the JSON lines of got that differ from fxWant.
+func fxDiffJSON(got, want any) string {
 	g, _ := json.MarshalIndent(got, "", " ")
 	w, _ := json.MarshalIndent(want, "", " ")
 	gl, wl := strings.Split(string(g), "\n"), strings.Split(string(w), "\n")
@@ -125,7 +125,7 @@ func diffJSON(got, want any) string {
 			y = wl[i]
 		}
 		if x != y {
-			b.WriteString("  got  " + x + "\n  want " + y + "\n")
+			b.WriteString("  got  " + x + "\n  fxWant " + y + "\n")
 		}
 	}
 	return b.String()

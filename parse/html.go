@@ -72,14 +72,7 @@ func annotateLinesAt(b []byte, idx *lineIndex, base int) []byte {
 			out = append(out, '=', '"')
 			out = strconv.AppendInt(out, int64(idx.line(base+off)), 10)
 			out = append(out, '"')
-			if i < len(raw) && raw[i] != '>' && raw[i] != '/' {
-				out = append(out, raw[i:]...)
-			} else {
-				if i < len(raw) && raw[i] == '/' {
-					out = append(out, ' ')
-				}
-				out = append(out, raw[i:]...)
-			}
+			out = append(out, raw[i:]...) // "/>" may follow a quoted value directly
 		} else {
 			out = append(out, raw...)
 		}
