@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -146,7 +147,11 @@ func SavePNG(f *Figure, w io.Writer, widthPx, heightPx int) error {
 	if err := safeDraw(f, draw.New(c)); err != nil {
 		return err
 	}
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(w); err != nil {
+	// Note: vgimg.PngCanvas encodes at the default compression level,
+	// which took two thirds of the time of a chart; BestSpeed makes
+	// files about a third larger (charts are mostly flat colour).
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(w, c.Image()); err != nil {
 		return fmt.Errorf("plots: writing PNG: %w", err)
 	}
 	return nil
@@ -178,7 +183,8 @@ func saveSVG(f *Figure, w io.Writer, widthPx, heightPx int, embed bool) error {
 var validName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 
 // WriteAll writes every chart as DIR/NAME.png and DIR/NAME.svg at the
-// default size, creating dir. It stops at the first error.
+// default size, creating dir. Names are checked before anything is
+// written; drawing stops at the first error.
 func WriteAll(dir string, charts []Named) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("plots: %w", err)
@@ -192,6 +198,8 @@ func WriteAll(dir string, charts []Named) error {
 			return fmt.Errorf("plots: two charts are named %q", n.Name)
 		}
 		seen[n.Name] = true
+	}
+	for _, n := range charts {
 		fig, err := n.Chart.Figure()
 		if err != nil {
 			return fmt.Errorf("plots: chart %s: %w", n.Name, err)

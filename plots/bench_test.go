@@ -1,0 +1,63 @@
+package plots
+
+import (
+	"io"
+	"testing"
+	"time"
+)
+
+// BenchmarkRenderAll draws every seed chart (decode total and per-request
+// lines, ratio heatmap, frontier, trend, prefill speed and TTFT) per
+// iteration, from spec to bytes, and reports charts per second.
+func BenchmarkRenderAll(b *testing.B) {
+	charts := seedCharts()
+	for _, format := range []struct {
+		name string
+		save func(*Figure, io.Writer, int, int) error
+	}{
+		{"svg", SaveSVG},
+		{"svg-no-font", func(f *Figure, w io.Writer, wpx, hpx int) error { return saveSVG(f, w, wpx, hpx, false) }},
+		{"png", SavePNG},
+	} {
+		b.Run(format.name, func(b *testing.B) {
+			start := time.Now()
+			n := 0
+			for b.Loop() {
+				for _, c := range charts {
+					fig, err := c.Chart.Figure()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := format.save(fig, io.Discard, DefaultWidthPx, DefaultHeightPx); err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+			}
+			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "charts/s")
+		})
+	}
+}
+
+// BenchmarkWriteReport writes the seed report (two runs, three tables,
+// seven charts) and reports its size and pages per second.
+func BenchmarkWriteReport(b *testing.B) {
+	r := seedReport()
+	var size int64
+	start := time.Now()
+	n := 0
+	for b.Loop() {
+		cw := &countWriter{}
+		if err := WriteReport(cw, r); err != nil {
+			b.Fatal(err)
+		}
+		size = cw.n
+		n++
+	}
+	b.SetBytes(size)
+	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "pages/s")
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }

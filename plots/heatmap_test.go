@@ -1,0 +1,82 @@
+package plots
+
+import (
+	"image/color"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestHeatmapErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		h    Heatmap
+		want string
+	}{
+		{"empty", Heatmap{}, "no rows"},
+		{"row count", Heatmap{Rows: []string{"a", "b"}, Cols: []string{"1"}, Values: [][]float64{{1}}}, "1 rows of values for 2"},
+		{"column count", Heatmap{Rows: []string{"a"}, Cols: []string{"1", "2"}, Values: [][]float64{{1}}}, "1 values for 2 columns"},
+		{"ratio zero", Heatmap{Rows: []string{"a"}, Cols: []string{"1"}, Values: [][]float64{{0}}, Ratio: true}, "cannot be coloured"},
+		{"infinite", Heatmap{Rows: []string{"a"}, Cols: []string{"1"}, Values: [][]float64{{math.Inf(1)}}}, "cannot be coloured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.h.Figure()
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestHeatmapCells(t *testing.T) {
+	h := ratioHeatmap(seedBF16, seedINT4)
+	// Known answers from the seeds (issue 4).
+	if got := h.Values[0][7]; math.Abs(got-0.4685) > 0.0001 {
+		t.Errorf("8K×128 ratio = %v, want 0.4685", got)
+	}
+	if !math.IsNaN(h.Values[0][4]) || h.Notes[0][4] != "looped\n(INT4)" {
+		t.Errorf("8K×16 = %v %q, want no ratio, looped in INT4", h.Values[0][4], h.Notes[0][4])
+	}
+	if !math.IsNaN(h.Values[4][7]) || h.Notes[4][7] != "over cap.\n(both)" {
+		t.Errorf("123K×128 = %v %q, want no ratio, over capacity in both", h.Values[4][7], h.Notes[4][7])
+	}
+	svg := string(goldenSVG(t, h))
+	// Every valid cell's value is printed: 40 cells − 7 looped − 1 over.
+	if n := strings.Count(svg, "×</text>"); n != 32+7 { // 32 cells and 7 colour-bar ticks
+		t.Errorf("%d ratio texts, want 32 cells + 7 scale ticks", n)
+	}
+	if n := strings.Count(svg, ">looped</text>"); n != 7 {
+		t.Errorf("%d looped notes, want 7", n)
+	}
+}
+
+func TestHeatmapRowOrder(t *testing.T) {
+	// The first row is drawn at the top: its label has the largest y in
+	// the plot's coordinates (smallest in SVG, which flips y).
+	g := heatGrid{z: [][]float64{{1, 2}, {3, 4}, {5, 6}}}
+	if c, r := g.Dims(); c != 2 || r != 3 {
+		t.Fatalf("Dims = %d, %d", c, r)
+	}
+	if g.Z(0, 2) != 1 || g.Z(1, 0) != 6 {
+		t.Errorf("Z(0,2) = %v, Z(1,0) = %v; want 1 (first row at top) and 6", g.Z(0, 2), g.Z(1, 0))
+	}
+}
+
+func TestTextOn(t *testing.T) {
+	tests := []struct {
+		fill color.Color
+		want color.Color
+	}{
+		{color.White, color.Black},
+		{color.Black, color.White},
+		{color.RGBA{R: 0xB4, G: 0x04, B: 0x26, A: 0xFF}, color.White}, // dark red end of the palette
+		{color.RGBA{R: 0xDD, G: 0xDD, B: 0xDD, A: 0xFF}, color.Black}, // palette centre
+		{color.RGBA{R: 0xDC, G: 0x5A, B: 0x46, A: 0xFF}, color.Black}, // mid red: black contrasts more
+	}
+	for _, tt := range tests {
+		if got := textOn(tt.fill); got != tt.want {
+			t.Errorf("textOn(%v) = %v, want %v", tt.fill, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package plots
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestPlaceMissing(t *testing.T) {
+	tests := []struct {
+		name       string
+		pts        []Point
+		logX, logY bool
+		want       []float64
+	}{
+		{"between neighbours, linear", []Point{{X: 1, Y: 10}, {X: 2, Status: looped}, {X: 3, Y: 30}}, false, false, []float64{10, 20, 30}},
+		// On log–log axes the midpoint of 1→4 at x=2 is the geometric mean.
+		{"between neighbours, log-log", []Point{{X: 1, Y: 100}, {X: 2, Status: looped}, {X: 4, Y: 400}}, true, true, []float64{100, 200, 400}},
+		{"two gaps", []Point{{X: 1, Y: 10}, {X: 2, Status: looped}, {X: 3, Status: looped}, {X: 4, Y: 40}}, false, false, []float64{10, 20, 30, 40}},
+		{"end, extrapolated", []Point{{X: 1, Y: 10}, {X: 2, Y: 20}, {X: 3, Status: over}}, false, false, []float64{10, 20, 25}}, // 30 clamped to 20 + (20−10)/2
+		// The INT4 16K row: 16K×1 is placed at 533.1²/938.3 on log–log axes.
+		{"start, extrapolated log", []Point{{X: 1, Status: looped}, {X: 2, Y: 533.1}, {X: 4, Y: 938.3}, {X: 16, Y: 2199}, {X: 128, Y: 5319.4}}, true, true, []float64{302.9, 533.1, 938.3, 2199, 5319.4}},
+		{"start, clamped", []Point{{X: 1, Status: looped}, {X: 2, Y: 533.1}, {X: 4, Y: 938.3}}, true, true, []float64{401.8, 533.1, 938.3}},
+		{"one neighbour", []Point{{X: 1, Y: 7}, {X: 2, Status: over}}, false, false, []float64{7, 7}},
+		{"none", []Point{{X: 1, Status: looped}}, false, false, []float64{math.NaN()}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := placeMissing(tt.pts, tt.logX, tt.logY)
+			for i := range got {
+				if math.IsNaN(tt.want[i]) != math.IsNaN(got[i]) || math.Abs(got[i]-tt.want[i]) > 0.1 {
+					t.Errorf("y = %v, want %v", got, tt.want)
+					break
+				}
+			}
+		})
+	}
+}
+
+func TestStyleKeys(t *testing.T) {
+	series := decodeSeries(seedRuns, func(c seedCell) float64 { return c.total })
+	k := newStyleKeys(series)
+	if !slices.Equal(k.groups, decodeContexts) || !k.byRun || !k.grouped {
+		t.Fatalf("keys = %+v", k)
+	}
+	// Colour by context, pattern by run.
+	if k.color(series[0]) != k.color(series[5]) || k.run(series[0]) == k.run(series[5]) {
+		t.Error("8K of both runs should share a colour and differ in pattern")
+	}
+	if k.color(series[0]) == k.color(series[1]) {
+		t.Error("8K and 16K share a colour")
+	}
+	one := newStyleKeys([]Series{{Name: "a"}, {Name: "b"}})
+	if one.byRun || one.grouped || one.color(Series{Name: "b"}) != 1 {
+		t.Errorf("single-run keys = %+v", one)
+	}
+}
+
+func TestLineChartErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		c    LineChart
+		want string
+	}{
+		{"no series", LineChart{Title: "t"}, "no valid points"},
+		{"only looped", LineChart{Series: []Series{{Name: "s", Points: []Point{{X: 1, Status: looped}}}}}, "no valid points"},
+		{"zero on log x", LineChart{LogX2: true, Series: []Series{{Name: "s", Points: []Point{{X: 0, Y: 1}}}}}, "x = 0"},
+		{"negative on log y", LineChart{LogY: true, Series: []Series{{Name: "s", Points: []Point{{X: 1, Y: -2}}}}}, "y = -2"},
+		{"NaN valid value", LineChart{Series: []Series{{Name: "s", Points: []Point{{X: 1, Y: math.NaN()}}}}}, "y = NaN"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.c.Figure()
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLineChartLegend(t *testing.T) {
+	// With two runs the legend has one entry per context and per run
+	// (5 + 2), plus headings, spacers and the two statuses seen.
+	c := seedCharts()[1].Chart.(LineChart)
+	fig, err := c.Figure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(goldenSVG(t, c))
+	for _, w := range []string{">Context<", ">Run<", ">No value<", ">8K<", ">123K<", ">BF16 · H200 NVL<", ">looped (discarded)<", ">over capacity (not run)<"} {
+		if strings.Count(svg, w) < 1 {
+			t.Errorf("legend lacks %s", w)
+		}
+	}
+	if n := strings.Count(svg, ">INT4 · RTX PRO 6000<"); n != 1 {
+		t.Errorf("run named %d times, want once", n)
+	}
+	if fig.Legend == nil {
+		t.Fatal("no legend")
+	}
+	// A chart without invalid cells has no status entries.
+	clean := LineChart{Title: "clean", Series: []Series{{Name: "a", Points: []Point{{X: 1, Y: 1}, {X: 2, Y: 2}}}}}
+	if s := string(goldenSVG(t, clean)); strings.Contains(s, "No value") {
+		t.Error("status legend drawn without invalid cells")
+	}
+}
