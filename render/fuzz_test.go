@@ -30,17 +30,20 @@ func fuzzMatrix(tok, ttft, tbt, avg float64, out int64, conc uint8, ctxK uint16)
 	return m
 }
 
-// FuzzTextRoundTrip renders fuzzed figures as the seeds' glued text and
-// parses them back: every figure must come back exactly, however its
-// digits run into the next figure's.
-func FuzzTextRoundTrip(f *testing.F) {
-	f.Add(325.2, 41.0, 3.1, 1.0, int64(9756), uint8(1), uint16(8))
-	f.Add(6091.1, 783.0, 21.1, 128.0, int64(182670), uint8(128), uint16(8))
-	f.Add(5319.4, 1644.0, 24.3, 128.0, int64(159629), uint8(128), uint16(16))
-	f.Add(13000.0, 780.0, 9.9, 128.0, int64(389138), uint8(128), uint16(8))
-	f.Add(57500.0, 282.0, 3.0, 1.0, int64(1), uint8(1), uint16(16))
-	f.Add(325.24137, 41.2, 3.0746, 3.97, int64(650), uint8(4), uint16(123))
-	f.Fuzz(func(t *testing.T, tok, ttft, tbt, avg float64, out int64, conc uint8, ctxK uint16) {
+// FuzzRoundTrip renders fuzzed figures in one of the three forms (form
+// % 3: text, Markdown, HTML) and parses them back: every figure must come
+// back exactly, however its digits run into the next figure's in the
+// seeds' glued text.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add(325.2, 41.0, 3.1, 1.0, int64(9756), uint8(1), uint16(8), uint8(0))
+	f.Add(6091.1, 783.0, 21.1, 128.0, int64(182670), uint8(128), uint16(8), uint8(0))
+	f.Add(5319.4, 1644.0, 24.3, 128.0, int64(159629), uint8(128), uint16(16), uint8(0))
+	f.Add(13000.0, 780.0, 9.9, 128.0, int64(389138), uint8(128), uint16(8), uint8(0))
+	f.Add(57500.0, 282.0, 3.0, 1.0, int64(1), uint8(1), uint16(16), uint8(0))
+	f.Add(325.24137, 41.2, 3.0746, 3.97, int64(650), uint8(4), uint16(123), uint8(0))
+	f.Add(6091.1, 783.0, 21.1, 128.0, int64(182670), uint8(128), uint16(8), uint8(1))
+	f.Add(325.24137, 41.2, 3.0746, 3.97, int64(650), uint8(4), uint16(123), uint8(2))
+	f.Fuzz(func(t *testing.T, tok, ttft, tbt, avg float64, out int64, conc uint8, ctxK uint16, form uint8) {
 		for _, v := range []float64{tok, ttft, tbt, avg} {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e9 {
 				t.Skip("figures are finite, non-negative and below 1e9")
@@ -50,13 +53,18 @@ func FuzzTextRoundTrip(f *testing.F) {
 			t.Skip("token counts are non-negative")
 		}
 		m := fuzzMatrix(tok, ttft, tbt, avg, out, conc, ctxK)
+		rt := roundTripForms[int(form)%len(roundTripForms)]
 		var b bytes.Buffer
-		if err := Text(&b, m); err != nil {
-			t.Fatal(err)
+		for _, f := range forms {
+			if f.ext == rt.ext {
+				if err := f.write(&b, m); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
-		back, err := parse.ParseBytes(b.Bytes(), "fuzz.txt", schema.FormatText)
+		back, err := parse.ParseBytes(b.Bytes(), "fuzz."+rt.ext, rt.format)
 		if err != nil {
-			t.Fatalf("parse(Text(m)): %v\n%s", err, b.Bytes())
+			t.Fatalf("parse(render(m)) as %s: %v\n%s", rt.format, err, b.Bytes())
 		}
 		if len(back.Measurements) != len(m.Measurements) {
 			t.Fatalf("%d measurements, want %d", len(back.Measurements), len(m.Measurements))
