@@ -436,6 +436,9 @@ func metricName(header, unit string) string {
 	return name
 }
 
+// maxGlued bounds the length of a glued cell the splitter tries.
+const maxGlued = 64
+
 // split is one way to read a cell: tok/s text and TTFT text.
 type split struct{ tok, ttft string }
 
@@ -463,6 +466,9 @@ func splitGlued(s string) []split {
 	}
 	if k := strings.LastIndexAny(s, " \t\u00a0"); k >= 0 {
 		return []split{{trimSpace(s[:k]), trimSpace(s[k:]) + " " + unit}}
+	}
+	if len(s) > maxGlued {
+		return nil // no pair of figures is this long; do not try O(n²) splits
 	}
 	var out []split
 	if unit == "" && !ttft {
@@ -559,6 +565,9 @@ func agree(name string, f figure, r *tableRow, metric column) (*cellReading, err
 	shown := text
 	if shown == "" {
 		shown = strings.TrimSpace(f.tok + " " + f.ttft)
+	}
+	if len(shown) > 80 {
+		shown = strings.ToValidUTF8(shown[:77], "") + "..."
 	}
 	if len(rs) == 0 {
 		return nil, errorf(name, f.line, "%s: %s cell %q is not a tok/s figure followed by a TTFT", f.what, f.source, shown)

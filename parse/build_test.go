@@ -223,3 +223,14 @@ func TestBuildRowErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestBuildLongGluedCell(t *testing.T) {
+	long := strings.Repeat("1", 100000) + " ms TTFT"
+	if got := splitGlued(long); len(got) != 0 {
+		t.Errorf("splitGlued of a 100,000-digit cell gave %d readings", len(got))
+	}
+	_, err := readCell(t, miniDoc(long, "Valid", "1", "1 ms"))
+	if err == nil || !strings.Contains(err.Error(), "is not a tok/s figure followed by a TTFT") {
+		t.Errorf("long cell: %v", err)
+	}
+}

@@ -60,14 +60,17 @@ func parseQuantity(s string) (quantity, error) {
 	case s[0] == '+':
 		i = 1
 	}
-	var digits strings.Builder
+	// digits collects the number without its commas; most figures have
+	// none, and then it is a slice of s.
+	var buf [40]byte
+	digits := buf[:0]
 	start := i
 	group := 0 // digits in the current comma group
 	commas := false
 	for i < len(s) {
 		c := s[i]
 		if c >= '0' && c <= '9' {
-			digits.WriteByte(c)
+			digits = append(digits, c)
 			group++
 			i++
 			continue
@@ -90,16 +93,15 @@ func parseQuantity(s string) (quantity, error) {
 	if commas && group != 3 {
 		return quantity{}, fmt.Errorf("malformed number %q (thousands groups must have three digits)", s)
 	}
-	intDigits := digits.String()
-	if len(intDigits) > 1 && intDigits[0] == '0' {
+	if len(digits) > 1 && digits[0] == '0' {
 		return quantity{}, fmt.Errorf("malformed number %q (leading zero)", s)
 	}
 	decimals := 0
 	if i < len(s) && s[i] == '.' {
-		digits.WriteByte('.')
+		digits = append(digits, '.')
 		i++
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			digits.WriteByte(s[i])
+			digits = append(digits, s[i])
 			decimals++
 			i++
 		}
@@ -107,7 +109,11 @@ func parseQuantity(s string) (quantity, error) {
 			return quantity{}, fmt.Errorf("malformed number %q (no digits after the point)", s)
 		}
 	}
-	v, err := strconv.ParseFloat(digits.String(), 64)
+	num := s[start:i]
+	if commas {
+		num = string(digits)
+	}
+	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || math.IsInf(v, 0) {
 		return quantity{}, fmt.Errorf("malformed number %q", s)
 	}

@@ -256,8 +256,8 @@ func TestParseUnknownFormat(t *testing.T) {
 	}
 }
 
-// fuzzSeeds adds the seeds and the bad documents to a fuzz corpus.
-func fuzzSeeds(f *testing.F) {
+// addTextFuzzSeeds adds the seeds and the bad documents to a fuzz corpus.
+func addTextFuzzSeeds(f *testing.F) {
 	f.Add(readSeed(f, seed000))
 	f.Add(readSeed(f, seed001))
 	files, _ := filepath.Glob(filepath.Join("testdata", "bad", "*"))
@@ -273,7 +273,7 @@ func fuzzSeeds(f *testing.F) {
 // FuzzParseText checks that no input makes the text parser panic and
 // that every error is a *Error naming the document.
 func FuzzParseText(f *testing.F) {
-	fuzzSeeds(f)
+	addTextFuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := ParseBytes(b, "fuzz.txt", schema.FormatText)
 		if err != nil {
