@@ -17,7 +17,7 @@ func fxSeedForms(t testing.TB) map[string][]string {
 	t.Helper()
 	seeds, err := filepath.Glob(filepath.Join("..", "testdata", "seeds", "*.txt"))
 	if err != nil || len(seeds) < 2 {
-		t.Fatalf("seeds: %v (found %d, fxWant 2)", err, len(seeds))
+		t.Fatalf("seeds: %v (found %d, want 2)", err, len(seeds))
 	}
 	out := map[string][]string{}
 	for _, s := range seeds {
@@ -66,7 +66,7 @@ func TestFormsAgree(t *testing.T) {
 				}
 				format := wantFormat[filepath.Ext(path)]
 				if got, err := Detect(b); err != nil || got != format {
-					t.Errorf("%s: Detect = %q, %v; fxWant %q", path, got, err, format)
+					t.Errorf("%s: Detect = %q, %v; want %q", path, got, err, format)
 				}
 				for _, f := range []string{"", format} {
 					m, err := ParseBytes(b, path, f)
@@ -74,7 +74,7 @@ func TestFormsAgree(t *testing.T) {
 						t.Fatalf("%s (format %q): %v", path, f, err)
 					}
 					if m.Run.SourceFormat != format {
-						t.Errorf("%s: source format %q, fxWant %q", path, m.Run.SourceFormat, format)
+						t.Errorf("%s: source format %q, want %q", path, m.Run.SourceFormat, format)
 					}
 					if len(m.Measurements) == 0 {
 						t.Fatalf("%s: no measurements", path)
@@ -110,7 +110,7 @@ func TestFormsAgree(t *testing.T) {
 	}
 }
 
-// fxDiffJSON shows the JSON lines of got that differ from fxWant.
+// fxDiffJSON shows the JSON lines of got that differ from want.
 func fxDiffJSON(got, want any) string {
 	g, _ := json.MarshalIndent(got, "", " ")
 	w, _ := json.MarshalIndent(want, "", " ")
@@ -125,7 +125,7 @@ func fxDiffJSON(got, want any) string {
 			y = wl[i]
 		}
 		if x != y {
-			b.WriteString("  got  " + x + "\n  fxWant " + y + "\n")
+			b.WriteString("  got  " + x + "\n  want " + y + "\n")
 		}
 	}
 	return b.String()

@@ -31,6 +31,8 @@ type fxCase struct {
 	name string
 	doc  string
 	want fxWant
+	// detected is what Detect says when it is not the case's format.
+	detected string
 }
 
 // The All measurements table and the figures every small document
@@ -157,13 +159,13 @@ var fxHTMLCases = []fxCase{
 func fxCheck(t *testing.T, raw *rawDoc, w fxWant) {
 	t.Helper()
 	if raw.Title != w.title {
-		t.Errorf("title %q, fxWant %q", raw.Title, w.title)
+		t.Errorf("title %q, want %q", raw.Title, w.title)
 	}
 	if w.subtitle != "" && raw.Subtitle != w.subtitle {
-		t.Errorf("subtitle %q, fxWant %q", raw.Subtitle, w.subtitle)
+		t.Errorf("subtitle %q, want %q", raw.Subtitle, w.subtitle)
 	}
 	if w.launch != "" && raw.Launch != w.launch {
-		t.Errorf("launch %q, fxWant %q", raw.Launch, w.launch)
+		t.Errorf("launch %q, want %q", raw.Launch, w.launch)
 	}
 	var fields []string
 	for _, f := range raw.Fields {
@@ -187,7 +189,7 @@ func fxCheck(t *testing.T, raw *rawDoc, w fxWant) {
 		t.Errorf("matrix\n%s\nwant\n%s", strings.Join(matrix, "\n"), strings.Join(w.matrix, "\n"))
 	}
 	if len(raw.Table.Rows) != w.rows {
-		t.Errorf("%d table rows, fxWant %d", len(raw.Table.Rows), w.rows)
+		t.Errorf("%d table rows, want %d", len(raw.Table.Rows), w.rows)
 	}
 }
 
@@ -201,15 +203,19 @@ func fxRunCases(t *testing.T, format string, cases []fxCase) {
 				t.Fatalf("extract: %v", err)
 			}
 			fxCheck(t, raw, c.want)
-			if got, err := Detect([]byte(c.doc)); err != nil || got != format {
-				t.Errorf("Detect = %q, %v; fxWant %q", got, err, format)
+			wantDetect := format
+			if c.detected != "" {
+				wantDetect = c.detected
+			}
+			if got, err := Detect([]byte(c.doc)); err != nil || got != wantDetect {
+				t.Errorf("Detect = %q, %v; want %q", got, err, wantDetect)
 			}
 			m, err := ParseBytes([]byte(c.doc), "doc", format)
 			if err != nil {
 				t.Fatalf("ParseBytes: %v", err)
 			}
 			if len(m.Measurements) != c.want.rows {
-				t.Errorf("%d measurements, fxWant %d", len(m.Measurements), c.want.rows)
+				t.Errorf("%d measurements, want %d", len(m.Measurements), c.want.rows)
 			}
 		})
 	}
@@ -339,9 +345,9 @@ func TestAnnotateLines(t *testing.T) {
 	}
 	doc := "<p>a</p>\n<p\nclass=x>b</p>\r\n<br/>\r<i>x</i>"
 	out := string(annotateLines([]byte(doc), newLineIndex([]byte(doc))))
-	fxWant := "<p data-sm-line=\"1\">a</p>\n<p data-sm-line=\"2\"\nclass=x>b</p>\r\n<br data-sm-line=\"4\"/>\r<i data-sm-line=\"5\">x</i>"
-	if out != fxWant {
-		t.Errorf("annotate = %q\nwant       %q", out, fxWant)
+	want := "<p data-sm-line=\"1\">a</p>\n<p data-sm-line=\"2\"\nclass=x>b</p>\r\n<br data-sm-line=\"4\"/>\r<i data-sm-line=\"5\">x</i>"
+	if out != want {
+		t.Errorf("annotate = %q\nwant       %q", out, want)
 	}
 }
 
@@ -350,7 +356,7 @@ func TestAnnotateLines(t *testing.T) {
 func TestFixtureLines(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("testdata", "forms", "*"))
 	if len(paths) < 4 {
-		t.Fatalf("%d fixtures, fxWant 4", len(paths))
+		t.Fatalf("%d fixtures, want 4", len(paths))
 	}
 	unescape := strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&#x27;", "'", "&#39;", "'", "&quot;", `"`, "&middot;", "·", "&#8212;", "—", "&nbsp;", " ", `\|`, "|")
 	for _, p := range paths {
@@ -397,7 +403,7 @@ func TestFixtureLines(t *testing.T) {
 			at("row", r.Line, r.Cells[4])
 		}
 		if len(raw.Matrix) != 40 || len(raw.Prefill) != 6 || len(raw.Table.Rows) != 46 || len(raw.Fields) != 18 {
-			t.Errorf("%s: %d cells, %d prefill, %d rows, %d fields; fxWant 40, 6, 46, 18", p, len(raw.Matrix), len(raw.Prefill), len(raw.Table.Rows), len(raw.Fields))
+			t.Errorf("%s: %d cells, %d prefill, %d rows, %d fields; want 40, 6, 46, 18", p, len(raw.Matrix), len(raw.Prefill), len(raw.Table.Rows), len(raw.Fields))
 		}
 	}
 }

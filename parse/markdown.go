@@ -161,6 +161,11 @@ func (w *mdWalker) table(n *east.Table) {
 	for r := n.FirstChild(); r != nil; r = r.NextSibling() {
 		var cells []cell
 		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
+			if c.Lines().Len() == 0 {
+				// goldmark pads a short row with cells that were never
+				// printed; leave them out so a truncated row shows as one.
+				continue
+			}
 			fs := toFrags(w.frags(c))
 			cl := cell{Text: joinFrags(fs), Line: w.line(c)}
 			for _, f := range fs {
