@@ -1,0 +1,30 @@
+// Command compare compares speed-test runs: the first argument is the
+// baseline, the others are compared with it cell by cell.
+//
+//	compare [-archive DIR] [-format text|markdown|csv|json] [-plots DIR] [-html FILE]
+//	        [-min-user-tps T] [-max-ttft MS] [-max-tbt MS] [-metrics COLS] [-labels L,…]
+//	        BASELINE OTHER...
+//	compare -archive DIR -list [SELECTOR...]
+//	compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date]
+//	        [-threshold 5%] [SELECTOR|FILE...]
+//
+// An argument is a document file (any form ingest reads) or, with
+// -archive, a selector of an archived run: a run-id prefix, or
+// comma-separated metadata filters key=value (equal) and key=~value
+// (contains), such as "gpu=~H200,quantization=BF16". Each selector must
+// match exactly one run; otherwise the error lists the runs it matched.
+//
+// The pipeline: arguments ──► inputs.go (parse documents, select and load
+// archived runs) ──► analysis (align, deltas, geometric means, scaling,
+// USL fit, frontier, targets) ──► stdout in the chosen format, and with
+// -plots / -html ──► charts.go ──► package plots (PNG and SVG files, one
+// self-contained HTML page).
+//
+// -trend follows chosen cells across the archived runs that share the
+// model and GPU of the selected run (or the runs a selector matches, or
+// every model and GPU in the archive when no selector is given), ordered
+// by engine version or date, flagging changes beyond -threshold.
+//
+// Exit status: 0 on success, 1 when inputs cannot be read or selected,
+// 2 on a usage error.
+package main

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"speedmatrix/analysis"
+	"speedmatrix/archive"
+	"speedmatrix/parse"
+	"speedmatrix/schema"
+)
+
+// inputs resolves command-line arguments into runs: document files
+// (parsed), "-" (standard input, parsed) or, with an archive, selectors
+// of archived runs (loaded).
+type inputs struct {
+	dir   string // -archive, or ""
+	stdin io.Reader
+
+	arc       *archive.Archive
+	runs      []schema.Run
+	stdinUsed bool
+}
+
+// archive opens the archive once, refusing a directory that does not
+// exist (archive.Open would create it, and an empty archive is a typo).
+func (in *inputs) archive() (*archive.Archive, error) {
+	if in.arc != nil {
+		return in.arc, nil
+	}
+	if in.dir == "" {
+		return nil, errors.New("no archive: give -archive DIR to select archived runs")
+	}
+	st, err := os.Stat(in.dir)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("archive %s: not a directory", in.dir)
+	}
+	a, err := archive.Open(in.dir)
+	if err != nil {
+		return nil, err
+	}
+	in.arc = a
+	return a, nil
+}
+
+// archivedRuns lists the archive's runs once.
+func (in *inputs) archivedRuns(ctx context.Context) ([]schema.Run, error) {
+	if in.runs != nil {
+		return in.runs, nil
+	}
+	a, err := in.archive()
+	if err != nil {
+		return nil, err
+	}
+	runs, err := a.Runs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", in.dir, err)
+	}
+	if runs == nil {
+		runs = []schema.Run{}
+	}
+	in.runs = runs
+	return runs, nil
+}
+
+// load returns the archived runs with the given ids, in that order.
+func (in *inputs) load(ctx context.Context, ids []string) ([]*schema.Matrix, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	a, err := in.archive()
+	if err != nil {
+		return nil, err
+	}
+	ms, err := a.Load(ctx, ids...)
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", in.dir, err)
+	}
+	return ms, nil
+}
+
+// isFile reports whether arg names a readable file (not a directory).
+func isFile(arg string) bool {
+	st, err := os.Stat(arg)
+	return err == nil && !st.IsDir()
+}
+
+// parseFile reads one document.
+func (in *inputs) parseFile(arg string) (*schema.Matrix, error) {
+	if arg == "-" {
+		if in.stdinUsed {
+			return nil, errors.New("standard input (-) given twice")
+		}
+		in.stdinUsed = true
+		return parse.Parse(in.stdin, "<stdin>", "")
+	}
+	f, err := os.Open(arg)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parse.Parse(f, arg, "")
+}
+
+// resolve turns each argument into exactly one run, in argument order.
+func (in *inputs) resolve(ctx context.Context, args []string) ([]*schema.Matrix, error) {
+	out := make([]*schema.Matrix, len(args))
+	var ids []string
+	var at []int
+	for i, arg := range args {
+		if arg == "-" || isFile(arg) {
+			m, err := in.parseFile(arg)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = m
+			continue
+		}
+		if in.dir == "" {
+			return nil, fmt.Errorf("%s: %w (to select an archived run, give -archive DIR)", arg, fs.ErrNotExist)
+		}
+		runs, err := in.archivedRuns(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r, err := analysis.Select(runs, arg)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, r.RunID)
+		at = append(at, i)
+	}
+	ms, err := in.load(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for j, m := range ms {
+		out[at[j]] = m
+	}
+	return out, nil
+}
+
+// resolveMany is resolve for -trend and -list: a selector may match any
+// number of runs (all of them are taken); files give one run each.
+// With no arguments every archived run is taken.
+func (in *inputs) resolveMany(ctx context.Context, args []string) (files []*schema.Matrix, archived []schema.Run, err error) {
+	if len(args) == 0 {
+		runs, err := in.archivedRuns(ctx)
+		return nil, runs, err
+	}
+	seen := map[string]bool{}
+	for _, arg := range args {
+		if arg == "-" || isFile(arg) {
+			m, err := in.parseFile(arg)
+			if err != nil {
+				return nil, nil, err
+			}
+			files = append(files, m)
+			continue
+		}
+		runs, err := in.archivedRuns(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		sel, err := analysis.ParseSelector(arg)
+		if err != nil {
+			return nil, nil, err
+		}
+		hits := analysis.FilterRuns(runs, sel)
+		if len(hits) == 0 {
+			return nil, nil, fmt.Errorf("selector %q matches none of %d runs", arg, len(runs))
+		}
+		for _, r := range hits {
+			if !seen[r.RunID] {
+				seen[r.RunID] = true
+				archived = append(archived, r)
+			}
+		}
+	}
+	return files, archived, nil
+}
+
+// labels names runs for notes and legends: what tells them apart among
+// GPU (first three words) and quantization, else a run-id prefix.
+func labels(ms []*schema.Matrix) []string {
+	short := func(s string) string {
+		f := strings.Fields(s)
+		if len(f) > 3 {
+			f = f[:3]
+		}
+		return strings.Join(f, " ")
+	}
+	fields := []func(*schema.Run) string{
+		func(r *schema.Run) string { return short(r.GPU) },
+		func(r *schema.Run) string { return r.Quantization },
+		func(r *schema.Run) string { return strings.TrimSpace(r.Engine + " " + r.EngineVersion) },
+		func(r *schema.Run) string { return r.Model },
+	}
+	var use []func(*schema.Run) string
+	for i, f := range fields {
+		vals := map[string]bool{}
+		for _, m := range ms {
+			vals[f(&m.Run)] = true
+		}
+		if len(vals) > 1 {
+			use = append(use, f)
+		}
+		// GPU and quantization are always named when they differ; the
+		// engine and the model only when still needed to tell runs apart.
+		if i >= 1 && len(use) > 0 && distinct(ms, use) {
+			break
+		}
+	}
+	out := make([]string, len(ms))
+	if len(use) > 0 && distinct(ms, use) {
+		for i, m := range ms {
+			out[i] = label(&m.Run, use)
+		}
+		return out
+	}
+	for i, m := range ms {
+		out[i] = m.Run.RunID
+		if len(out[i]) > 8 {
+			out[i] = out[i][:8]
+		}
+	}
+	if len(ms) > 0 && !distinctStrings(out) {
+		for i, m := range ms {
+			out[i] = m.Run.RunID
+		}
+	}
+	return out
+}
+
+func label(r *schema.Run, use []func(*schema.Run) string) string {
+	var parts []string
+	for _, f := range use {
+		if v := f(r); v != "" {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func distinct(ms []*schema.Matrix, use []func(*schema.Run) string) bool {
+	ls := make([]string, len(ms))
+	for i, m := range ms {
+		ls[i] = label(&m.Run, use)
+		if ls[i] == "" {
+			return false
+		}
+	}
+	return distinctStrings(ls)
+}
+
+func distinctStrings(ss []string) bool {
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if seen[s] {
+			return false
+		}
+		seen[s] = true
+	}
+	return true
+}

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"speedmatrix/analysis"
+	"speedmatrix/schema"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// cellFlags collects repeated -cell flags.
+type cellFlags []string
+
+func (c *cellFlags) String() string     { return strings.Join(*c, ",") }
+func (c *cellFlags) Set(v string) error { *c = append(*c, v); return nil }
+
+// options are the parsed flags.
+type options struct {
+	archive        string
+	format         analysis.Format
+	plotsDir, html string
+	minUser        float64
+	slo            analysis.SLO
+	metrics        []string
+	labels         []string
+	trend, list    bool
+	cells          []analysis.Key
+	trendMetric    analysis.Metric
+	order          analysis.TrendOrder
+	threshold      float64
+	args           []string
+}
+
+// usageError is a bad command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &options{}
+	fs.StringVar(&o.archive, "archive", "", "archive `DIR` to select runs from (arguments may then be selectors)")
+	format := fs.String("format", "text", "output `format`: text, markdown, csv or json")
+	fs.StringVar(&o.plotsDir, "plots", "", "write each chart as PNG and SVG into `DIR`")
+	fs.StringVar(&o.html, "html", "", "write one self-contained HTML report to `FILE`")
+	fs.Float64Var(&o.minUser, "min-user-tps", 0, "best throughput with at least `T` tok/s per request, per context")
+	fs.Float64Var(&o.slo.MaxTTFTMs, "max-ttft", 0, "most concurrency with TTFT ≤ `MS`, per context")
+	fs.Float64Var(&o.slo.MaxTBTMs, "max-tbt", 0, "most concurrency with TBT ≤ `MS`, per context")
+	metrics := fs.String("metrics", "", "further measurements `columns` to compare, comma-separated (e.g. ttft_p99_ms)")
+	lbls := fs.String("labels", "", "comma-separated `names` for the runs, baseline first (default: what tells them apart)")
+	fs.BoolVar(&o.trend, "trend", false, "follow cells across archived runs of the same model and GPU")
+	fs.BoolVar(&o.list, "list", false, "list the archive's runs (id, date, model, GPU, engine, quantization, cells)")
+	var cells cellFlags
+	fs.Var(&cells, "cell", "trend `cell` phase:context:N, e.g. decode:8K:128 (repeatable)")
+	metric := fs.String("metric", "total_tok_s", "measurements `column` a trend follows")
+	order := fs.String("order", "version", "trend `order`: version (engine version) or date")
+	threshold := fs.String("threshold", "5%", "flag trend changes beyond this relative `change`")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: compare [-archive DIR] [-format text|markdown|csv|json] [-plots DIR] [-html FILE]")
+		fmt.Fprintln(stderr, "               [-min-user-tps T] [-max-ttft MS -max-tbt MS] [-metrics COLS] [-labels L,...] BASELINE OTHER...")
+		fmt.Fprintln(stderr, "       compare -archive DIR -list [SELECTOR...]")
+		fmt.Fprintln(stderr, "       compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date] [-threshold 5%] [SELECTOR...]")
+		fmt.Fprintln(stderr, "An argument is a document file, - for standard input, or with -archive a run-id prefix or key=value / key=~value filters.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	o.args = fs.Args()
+	var err error
+	if o.format, err = analysis.ParseFormat(*format); err != nil {
+		return nil, usageError{err.Error()}
+	}
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"-min-user-tps", o.minUser}, {"-max-ttft", o.slo.MaxTTFTMs}, {"-max-tbt", o.slo.MaxTBTMs}} {
+		if v.v < 0 || math.IsNaN(v.v) || math.IsInf(v.v, 0) {
+			return nil, usagef("%s %v: want a positive number", v.name, v.v)
+		}
+	}
+	if *metrics != "" {
+		for _, m := range strings.Split(*metrics, ",") {
+			if _, err := analysis.MetricByName(strings.TrimSpace(m)); err != nil {
+				return nil, usageError{err.Error()}
+			}
+			o.metrics = append(o.metrics, strings.TrimSpace(m))
+		}
+	}
+	if *lbls != "" {
+		o.labels = strings.Split(*lbls, ",")
+	}
+	for _, c := range cells {
+		k, err := analysis.ParseCell(c)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		o.cells = append(o.cells, k)
+	}
+	if o.trendMetric, err = analysis.MetricByName(*metric); err != nil {
+		return nil, usageError{err.Error()}
+	}
+	switch *order {
+	case "version":
+		o.order = analysis.ByVersion
+	case "date":
+		o.order = analysis.ByDate
+	default:
+		return nil, usagef("-order %q: want version or date", *order)
+	}
+	if o.threshold, err = analysis.ParseThreshold(*threshold); err != nil {
+		return nil, usageError{err.Error()}
+	}
+	switch {
+	case o.list && o.trend:
+		return nil, usagef("-list and -trend do not go together")
+	case (o.list || o.trend) && o.archive == "":
+		return nil, usagef("-list and -trend need -archive DIR")
+	case !o.list && !o.trend && len(o.args) < 2:
+		return nil, usagef("need a BASELINE and at least one OTHER run to compare (got %d)", len(o.args))
+	case o.list && (o.plotsDir != "" || o.html != ""):
+		return nil, usagef("-list draws no charts: drop -plots and -html")
+	case len(o.labels) > 0 && len(o.labels) != len(o.args):
+		return nil, usagef("-labels names %d runs, %d given", len(o.labels), len(o.args))
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(stderr, "compare:", ue.msg)
+			fmt.Fprintln(stderr, "run compare -h for usage")
+		}
+		return exitUsage
+	}
+	in := &inputs{dir: o.archive, stdin: stdin}
+	switch {
+	case o.list:
+		err = list(ctx, in, o, stdout)
+	case o.trend:
+		err = trend(ctx, in, o, stdout)
+	default:
+		err = compare(ctx, in, o, stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "compare:", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// compare is the default mode: BASELINE OTHER... compared cell by cell.
+func compare(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
+	ms, err := in.resolve(ctx, o.args)
+	if err != nil {
+		return err
+	}
+	for i := 1; i < len(ms); i++ {
+		if ms[i].Run.RunID != "" && ms[i].Run.RunID == ms[0].Run.RunID {
+			return fmt.Errorf("%s and %s are the same run (%s)", o.args[0], o.args[i], ms[0].Run.RunID)
+		}
+	}
+	lbls := o.labels
+	if lbls == nil {
+		lbls = labels(ms)
+	}
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Metrics: o.metrics, Labels: lbls})
+	if err != nil {
+		return err
+	}
+	r := analysis.NewReport(c, o.minUser, o.slo)
+	if err := analysis.WriteReport(stdout, r, o.format); err != nil {
+		return err
+	}
+	if o.plotsDir == "" && o.html == "" {
+		return nil
+	}
+	charts := reportCharts(r)
+	if o.plotsDir != "" {
+		if err := writePlots(o.plotsDir, charts); err != nil {
+			return err
+		}
+	}
+	if o.html != "" {
+		return writeFile(o.html, func(w io.Writer) error { return writeHTML(w, r, charts) })
+	}
+	return nil
+}
+
+// list prints the archive's runs (or those the selectors match).
+func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
+	files, runs, err := in.resolveMany(ctx, o.args)
+	if err != nil {
+		return err
+	}
+	if len(files) > 0 {
+		return fmt.Errorf("-list lists archived runs: give selectors, not files")
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.RunID
+	}
+	ms, err := in.load(ctx, ids)
+	if err != nil {
+		return err
+	}
+	out := make([]analysis.RunListing, len(runs))
+	for i, r := range runs {
+		out[i] = analysis.RunListing{Run: r, Cells: len(analysis.IndexCells(ms[i]).List)}
+	}
+	return analysis.WriteRuns(stdout, out, o.format)
+}
+
+// writeFile creates path and writes it with write, removing it when
+// writing fails.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
+}
+
+// runSetup keys the model and GPU a trend follows.
+func runSetup(r *schema.Run) string { return r.Model + " on " + r.GPU }
