@@ -78,7 +78,11 @@ func writeHTML(b *bytes.Buffer, v *view) {
 	if len(v.Sections) > 0 {
 		w("<div class=\"meta\">\n")
 		for _, s := range v.Sections {
-			w("<section>\n<h2>", e(s.Name), "</h2>\n<dl>\n")
+			w("<section>\n")
+			if s.Name != "" { // pairs printed before any heading
+				w("<h2>", e(s.Name), "</h2>\n")
+			}
+			w("<dl>\n")
 			for _, f := range s.Fields {
 				w("<dt>", e(f.Key), "</dt><dd>", e(f.Value), "</dd>\n")
 			}

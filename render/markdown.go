@@ -41,7 +41,9 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 		para(mdEscape(head + tail))
 	}
 	for _, s := range v.Sections {
-		para("## ", mdEscape(s.Name))
+		if s.Name != "" { // pairs printed before any heading
+			para("## ", mdEscape(s.Name))
+		}
 		for _, f := range s.Fields {
 			b.WriteString("- **" + mdEscape(f.Key) + ":** " + mdEscape(f.Value) + "\n")
 		}

@@ -33,7 +33,9 @@ func writeText(b *bytes.Buffer, v *view) {
 		line(sub)
 	}
 	for _, s := range v.Sections {
-		line(s.Name)
+		if s.Name != "" { // pairs printed before any heading
+			line(s.Name)
+		}
 		for _, f := range s.Fields {
 			line("- ", f.Key)
 			if f.Key == "Commit" {
