@@ -86,7 +86,7 @@ func (f Frontier) Figure() (*Figure, error) {
 		return nil, fmt.Errorf("plots: %s: %w", f.Title, err)
 	}
 	p := newPlot(f.Title, f.XLabel, f.YLabel)
-	setupAxes(p, false, f.LogY, nil, nil)
+	setupAxes(p, false, f.LogY, nil, nil, 0)
 	legend := newLegend()
 
 	var placed [][2]float64 // normalised positions of the labels drawn so far
@@ -124,7 +124,7 @@ func (f Frontier) Figure() (*Figure, error) {
 		if err := addPointLabels(p, spreadLabels(fpts, &placed, norm), col); err != nil {
 			return nil, err
 		}
-		legend.Add(s.Name+" (front)", ln, fs)
+		addEntry(legend, s.Name+" (front)", ln, fs)
 
 		if f.MinX > 0 {
 			if b := bestAbove(s.Points, f.MinX); b >= 0 {
@@ -139,7 +139,7 @@ func (f Frontier) Figure() (*Figure, error) {
 	}
 	other, _ := plotter.NewScatter(plotter.XYs{})
 	other.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-	legend.Add("other cells (faint)", other)
+	addEntry(legend, "other cells (faint)", other)
 
 	if f.MinX > 0 {
 		ymin, ymax := math.Inf(1), math.Inf(-1)
@@ -159,11 +159,11 @@ func (f Frontier) Figure() (*Figure, error) {
 		}
 		target.LineStyle = draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
 		p.Add(target)
-		legend.Add(" ")
-		legend.Add(fmt.Sprintf("target ≥ %s tok/s per user", FormatNumber(f.MinX)), target)
+		addEntry(legend, " ")
+		addEntry(legend, fmt.Sprintf("target ≥ %s tok/s per user", FormatNumber(f.MinX)), target)
 		ring, _ := plotter.NewScatter(plotter.XYs{})
 		ring.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(6), Shape: draw.RingGlyph{}}
-		legend.Add("best cell meeting the target", ring)
+		addEntry(legend, "best cell meeting the target", ring)
 	}
 	if !f.LogY {
 		p.Y.Min = 0

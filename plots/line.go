@@ -49,6 +49,9 @@ type LineChart struct {
 	// labelled "8K", "123K"); labels too close to their neighbour are
 	// dropped, keeping the tick mark.
 	XTicks []plot.Tick
+	// XTickGap is the least distance between labelled X ticks, as a
+	// fraction of the axis (0 means 0.05).
+	XTickGap float64
 	// GroupTitle and RunTitle head the two parts of the legend when
 	// series are told apart by group and by run ("Context", "Run").
 	GroupTitle, RunTitle string
@@ -216,7 +219,7 @@ func (lc LineChart) Figure() (*Figure, error) {
 		return nil, fmt.Errorf("plots: %s: %w", lc.Title, err)
 	}
 	p := newPlot(lc.Title, lc.XLabel, lc.YLabel)
-	setupAxes(p, lc.LogX2, lc.LogY, lc.XFormat, lc.XTicks)
+	setupAxes(p, lc.LogX2, lc.LogY, lc.XFormat, lc.XTicks, lc.XTickGap)
 	keys := newStyleKeys(lc.Series)
 	legend := newLegend()
 
@@ -296,7 +299,10 @@ func (lc LineChart) Figure() (*Figure, error) {
 }
 
 // setupAxes sets scales, tickers and the background grid.
-func setupAxes(p *plot.Plot, logX2, logY bool, xformat func(float64) string, xticks []plot.Tick) {
+func setupAxes(p *plot.Plot, logX2, logY bool, xformat func(float64) string, xticks []plot.Tick, gap float64) {
+	if gap <= 0 {
+		gap = 0.05
+	}
 	var xnorm plot.Normalizer = plot.LinearScale{}
 	switch {
 	case logX2:
@@ -309,7 +315,7 @@ func setupAxes(p *plot.Plot, logX2, logY bool, xformat func(float64) string, xti
 	if xticks != nil {
 		ticks := append([]plot.Tick(nil), xticks...)
 		p.X.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
-			return thinTicks(ticks, min, max, 0.05, xnorm)
+			return thinTicks(ticks, min, max, gap, xnorm)
 		})
 	}
 	if logY {
@@ -391,9 +397,9 @@ func seriesLegend(l *plot.Legend, series []Series, keys styleKeys, groupTitle, r
 		// One entry per series (per group when series share one).
 		switch {
 		case keys.byRun && runTitle != "":
-			l.Add(runTitle)
+			addEntry(l, runTitle)
 		case !keys.byRun && groupTitle != "":
-			l.Add(groupTitle)
+			addEntry(l, groupTitle)
 		}
 		var done []string
 		for _, s := range series {
@@ -402,22 +408,22 @@ func seriesLegend(l *plot.Legend, series []Series, keys styleKeys, groupTitle, r
 				continue
 			}
 			done = append(done, g)
-			l.Add(g, lineThumb(seriesColor(keys.color(s)), keys.run(s), true)...)
+			addEntry(l, g, lineThumb(seriesColor(keys.color(s)), keys.run(s), true)...)
 		}
 		return
 	}
 	if groupTitle != "" {
-		l.Add(groupTitle)
+		addEntry(l, groupTitle)
 	}
 	for i, g := range keys.groups {
-		l.Add(g, lineThumb(seriesColor(i), 0, false)...)
+		addEntry(l, g, lineThumb(seriesColor(i), 0, false)...)
 	}
-	l.Add(" ")
+	addEntry(l, " ")
 	if runTitle != "" {
-		l.Add(runTitle)
+		addEntry(l, runTitle)
 	}
 	for i, r := range keys.runs {
-		l.Add(r, lineThumb(grey, i, true)...)
+		addEntry(l, r, lineThumb(grey, i, true)...)
 	}
 }
 
@@ -436,12 +442,12 @@ func statusLegend(l *plot.Legend, marks []markedPoint) {
 			continue
 		}
 		if first {
-			l.Add(" ")
-			l.Add("No value")
+			addEntry(l, " ")
+			addEntry(l, "No value")
 			first = false
 		}
 		sc, _ := plotter.NewScatter(plotter.XYs{})
 		sc.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(4.5), Shape: sm.glyph}
-		l.Add(sm.legend, sc)
+		addEntry(l, sm.legend, sc)
 	}
 }

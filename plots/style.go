@@ -2,6 +2,7 @@ package plots
 
 import (
 	"image/color"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -109,4 +110,14 @@ func newLegend() *plot.Legend {
 	l.ThumbnailWidth = vg.Points(24)
 	l.Padding = vg.Points(2)
 	return &l
+}
+
+// addEntry adds a legend entry with an en space before its text:
+// plot.Legend leaves only a word space between thumbnail and text, which
+// makes a marker look glued to the first letter.
+func addEntry(l *plot.Legend, name string, thumbs ...plot.Thumbnailer) {
+	if strings.TrimSpace(name) != "" {
+		name = "\u2002" + name
+	}
+	l.Add(name, thumbs...)
 }

@@ -45,8 +45,9 @@ func (t Log2Ticks) Ticks(min, max float64) []plot.Tick {
 }
 
 // Log125Ticks marks 1, 2 and 5 times each power of ten on a logarithmic
-// axis, with minor ticks at the other integers; over more than three
-// decades only the powers of ten are labelled.
+// axis (and 3 when the axis spans two decades or less), with minor ticks
+// at the other integers; over more than three decades only the powers of
+// ten are labelled.
 type Log125Ticks struct{}
 
 // Ticks implements plot.Ticker.
@@ -57,6 +58,7 @@ func (Log125Ticks) Ticks(min, max float64) []plot.Tick {
 	lo := int(math.Floor(math.Log10(min)))
 	hi := int(math.Ceil(math.Log10(max)))
 	onlyDecades := hi-lo > 3
+	withThree := hi-lo <= 2
 	var ticks []plot.Tick
 	for e := lo; e <= hi; e++ {
 		base := math.Pow(10, float64(e))
@@ -66,7 +68,7 @@ func (Log125Ticks) Ticks(min, max float64) []plot.Tick {
 				continue
 			}
 			tk := plot.Tick{Value: v}
-			if m == 1 || (!onlyDecades && (m == 2 || m == 5)) {
+			if m == 1 || (!onlyDecades && (m == 2 || m == 5)) || (withThree && m == 3) {
 				tk.Label = FormatNumber(v)
 			}
 			ticks = append(ticks, tk)

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -19,6 +21,8 @@ import (
 type Trend struct {
 	Title, XLabel, YLabel string
 	// Versions label the runs, oldest first; point X is an index into it.
+	// The axis shows them shortened (shortVersions: "0.30.1rc1.dev452+
+	// g73a583112" → "0.30.1rc1" while the labels stay distinct).
 	Versions []string
 	// Series holds one chosen cell each ("8K × 128"); Point.X indexes
 	// Versions. Non-valid points are marked as on a LineChart.
@@ -77,8 +81,15 @@ func (t Trend) Figure() (*Figure, error) {
 			}
 		}
 	}
-	lc := LineChart{Title: t.Title, XLabel: t.XLabel, YLabel: t.YLabel, Series: t.Series}
-	for i, v := range t.Versions {
+	axis := shortVersions(t.Versions)
+	longest := 0
+	for _, l := range axis {
+		longest = max(longest, utf8.RuneCountInString(l))
+	}
+	lc := LineChart{Title: t.Title, XLabel: t.XLabel, YLabel: t.YLabel, Series: t.Series,
+		// About 5.5 pt per character on an axis about 300 pt long.
+		XTickGap: math.Max(0.05, float64(longest+1)*0.018)}
+	for i, v := range axis {
 		lc.XTicks = append(lc.XTicks, plot.Tick{Value: float64(i), Label: v})
 	}
 	fig, err := lc.Figure()
@@ -89,14 +100,6 @@ func (t Trend) Figure() (*Figure, error) {
 	p.X.Min, p.X.Max = -0.3, float64(len(t.Versions))-0.7
 	if len(t.Versions) == 1 {
 		p.X.Min, p.X.Max = -0.5, 0.5
-	}
-	// Long version strings: tilt the labels.
-	for _, v := range t.Versions {
-		if len(v) > 10 && len(t.Versions) > 3 {
-			p.X.Tick.Label.Rotation = math.Pi / 8
-			p.X.Tick.Label.XAlign = draw.XRight
-			break
-		}
 	}
 
 	flags := t.Flags()
@@ -143,11 +146,55 @@ func (t Trend) Figure() (*Figure, error) {
 	}
 	lb.Offset = vg.Point{X: vg.Points(10)}
 	p.Add(ring, lb)
-	fig.Legend.Add(" ")
+	addEntry(fig.Legend, " ")
 	th, _ := plotter.NewScatter(plotter.XYs{})
 	th.GlyphStyle = ring.GlyphStyle
 	th.GlyphStyle.Radius = vg.Points(5)
-	fig.Legend.Add(fmt.Sprintf("change beyond ±%s%%", FormatNumber(100*t.Threshold)), th)
-	fig.Legend.Add("(green better, red worse)")
+	addEntry(fig.Legend, fmt.Sprintf("change beyond ±%s%%", FormatNumber(100*t.Threshold)), th)
+	addEntry(fig.Legend, "(green better, red worse)")
 	return fig, nil
+}
+
+// versionTail matches what shortVersions drops from a version: a local
+// part ("+g73a583112") and then a development suffix (".dev452").
+var (
+	localPart = regexp.MustCompile(`\+.*$`)
+	devPart   = regexp.MustCompile(`[.-]?dev[0-9]*$`)
+)
+
+// shortVersions shortens version labels for an axis ("0.30.1rc1.dev452+
+// g73a583112" → "0.30.1rc1"), dropping the local part, then the dev
+// suffix, only while the labels stay distinct, and cutting what is still
+// longer than 16 characters with an ellipsis.
+func shortVersions(vs []string) []string {
+	distinct := func(ls []string) bool {
+		seen := map[string]bool{}
+		for _, l := range ls {
+			if seen[l] {
+				return false
+			}
+			seen[l] = true
+		}
+		return true
+	}
+	out := append([]string(nil), vs...)
+	for _, re := range []*regexp.Regexp{localPart, devPart} {
+		next := make([]string, len(out))
+		for i, v := range out {
+			next[i] = re.ReplaceAllString(v, "")
+			if next[i] == "" {
+				next[i] = v
+			}
+		}
+		if !distinct(next) {
+			break
+		}
+		out = next
+	}
+	for i, v := range out {
+		if r := []rune(v); len(r) > 16 {
+			out[i] = string(r[:15]) + "…"
+		}
+	}
+	return out
 }

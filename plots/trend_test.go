@@ -2,6 +2,7 @@ package plots
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,24 @@ func TestTrendErrors(t *testing.T) {
 				t.Errorf("err = %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestShortVersions(t *testing.T) {
+	tests := []struct {
+		in, want []string
+	}{
+		{[]string{"0.27.2rc1.dev113+g5cecfc013", "0.30.1rc1.dev452+g73a583112"}, []string{"0.27.2rc1", "0.30.1rc1"}},
+		// Two builds of one release keep their dev numbers.
+		{[]string{"0.30.1rc1.dev452+g73a583112", "0.30.1rc1.dev460+gabc"}, []string{"0.30.1rc1.dev452", "0.30.1rc1.dev460"}},
+		// Same dev build, different commits: nothing can be dropped; cut.
+		{[]string{"1.0.dev1+gaaaaaaaaaaaa", "1.0.dev1+gbbbbbbbbbbbb"}, []string{"1.0.dev1+gaaaaa…", "1.0.dev1+gbbbbb…"}},
+		{[]string{"2026-01-05", "2026-02-11"}, []string{"2026-01-05", "2026-02-11"}},
+		{[]string{"+x"}, []string{"+x"}},
+	}
+	for _, tt := range tests {
+		if got := shortVersions(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("shortVersions(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
