@@ -3,6 +3,7 @@ package parse
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -37,9 +38,25 @@ var textSections = map[string]textSection{
 // sectionOf returns the kind of a heading line, or false when the line is
 // not a known heading.
 func sectionOf(line string) (textSection, bool) {
-	k, ok := textSections[normHeading(line)]
-	return k, ok
+	h := normHeading(line)
+	if k, ok := textSections[h]; ok {
+		return k, true
+	}
+	// "Sustained decode throughput", "All measurements (46 cells)": a
+	// short line starting with a heading of two or more words.
+	if len(h) <= 48 && !strings.HasSuffix(h, ".") {
+		for _, name := range multiWordSections {
+			if strings.HasPrefix(h, name+" ") {
+				return textSections[name], true
+			}
+		}
+	}
+	return 0, false
 }
+
+// multiWordSections are the headings that are matched as a prefix too;
+// one-word ones ("Run", "Decode") are not, as prose starts with them.
+var multiWordSections = []string{"launch command", "sustained decode", "all measurements", "prompt processing", "server command"}
 
 // normHeading lower-cases a heading and drops surrounding space, "#"
 // marks and a trailing colon.
@@ -150,6 +167,10 @@ func (x *textExtractor) run() error {
 			x.section, x.kind = trimSpace(strings.TrimRight(s, ": ")), k
 			continue
 		}
+		if x.kind == tsLaunch && len(launch) > 0 && strings.HasSuffix(launch[len(launch)-1], "\\") {
+			launch = append(launch, l.s) // a continued command line
+			continue
+		}
 		if x.isUnknownHeading(i) {
 			x.section, x.kind = trimSpace(strings.TrimRight(s, ": ")), tsFields
 			continue
@@ -162,12 +183,18 @@ func (x *textExtractor) run() error {
 			x.pre = append(x.pre, textLine{s, l.no})
 		case tsFields:
 			if !strings.HasPrefix(s, "-") {
-				continue // prose inside a field section
+				// "Key: value" on a line of its own; other prose is skipped.
+				if k, v, ok := strings.Cut(s, ": "); ok && len(k) <= 40 && trimSpace(v) != "" && !strings.ContainsAny(k, ".,;") {
+					x.doc.Fields = append(x.doc.Fields, rawField{Section: x.section, Key: trimSpace(k), Value: trimSpace(v), Line: l.no})
+				}
+				continue
 			}
 			key := trimSpace(strings.TrimPrefix(s, "-"))
 			f := rawField{Section: x.section, Key: key, Line: l.no}
-			// "- Key: value" on one line.
-			if k, v, ok := strings.Cut(key, ": "); ok && !x.nextIsValue(i) {
+			// "- Key: value" on one line. Keys never hold ": ", so a key
+			// line that does is a whole pair (a two-line pair's value
+			// line is consumed with its key and never gets here).
+			if k, v, ok := strings.Cut(key, ": "); ok && trimSpace(v) != "" {
 				f.Key, f.Value = trimSpace(k), trimSpace(v)
 			} else if x.nextIsValue(i) {
 				i++
@@ -222,14 +249,14 @@ func (x *textExtractor) nextIsValue(i int) bool {
 // "- Key" line and then a value line.
 func (x *textExtractor) isUnknownHeading(i int) bool {
 	s := trimSpace(x.lines[i].s)
-	if s == "" || strings.HasPrefix(s, "-") || strings.Contains(s, "|") || len(s) > 60 || strings.HasSuffix(s, ".") {
+	if s == "" || strings.HasPrefix(s, "-") || strings.Contains(s, "|") || len(s) > 60 || strings.HasSuffix(s, ".") || strings.Contains(s, ": ") {
 		return false
 	}
 	if i+1 >= len(x.lines) {
 		return false
 	}
 	next := trimSpace(x.lines[i+1].s)
-	return strings.HasPrefix(next, "- ") && x.kind != tsLaunch
+	return strings.HasPrefix(next, "- ")
 }
 
 // preamble takes the title and subtitle from the lines before the first
@@ -329,7 +356,13 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 	switch kind {
 	case headerFull:
 		if x.doc.Table.HeaderLine != 0 {
-			return 0, errorf(x.name, line, "a second All measurements table (the first is at line %d)", x.doc.Table.HeaderLine)
+			// A table split in parts (prefill rows, then decode rows) with
+			// one header is one table; different headers are not.
+			if !slices.Equal(x.doc.Table.Header, header) {
+				return 0, errorf(x.name, line, "a second All measurements table with other columns (the first is at line %d)", x.doc.Table.HeaderLine)
+			}
+			x.doc.Table.Rows = append(x.doc.Table.Rows, rows...)
+			break
 		}
 		x.doc.Table = rawTable{Header: header, HeaderLine: line, Rows: rows}
 	case headerMatrix:

@@ -145,6 +145,29 @@ func TestTextVariants(t *testing.T) {
 			{`medians\. Total tok/s is output across all simultaneous requests\.\|`, "medians.\n|"},
 			{`simultaneous requests\| Context`, "simultaneous requests\n| Context"},
 		}, rows: 46, fields: 18, prefill: 6, cells: 40},
+		{name: "one-line pairs, with and without dashes", edits: []edit{
+			{`(?m)^- (Type|GPU|VRAM|OS)\n- (.*)$`, "- $1: $2"},
+			{`(?m)^- (Served model|Revision)\n- (.*)$`, "$1: $2"},
+		}, rows: 46, fields: 18, prefill: 6, cells: 40,
+			check: func(t *testing.T, m *schema.Matrix) {
+				if m.Run.GPU != "RTX PRO 6000 Blackwell Server Edition" || *m.Run.VRAMGB != 96 || m.Run.ServedModel != "ling" || m.Run.Revision != "main" || m.Run.OS != "linux" {
+					t.Errorf("gpu %q vram %v served %q revision %q os %q", m.Run.GPU, *m.Run.VRAMGB, m.Run.ServedModel, m.Run.Revision, m.Run.OS)
+				}
+			}},
+		{name: "continued launch command, then an unknown section", edits: []edit{
+			{` --served-model-name ling `, " \\\n  --served-model-name ling \\\n  "},
+			{`(?m)^Prefill$`, "Notes\n- Cooling\n- air\nPrefill"},
+		}, rows: 46, fields: 19, prefill: 6, cells: 40,
+			check: func(t *testing.T, m *schema.Matrix) {
+				if m.Run.ModelID != "inclusionAI/Ling-3.0-tiny-int4" || *m.Run.MaxModelLen != 131072 || strings.Contains(m.Run.LaunchCommand, "Notes") {
+					t.Errorf("model id %q, max len %v, command %q", m.Run.ModelID, m.Run.MaxModelLen, m.Run.LaunchCommand)
+				}
+			}},
+		{name: "headings with more words, table in two parts", edits: []edit{
+			{`(?m)^All measurements$`, "All measurements (46 cells)"},
+			{`(?m)^Sustained decode$`, "Sustained decode throughput"},
+			{`(?m)^(\| Prefill \| 128K \|.*)$`, "$1\nDecode rows\n| Phase | Context | Requests at once | Status | Total tok/s | Per request tok/s | TTFT | Time between tokens | Average active requests | Completed requests | Output tokens | Measured for |\n|---|---|---|---|---|---|---|---|---|---|---|---|"},
+		}, rows: 46, fields: 18, prefill: 6, cells: 40},
 		{name: "columns reordered, one dropped, one added", edits: []edit{
 			{`\| Phase \| Context \| Requests at once \| Status \|`, "| Context | Phase | Requests at once | Status |"},
 			{`(?m)^\| (Prefill|Sustained decode) \| (\d+K) \|`, "| $2 | $1 |"},
