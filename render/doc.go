@@ -16,10 +16,18 @@
 // and carry more decimals when the value needs them, so a measuring run's
 // figures survive a document round trip exactly.
 //
+// The subtitle's two parts (engine · version · quantization, then the
+// matrix's shape) are two elements with nothing between them, as on the
+// page the seeds were flattened from: the text form glues them ("INT45
+// contexts"), HTML draws the separator with CSS, Markdown sets the first
+// part as a code span. So every form parses to the seeds' subtitle and to
+// the same run id.
+//
 // Key/value sections come from Run.Metadata (every pair a parsed document
 // printed, in order) when it is set; a matrix made by a measuring run has
 // none, and its sections are built from the Run fields instead. Table
 // columns beyond the seeds' twelve (percentiles, errors, prompt tokens,
 // Extra metrics, status reasons) are added only when some row has them,
-// headed by their column names.
+// headed by their column names. Per-request Samples are not printed:
+// documents carry cells, the archive carries samples.
 package render
