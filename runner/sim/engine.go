@@ -88,7 +88,7 @@ type EngineStats struct {
 	Steps int64
 	// MeanOvershoot and MaxOvershoot describe wake-up lateness.
 	MeanOvershoot, MaxOvershoot time.Duration
-	// Resets counts times the engine fell more than 50 ms behind its
+	// Resets counts times the engine fell more than 250 ms behind its
 	// schedule (starved of CPU) and restarted it from the current time,
 	// losing that time.
 	Resets int64
@@ -140,7 +140,7 @@ func (e *engine) close() {
 
 // maxLag bounds how far behind its deadlines the engine may run before it
 // gives up catching up (after an idle period, or when starved of CPU).
-const maxLag = 50 * time.Millisecond
+const maxLag = 250 * time.Millisecond
 
 // run is the engine goroutine.
 func (e *engine) run() {

@@ -105,6 +105,7 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 		writeError(w, http.StatusMethodNotAllowed, "BadRequestError", "use POST")
 		return
 	}
+	arrived := time.Now()
 	n := s.seqNum.Add(1)
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
@@ -117,7 +118,7 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	}
 	var req genRequest
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	rec.r.Start = time.Now()
+	rec.r.Start = arrived
 	s.mu.Lock()
 	s.records = append(s.records, rec)
 	s.mu.Unlock()
@@ -180,7 +181,7 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 
 	target, finish := s.answerLength(n, maxTokens, req.MinTokens, req.IgnoreEOS)
 	rec.mu.Lock()
-	rec.chunks = make([]chunkRec, 0, min(target/int64(s.p.ChunkTokens)+2, 4096))
+	rec.chunks = make([]chunkRec, 0, min(target/int64(s.p.ChunkTokens)+2, 256))
 	rec.mu.Unlock()
 	sq := &seq{n: n, prompt: promptTokens, target: target, notify: make(chan struct{}, 1)}
 	if s.p.PrefixCacheTokens > 0 {

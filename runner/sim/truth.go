@@ -28,7 +28,8 @@ type RequestRecord struct {
 	// Fault describes the injected fault, "" when none.
 	Fault string
 
-	// Start is when the request arrived (its body read and decoded).
+	// Start is when the request arrived: when its handler began, after the
+	// request headers and before the body was read.
 	Start time.Time
 	// FirstChunk is when the role-only chunk was written; FirstToken when
 	// the first chunk carrying tokens (reasoning or content) was;
