@@ -70,7 +70,7 @@ func TestSVGContent(t *testing.T) {
 		name string
 		want []string
 	}{
-		{"decode_total", []string{"Sustained decode: total throughput", "Total output (tok/s)", "Simultaneous requests", ">128<", ">64<", ">10,000<", "looped (discarded)", "over capacity (not run)", "INT4 · RTX PRO 6000", ">123K<"}},
+		{"decode_total", []string{"Sustained decode: total throughput", "Total output (tok/s)", "Simultaneous requests", ">128<", ">64<", ">10,000<", "looped (discarded)", "over capacity (not run)", "INT4 · RTX PRO 6000", ">\u2002123K<"}},
 		{"ratio_total", []string{">0.47×<", ">1.16×<", ">looped<", ">(INT4)<", ">over cap.<", ">(both)<", ">0.99×<", "INT4 · RTX PRO 6000 / BF16 · H200 NVL"}},
 		{"frontier", []string{"target ≥ 50 tok/s per user", ">8K×128<", ">16K×64<"}},
 		{"trend_8k_128", []string{">−15.8%<", ">+8.6%<", ">0.30.1rc1<", "change beyond ±5%"}},

@@ -88,12 +88,13 @@ func TestLineChartLegend(t *testing.T) {
 		t.Fatal(err)
 	}
 	svg := string(goldenSVG(t, c))
-	for _, w := range []string{">Context<", ">Run<", ">No value<", ">8K<", ">123K<", ">BF16 · H200 NVL<", ">looped (discarded)<", ">over capacity (not run)<"} {
-		if strings.Count(svg, w) < 1 {
+	// Legend entries start with an en space (addEntry).
+	for _, w := range []string{"Context", "Run", "No value", "8K", "123K", "BF16 · H200 NVL", "looped (discarded)", "over capacity (not run)"} {
+		if !strings.Contains(svg, ">\u2002"+w+"<") {
 			t.Errorf("legend lacks %s", w)
 		}
 	}
-	if n := strings.Count(svg, ">INT4 · RTX PRO 6000<"); n != 1 {
+	if n := strings.Count(svg, ">\u2002INT4 · RTX PRO 6000<"); n != 1 {
 		t.Errorf("run named %d times, want once", n)
 	}
 	if fig.Legend == nil {
