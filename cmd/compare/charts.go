@@ -220,6 +220,7 @@ func ratioHeatmap(c *analysis.Comparison, oi int) (plots.Heatmap, bool) {
 			h.Notes[i][j] = "missing\n(both)"
 		}
 	}
+	short := shortLabels(c)
 	ds := c.Deltas[oi]
 	for i := range ds {
 		d := &ds[i]
@@ -233,19 +234,65 @@ func ratioHeatmap(c *analysis.Comparison, oi int) (plots.Heatmap, bool) {
 			h.Values[ri][ci] = v
 			continue
 		}
-		h.Notes[ri][ci] = shortNote(c.Note(oi, d))
+		h.Notes[ri][ci] = cellNote(d, short[0], short[oi+1])
 	}
 	return h, true
 }
 
-// shortNote fits a note in a heatmap cell: "looped in X" becomes
-// "looped\n(X)", "over capacity" "over cap.".
-func shortNote(n string) string {
-	n = strings.ReplaceAll(n, "over capacity", "over cap.")
-	if what, who, ok := strings.Cut(n, " in "); ok {
-		return what + "\n(" + who + ")"
+// cellNote says in a few characters why a heatmap cell has no ratio:
+// "looped\n(INT4)", "over cap.\n(both)".
+func cellNote(d *analysis.Delta, base, other string) string {
+	st := func(s analysis.State) string {
+		if s == analysis.StateOverCapacity {
+			return "over cap."
+		}
+		return s.String()
 	}
-	return n
+	switch {
+	case d.BaseState == analysis.StateValue && d.ValueState == analysis.StateValue:
+		return "baseline 0"
+	case d.BaseState == analysis.StateValue:
+		return st(d.ValueState) + "\n(" + other + ")"
+	case d.ValueState == analysis.StateValue:
+		return st(d.BaseState) + "\n(" + base + ")"
+	case st(d.BaseState) == st(d.ValueState):
+		return st(d.BaseState) + "\n(both)"
+	}
+	return st(d.BaseState) + " (" + base + ")\n" + st(d.ValueState) + " (" + other + ")"
+}
+
+// shortLabels names runs in a word, to fit a heatmap cell: the
+// quantization or the GPU's first word when they tell the runs apart,
+// else "baseline", "run 1", "run 2" ….
+func shortLabels(c *analysis.Comparison) []string {
+	runs := []*schema.Run{&c.Baseline.Run.Run}
+	for _, o := range c.Others {
+		runs = append(runs, &o.Run.Run)
+	}
+	for _, f := range []func(*schema.Run) string{
+		func(r *schema.Run) string { return r.Quantization },
+		func(r *schema.Run) string {
+			if w := strings.Fields(r.GPU); len(w) > 0 {
+				return w[0]
+			}
+			return ""
+		},
+	} {
+		out := make([]string, len(runs))
+		ok := true
+		for i, r := range runs {
+			out[i] = f(r)
+			ok = ok && out[i] != "" && len(out[i]) <= 10
+		}
+		if ok && distinctStrings(out) {
+			return out
+		}
+	}
+	out := []string{"baseline"}
+	for i := range c.Others {
+		out = append(out, "run "+strconv.Itoa(i+1))
+	}
+	return out
 }
 
 // frontierSeries is one series per run: every decode cell as
