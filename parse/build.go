@@ -631,8 +631,8 @@ func checkMatrix(raw *rawDoc, index map[rowKey]*tableRow) error {
 		what := cellName(schema.PhaseDecode, label, conc)
 		r, ok := index[rowKey{schema.PhaseDecode, ctx, conc}]
 		if !ok {
-			if trimSpace(c.Glued+c.TokS+c.TTFT) == "" {
-				continue // an empty cell claims nothing
+			if nullTexts[trimSpace(c.Glued+c.TokS+c.TTFT)] {
+				continue // an empty or "—" cell claims nothing
 			}
 			return errorf(raw.Name, c.Line, "%s: the matrix has a cell but All measurements (line %d) has no such row", what, raw.Table.HeaderLine)
 		}

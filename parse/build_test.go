@@ -234,3 +234,36 @@ func TestBuildLongGluedCell(t *testing.T) {
 		t.Errorf("long cell: %v", err)
 	}
 }
+
+func TestBuildMatrixLayouts(t *testing.T) {
+	table := `All measurements
+| Phase | Context | Requests at once | Status | Total tok/s | Per request tok/s | TTFT |
+|---|---|---|---|---|---|---|
+| Decode | 8K | 1 | Valid | 300.0 | 300.0 | 40 ms |
+| Decode | 8K | 2 | Valid | 500.0 | 250.0 | 60 ms |
+| Decode | 16K | 1 | Valid | 280.0 | 280.0 | 80 ms |
+| Decode | 16K | 2 | Looped | — | — | — |
+`
+	tests := []struct {
+		name, matrix string
+		want         string // "" for no error
+	}{
+		{"rows are contexts", "Sustained decode\ntotal tok/s| Context | 1 | 2 |\n|---|---|---|\n| 8K | 300.040 ms TTFT | 500.060 ms TTFT |\n| 16K | 280.080 ms TTFT | Looped |\n", ""},
+		{"transposed", "Sustained decode\ntotal tok/s| Requests | 8K | 16K |\n|---|---|---|\n| 1 | 300.040 ms TTFT | 280.080 ms TTFT |\n| 2 | 500.060 ms TTFT | Looped |\n", ""},
+		{"transposed, blank corner", "Sustained decode\n|  | 8K | 16K |\n|---|---|---|\n| 1 | 300.040 ms TTFT | 280.080 ms TTFT |\n| 2 | 500.060 ms TTFT | Looped |\n", ""},
+		{"transposed and wrong", "Sustained decode\n| Requests | 8K | 16K |\n|---|---|---|\n| 1 | 300.040 ms TTFT | 280.080 ms TTFT |\n| 2 | 280.080 ms TTFT | Looped |\n",
+			"m.txt:6: decode 8K×2: matrix cell \"280.080 ms TTFT\" agrees with neither the tok/s (500.0) nor the TTFT (60 ms) of All measurements line 11"},
+		{"per-request caption", "Sustained decode\nper request tok/s · rows are context length| Context | 1 | 2 |\n|---|---|---|\n| 8K | 300.040 ms TTFT | 250.060 ms TTFT |\n| 16K | 280.080 ms TTFT | Looped |\n", ""},
+		{"per-request figures against total", "Sustained decode\ntotal tok/s| Context | 1 | 2 |\n|---|---|---|\n| 8K | 300.040 ms TTFT | 250.060 ms TTFT |\n| 16K | 280.080 ms TTFT | Looped |\n",
+			"decode 8K×2: matrix says 250.0 tok/s, All measurements line 11 says 500.0"},
+		{"dash cell without a row", "Sustained decode\n| Context | 1 | 2 | 4 |\n|---|---|---|---|\n| 8K | 300.040 ms TTFT | 500.060 ms TTFT | — |\n| 16K | 280.080 ms TTFT | Looped | — |\n", ""},
+		{"short matrix row", "Sustained decode\n| Context | 1 | 2 |\n|---|---|---|\n| 8K | 300.040 ms TTFT |\n", "m.txt:5: decode matrix row has 2 cells, its header at line 3 has 3"},
+	}
+	for _, tt := range tests {
+		doc := "M on G\n" + tt.matrix + table
+		_, err := ParseBytes([]byte(doc), "m.txt", schema.FormatText)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
