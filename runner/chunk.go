@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"errors"
 	"unicode/utf8"
 )
@@ -46,19 +47,68 @@ func scanChunk(b []byte, c *chunk) error {
 	if i >= len(b) || b[i] != '{' {
 		return errJSON
 	}
-	_, err := eachKey(b, i, func(key []byte, i int) (int, error) {
+	i++
+	for first := true; ; first = false {
+		key, v, done, err := objNext(b, i, first)
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
 		switch string(key) {
 		case "choices":
-			return scanChoices(b, i, c)
+			i, err = scanChoices(b, v, c)
 		case "usage":
-			return scanUsage(b, i, c)
+			i, err = scanUsage(b, v, c)
 		case "error":
 			c.err = true
-			return scanError(b, i, c)
+			i, err = scanError(b, v, c)
+		default:
+			i, err = skipValue(b, v)
 		}
-		return skipValue(b, i)
-	})
-	return err
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// objNext moves to the next member of an object: i is just after '{'
+// (first) or just after the previous value. It returns the member's key
+// (raw bytes) and the index of its value, or done at the closing brace.
+//
+// Note: the scanner walks objects with this loop rather than a callback
+// per key so that nothing escapes and no call is indirect; it is the hot
+// path of the client.
+func objNext(b []byte, i int, first bool) (key []byte, v int, done bool, err error) {
+	i = skipWS(b, i)
+	if i >= len(b) {
+		return nil, 0, false, errJSON
+	}
+	if !first {
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case '}':
+			return nil, i + 1, true, nil
+		default:
+			return nil, 0, false, errJSON
+		}
+	} else if b[i] == '}' {
+		return nil, i + 1, true, nil
+	}
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false, errJSON
+	}
+	key, j, _, err := scanString(b, i)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	j = skipWS(b, j)
+	if j >= len(b) || b[j] != ':' {
+		return nil, 0, false, errJSON
+	}
+	return key, skipWS(b, j+1), false, nil
 }
 
 func scanChoices(b []byte, i int, c *chunk) (int, error) {
@@ -76,21 +126,7 @@ func scanChoices(b []byte, i int, c *chunk) (int, error) {
 	for {
 		var err error
 		if c.choices == 0 && i < len(b) && b[i] == '{' {
-			i, err = eachKey(b, i, func(key []byte, i int) (int, error) {
-				switch string(key) {
-				case "delta", "message":
-					return scanDelta(b, i, c)
-				case "text":
-					if i < len(b) && b[i] == '"' {
-						s, j, esc, err := scanString(b, i)
-						c.text, c.textEsc = s, esc
-						return j, err
-					}
-				case "finish_reason":
-					c.finish = i < len(b) && b[i] == '"'
-				}
-				return skipValue(b, i)
-			})
+			i, err = scanChoice(b, i, c)
 		} else {
 			i, err = skipValue(b, i)
 		}
@@ -113,33 +149,85 @@ func scanChoices(b []byte, i int, c *chunk) (int, error) {
 	}
 }
 
+// scanChoice reads choices[0], at b[i] == '{'.
+func scanChoice(b []byte, i int, c *chunk) (int, error) {
+	i++
+	for first := true; ; first = false {
+		key, v, done, err := objNext(b, i, first)
+		if err != nil {
+			return 0, err
+		}
+		if done {
+			return v, nil
+		}
+		switch string(key) {
+		case "delta":
+			i, err = scanDelta(b, v, c)
+		case "text":
+			if v < len(b) && b[v] == '"' {
+				c.text, i, c.textEsc, err = scanString(b, v)
+				c.textEsc = hasEscape(c.text, c.textEsc)
+			} else {
+				i, err = skipValue(b, v)
+			}
+		case "finish_reason":
+			c.finish = v < len(b) && b[v] == '"'
+			i, err = skipValue(b, v)
+		default:
+			i, err = skipValue(b, v)
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
 func scanDelta(b []byte, i int, c *chunk) (int, error) {
 	if i < len(b) && b[i] != '{' {
 		return skipValue(b, i)
 	}
-	return eachKey(b, i, func(key []byte, i int) (int, error) {
+	i++
+	for first := true; ; first = false {
+		key, v, done, err := objNext(b, i, first)
+		if err != nil {
+			return 0, err
+		}
+		if done {
+			return v, nil
+		}
+		isStr := v < len(b) && b[v] == '"'
 		switch string(key) {
 		case "content":
-			if i < len(b) && b[i] == '"' {
-				s, j, esc, err := scanString(b, i)
-				c.content, c.contentEsc = s, esc
-				return j, err
+			if isStr {
+				c.content, i, c.contentEsc, err = scanString(b, v)
+				c.contentEsc = hasEscape(c.content, c.contentEsc)
+				break
 			}
+			i, err = skipValue(b, v)
 		case "reasoning_content", "reasoning":
-			if i < len(b) && b[i] == '"' {
-				s, j, esc, err := scanString(b, i)
+			if isStr {
+				var s []byte
+				var esc bool
+				s, i, esc, err = scanString(b, v)
 				if len(s) > 0 || c.reasoning == nil {
-					c.reasoning, c.reasoningEsc = s, esc
+					c.reasoning, c.reasoningEsc = s, hasEscape(s, esc)
 				}
-				return j, err
+				break
 			}
+			i, err = skipValue(b, v)
 		case "role":
-			c.role = true
+			c.role = isStr
+			i, err = skipValue(b, v)
 		case "tool_calls":
-			c.toolCalls = i < len(b) && b[i] == '['
+			c.toolCalls = v < len(b) && b[v] == '['
+			i, err = skipValue(b, v)
+		default:
+			i, err = skipValue(b, v)
 		}
-		return skipValue(b, i)
-	})
+		if err != nil {
+			return 0, err
+		}
+	}
 }
 
 func scanUsage(b []byte, i int, c *chunk) (int, error) {
@@ -147,23 +235,33 @@ func scanUsage(b []byte, i int, c *chunk) (int, error) {
 		return skipValue(b, i)
 	}
 	c.usage = true
-	return eachKey(b, i, func(key []byte, i int) (int, error) {
+	i++
+	for first := true; ; first = false {
+		key, v, done, err := objNext(b, i, first)
+		if err != nil {
+			return 0, err
+		}
+		if done {
+			return v, nil
+		}
+		var n int64
+		var ok bool
 		switch string(key) {
 		case "completion_tokens":
-			n, j, ok := scanInt(b, i)
-			if ok {
+			if n, i, ok = scanInt(b, v); ok {
 				c.completionTokens = n
-				return j, nil
+				continue
 			}
 		case "prompt_tokens":
-			n, j, ok := scanInt(b, i)
-			if ok {
+			if n, i, ok = scanInt(b, v); ok {
 				c.promptTokens = n
-				return j, nil
+				continue
 			}
 		}
-		return skipValue(b, i)
-	})
+		if i, err = skipValue(b, v); err != nil {
+			return 0, err
+		}
+	}
 }
 
 func scanError(b []byte, i int, c *chunk) (int, error) {
@@ -176,63 +274,37 @@ func scanError(b []byte, i int, c *chunk) (int, error) {
 		c.errMsg = s
 		return j, err
 	case '{':
-		return eachKey(b, i, func(key []byte, i int) (int, error) {
-			if string(key) == "message" && i < len(b) && b[i] == '"' {
-				s, j, _, err := scanString(b, i)
-				c.errMsg = s
-				return j, err
+		i++
+		for first := true; ; first = false {
+			key, v, done, err := objNext(b, i, first)
+			if err != nil {
+				return 0, err
 			}
-			return skipValue(b, i)
-		})
+			if done {
+				return v, nil
+			}
+			if string(key) == "message" && v < len(b) && b[v] == '"' {
+				c.errMsg, i, _, err = scanString(b, v)
+			} else {
+				i, err = skipValue(b, v)
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
 	case 'n': // "error": null is no error
 		c.err = false
 	}
 	return skipValue(b, i)
 }
 
-// eachKey walks the object starting at b[i] == '{' and calls f with each
-// key (raw bytes) and the index of its value; f returns the index after
-// the value. It returns the index after the closing brace.
-func eachKey(b []byte, i int, f func(key []byte, i int) (int, error)) (int, error) {
-	if i >= len(b) || b[i] != '{' {
-		return 0, errJSON
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, nil
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return 0, errJSON
-		}
-		key, j, _, err := scanString(b, i)
-		if err != nil {
-			return 0, err
-		}
-		j = skipWS(b, j)
-		if j >= len(b) || b[j] != ':' {
-			return 0, errJSON
-		}
-		j = skipWS(b, j+1)
-		if j, err = f(key, j); err != nil {
-			return 0, err
-		}
-		j = skipWS(b, j)
-		if j >= len(b) {
-			return 0, errJSON
-		}
-		switch b[j] {
-		case ',':
-			i = skipWS(b, j+1)
-		case '}':
-			return j + 1, nil
-		default:
-			return 0, errJSON
-		}
-	}
-}
+// hasEscape reports whether a string body holds a backslash escape.
+func hasEscape(s []byte, esc bool) bool { return esc || bytes.IndexByte(s, '\\') >= 0 }
 
 func skipWS(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i
+	}
 	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
 		i++
 	}
@@ -240,17 +312,30 @@ func skipWS(b []byte, i int) int {
 }
 
 // scanString returns the raw bytes of the string at b[i] == '"', the
-// index after its closing quote and whether it holds escapes.
+// index after its closing quote and whether it holds escapes. It finds
+// quotes with bytes.IndexByte (vectorized), which beats a byte loop for
+// all but the shortest strings.
 func scanString(b []byte, i int) ([]byte, int, bool, error) {
-	esc := false
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '"':
-			return b[i+1 : j], j + 1, esc, nil
-		case '\\':
-			esc = true
-			j++
+	j := i + 1
+	for j <= len(b) {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			break
 		}
+		q := j + k
+		if b[q-1] != '\\' {
+			// esc is only reported when a backslash precedes a quote;
+			// callers that decode text check the rest (hasEscape).
+			return b[i+1 : q], q + 1, false, nil
+		}
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return b[i+1 : q], q + 1, true, nil
+		}
+		j = q + 1
 	}
 	return nil, 0, false, errJSON
 }

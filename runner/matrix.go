@@ -38,6 +38,9 @@ type Labels struct {
 	EngineVersion string
 	// LaunchCommand must already be redacted (parse.ParseLaunch).
 	LaunchCommand string
+	// Extra, when set, fills further run fields (the launch command's
+	// settings) before the run id is computed.
+	Extra func(r *schema.Run)
 }
 
 // Config describes a measuring run.
@@ -254,6 +257,7 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 					serverDown = "server unreachable: " + err.Error()
 				}
 			}
+			roundFigures(&meas)
 			m.Measurements = append(m.Measurements, meas)
 			m.Samples = append(m.Samples, samples...)
 			ev.Phase, ev.Done = "done", true
@@ -367,6 +371,9 @@ func (r *Runner) fillRun(m *schema.Matrix, info ServerInfo, started time.Time) {
 		title += " on " + run.GPU
 	}
 	run.Title = title
+	if cfg.Labels.Extra != nil {
+		cfg.Labels.Extra(run)
+	}
 }
 
 // ClientVersion returns the module version of the running binary

@@ -66,6 +66,9 @@ func (s *sseReader) next() ([]byte, time.Time, error) {
 				if s.err == io.EOF && s.end > s.start {
 					// A last line without its newline.
 					line = s.buf[s.start:s.end]
+					if n := len(line); line[n-1] == '\r' {
+						line = line[:n-1]
+					}
 					s.start = s.end
 					s.scan = s.end
 					if p, ok := dataPayload(line); ok {

@@ -27,7 +27,7 @@ func quantile(sorted []float64, q float64) float64 {
 
 // dist summarizes a sample: mean, median, p90, p99.
 type dist struct {
-	n                  int
+	n                   int
 	mean, p50, p90, p99 float64
 }
 

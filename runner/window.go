@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"math"
+
 	"speedmatrix/schema"
 )
 
@@ -180,4 +182,45 @@ func (f *windowFigures) fill(m *schema.Measurement) {
 	if f.seconds > 0 {
 		m.RequestThroughput = schema.F64(float64(f.completed) / f.seconds)
 	}
+}
+
+// roundSig rounds v to n significant digits.
+func roundSig(v float64, n int) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	p := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(v))))
+	return math.Round(v*p) / p
+}
+
+// roundTo rounds v to a multiple of step.
+func roundTo(v, step float64) float64 { return math.Round(v/step) * step }
+
+// roundFigures keeps a stored figure to the precision a measurement
+// supports, so documents print 1,234.5 tok/s and 3.142 ms rather than
+// every float digit: rates to 0.1 tok/s, latencies to 4 significant
+// digits (TBTs below 1 ms keep their µs), counts of active requests to
+// 0.01, ratios to 1e-4.
+func roundFigures(m *schema.Measurement) {
+	r := func(p *float64, f func(float64) float64) {
+		if p != nil {
+			*p = f(*p)
+		}
+	}
+	rate := func(v float64) float64 { return roundTo(v, 0.1) }
+	ms := func(v float64) float64 { return roundSig(v, 4) }
+	for _, p := range []*float64{m.TotalTokS, m.PerRequestTokS, m.InputTokS} {
+		r(p, rate)
+	}
+	for _, p := range []*float64{m.TTFTMs, m.TBTMs, m.TTFTMeanMs, m.TTFTP50Ms, m.TTFTP90Ms, m.TTFTP99Ms, m.TTFCMs,
+		m.TBTMeanMs, m.TBTP50Ms, m.TBTP90Ms, m.TBTP99Ms, m.ChunkGapMeanMs, m.ChunkGapP50Ms, m.ChunkGapP90Ms,
+		m.ChunkGapP99Ms, m.E2EMeanMs, m.E2EP50Ms, m.E2EP90Ms, m.E2EP99Ms} {
+		r(p, ms)
+	}
+	r(m.AvgActiveRequests, func(v float64) float64 { return roundTo(v, 0.01) })
+	r(m.ServerRunningAvg, func(v float64) float64 { return roundTo(v, 0.01) })
+	r(m.MeasuredS, func(v float64) float64 { return roundTo(v, 0.001) })
+	r(m.RequestThroughput, func(v float64) float64 { return roundSig(v, 4) })
+	r(m.ServerPrefixCacheHits, func(v float64) float64 { return roundTo(v, 1e-4) })
+	r(m.ServerSpecAcceptRate, func(v float64) float64 { return roundTo(v, 1e-4) })
 }

@@ -1,0 +1,418 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"speedmatrix/archive"
+	"speedmatrix/parse"
+	"speedmatrix/render"
+	"speedmatrix/runner"
+	"speedmatrix/runner/sim"
+	"speedmatrix/schema"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFail        = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+type options struct {
+	url, model, contexts, concurrency, prefillContexts string
+	duration                                           time.Duration
+	maxTokens                                          int
+	endpoint, prefill, archive, out                    string
+	kvTokens                                           int64
+	gpu, quantization, engine, engineVersion, launch   string
+	vramGB                                             float64
+	apiKeyEnv                                          string
+	resume                                             bool
+	simulate                                           string
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.url, "url", "", "server base URL (http://host:port, with or without /v1)")
+	fs.StringVar(&o.model, "model", "", "served model name")
+	fs.StringVar(&o.contexts, "contexts", "", "decode context lengths, e.g. 8K,16K,32K")
+	fs.StringVar(&o.concurrency, "concurrency", "1", "simultaneous requests per decode cell, e.g. 1,2,4,8")
+	fs.StringVar(&o.prefillContexts, "prefill-contexts", "", "prefill context lengths (default: -contexts)")
+	fs.DurationVar(&o.duration, "duration", 30*time.Second, "measurement window of a decode cell")
+	fs.IntVar(&o.maxTokens, "max-tokens", 4096, "max_tokens of every decode request")
+	fs.StringVar(&o.endpoint, "endpoint", runner.EndpointChat, "chat or completions")
+	fs.StringVar(&o.prefill, "prefill", runner.PrefillWarmup, "prefill measurement: warmup (the cell's first scout) or standalone (median of unique prompts)")
+	fs.StringVar(&o.archive, "archive", "", "archive directory to append the run to")
+	fs.StringVar(&o.out, "out", "", "write the matrix as a document (.md, .html or .txt)")
+	fs.Int64Var(&o.kvTokens, "kv-tokens", 0, "KV cache budget in tokens (default: asked from the server)")
+	fs.StringVar(&o.gpu, "gpu", "", "GPU label, e.g. \"H200 NVL\"")
+	fs.Float64Var(&o.vramGB, "vram-gb", 0, "GPU memory in GB")
+	fs.StringVar(&o.quantization, "quantization", "", "quantization label, e.g. BF16")
+	fs.StringVar(&o.engine, "engine", "", "engine label, e.g. vllm")
+	fs.StringVar(&o.engineVersion, "engine-version", "", "engine version (default: the server's /version)")
+	fs.StringVar(&o.launch, "launch-command", "", "the server's launch command (stored with secrets redacted)")
+	fs.StringVar(&o.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (never stored or printed)")
+	fs.BoolVar(&o.resume, "resume", false, "continue an interrupted run from its checkpoint")
+	fs.StringVar(&o.simulate, "simulate", "", "measure the built-in simulator: \"default\", or a document or archive directory to calibrate it from")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "run:", err)
+		return exitUsage
+	}
+	if err := measure(ctx, o, stdout, stderr); err != nil {
+		if errors.Is(err, errInterrupted) {
+			fmt.Fprintln(stderr, "run:", err)
+			return exitInterrupted
+		}
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(stderr, "run:", err)
+			return exitUsage
+		}
+		fmt.Fprintln(stderr, "run:", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+type usageError struct{ error }
+
+var errInterrupted = errors.New("interrupted")
+
+// simulator starts the in-process simulator for -simulate and returns its
+// URL, the profile's model, and the matrix it was calibrated from (nil
+// for "default").
+func simulator(spec string) (*sim.Server, string, *schema.Matrix, sim.Profile, error) {
+	var p sim.Profile
+	var from *schema.Matrix
+	if spec == "default" {
+		p = sim.DefaultProfile()
+	} else {
+		m, err := loadMatrix(spec)
+		if err != nil {
+			return nil, "", nil, p, err
+		}
+		if p, err = sim.ProfileFromMatrix(m); err != nil {
+			return nil, "", nil, p, fmt.Errorf("-simulate %s: %w", spec, err)
+		}
+		from = m
+	}
+	srv, url, err := sim.Start(p)
+	if err != nil {
+		return nil, "", nil, p, err
+	}
+	return srv, url, from, p, nil
+}
+
+// loadMatrix reads a document, or the latest run of an archive directory.
+func loadMatrix(path string) (*schema.Matrix, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return parse.Parse(f, path, "")
+	}
+	a, err := archive.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := a.Runs(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("archive %s holds no runs", path)
+	}
+	ms, err := a.Load(context.Background(), runs[len(runs)-1].RunID)
+	if err != nil {
+		return nil, err
+	}
+	return ms[0], nil
+}
+
+// matrixAxes returns the decode contexts, concurrency levels and prefill
+// contexts of a matrix, as flag strings.
+func matrixAxes(m *schema.Matrix) (contexts, concurrency, prefill string) {
+	var cs, cc, ps []string
+	seen := map[string]bool{}
+	for _, x := range m.Measurements {
+		if x.ContextTokens == nil {
+			continue
+		}
+		t := fmt.Sprint(*x.ContextTokens)
+		switch x.Phase {
+		case schema.PhaseDecode:
+			if !seen["c"+t] {
+				seen["c"+t] = true
+				cs = append(cs, t)
+			}
+			if x.Concurrency != nil {
+				k := fmt.Sprint(*x.Concurrency)
+				if !seen["n"+k] {
+					seen["n"+k] = true
+					cc = append(cc, k)
+				}
+			}
+		case schema.PhasePrefill:
+			if !seen["p"+t] {
+				seen["p"+t] = true
+				ps = append(ps, t)
+			}
+		}
+	}
+	return strings.Join(cs, ","), strings.Join(cc, ","), strings.Join(ps, ",")
+}
+
+func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
+	var simProfile sim.Profile
+	if o.simulate != "" {
+		srv, url, from, p, err := simulator(o.simulate)
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		simProfile = p
+		if o.url != "" {
+			return usageError{errors.New("-simulate and -url are exclusive")}
+		}
+		o.url = url
+		if o.model == "" {
+			o.model = p.ModelName
+		}
+		if from != nil {
+			c, n, pf := matrixAxes(from)
+			if o.contexts == "" {
+				o.contexts = c
+			}
+			if o.concurrency == "1" && n != "" {
+				o.concurrency = n
+			}
+			if o.prefillContexts == "" {
+				o.prefillContexts = pf
+			}
+		}
+		if o.engine == "" {
+			o.engine = "speedmatrix-sim"
+		}
+		if o.gpu == "" {
+			o.gpu = "simulated (" + p.Name + ")"
+		}
+	}
+	if o.url == "" {
+		return usageError{errors.New("-url is required (or -simulate)")}
+	}
+	if o.model == "" {
+		return usageError{errors.New("-model is required")}
+	}
+	if o.contexts == "" {
+		if o.simulate == "" {
+			return usageError{errors.New("-contexts is required, e.g. -contexts 8K,16K")}
+		}
+		o.contexts = "1K,4K"
+	}
+	contexts, err := runner.ParseContexts(o.contexts)
+	if err != nil {
+		return usageError{err}
+	}
+	conc, err := runner.ParseConcurrency(o.concurrency)
+	if err != nil {
+		return usageError{err}
+	}
+	var prefill []int64
+	if o.prefillContexts != "" {
+		if prefill, err = runner.ParseContexts(o.prefillContexts); err != nil {
+			return usageError{err}
+		}
+	}
+	if o.out != "" {
+		if _, err := render.ByExtension(o.out); err != nil {
+			return usageError{err}
+		}
+	}
+	maxC := 1
+	for _, c := range conc {
+		maxC = max(maxC, c)
+	}
+	client, err := runner.NewClient(runner.ClientConfig{
+		URL: o.url, Model: o.model, Endpoint: o.endpoint,
+		APIKey: os.Getenv(o.apiKeyEnv), MaxConns: maxC,
+	})
+	if err != nil {
+		return usageError{err}
+	}
+	defer client.Close()
+
+	labels := runner.Labels{GPU: o.gpu, Quantization: o.quantization, Engine: o.engine, EngineVersion: o.engineVersion}
+	if o.vramGB > 0 {
+		labels.VRAMGB = schema.F64(o.vramGB)
+	}
+	if o.launch != "" {
+		l := parse.ParseLaunch(o.launch)
+		labels.LaunchCommand = l.Command
+		labels.Extra = func(r *schema.Run) {
+			r.TensorParallel = l.TensorParallel
+			if r.MaxModelLen == nil {
+				r.MaxModelLen = l.MaxModelLen
+			}
+			r.GPUMemoryUtilization = l.GPUMemoryUtilization
+			r.LaunchQuantization = l.Quantization
+			r.LaunchDType = l.DType
+			r.LaunchFlags = l.Flags
+			if r.ModelID == r.Model && l.ModelID != "" {
+				r.ModelID = l.ModelID
+			}
+		}
+	}
+
+	cpPath := checkpointPath(o)
+	key := checkpointKey(o)
+	cfg := runner.Config{
+		Contexts: contexts, PrefillContexts: prefill, Concurrency: conc,
+		Duration: o.duration, MaxTokens: o.maxTokens, PrefillMode: o.prefill,
+		KVTokens: o.kvTokens, Labels: labels,
+	}
+	if o.simulate != "" && simProfile.Speedup > 1 {
+		fmt.Fprintf(stderr, "run: simulator %q runs %.0f× faster than the run it was calibrated from\n", simProfile.Name, simProfile.Speedup)
+	}
+	if o.resume {
+		cp, err := runner.LoadCheckpoint(cpPath)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return usageError{fmt.Errorf("-resume: no checkpoint at %s", cpPath)}
+		case err != nil:
+			return err
+		case cp.Key != key:
+			return usageError{fmt.Errorf("-resume: checkpoint %s is of a run with other settings", cpPath)}
+		}
+		cfg.Tag, cfg.Done = cp.Tag, cp.Matrix
+		fmt.Fprintf(stderr, "run: resuming %d finished cells from %s\n", len(cp.Matrix.Measurements), cpPath)
+	}
+	if cfg.Tag == "" {
+		cfg.Tag = runner.NewTag()
+	}
+	pp := &runner.ProgressPrinter{W: stderr, Terminal: isTerminal(stderr)}
+	cfg.Progress = pp.Print
+	cfg.Checkpoint = func(m *schema.Matrix) error {
+		return runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Matrix: m})
+	}
+	r, err := runner.New(client, cfg)
+	if err != nil {
+		return usageError{err}
+	}
+	m, err := r.Run(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			n := 0
+			if m != nil {
+				n = len(m.Measurements)
+			}
+			return fmt.Errorf("%w: %d cells finished and saved in %s; continue with the same flags and -resume", errInterrupted, n, cpPath)
+		}
+		return err
+	}
+	if o.archive != "" {
+		a, err := archive.Open(o.archive)
+		if err != nil {
+			return err
+		}
+		res, err := a.Append(context.Background(), []*schema.Matrix{m})
+		if err != nil {
+			return fmt.Errorf("archive: %w (the run is kept in %s)", err, cpPath)
+		}
+		fmt.Fprintf(stdout, "archived run %s in %s (%s)\n", m.Run.RunID, o.archive, res.Items[0].Outcome)
+	}
+	if o.out != "" {
+		if err := writeDocument(o.out, m); err != nil {
+			return fmt.Errorf("%w (the run is kept in %s)", err, cpPath)
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", o.out)
+	}
+	if o.archive == "" && o.out == "" {
+		if err := render.Text(stdout, m); err != nil {
+			return err
+		}
+	}
+	os.Remove(cpPath)
+	return nil
+}
+
+// writeDocument renders m by the file's extension, atomically.
+func writeDocument(path string, m *schema.Matrix) error {
+	w, err := render.ByExtension(path)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := w(&b, m); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// checkpointPath is beside -out, else in -archive, else in the current
+// directory.
+func checkpointPath(o *options) string {
+	switch {
+	case o.out != "":
+		return o.out + ".checkpoint.json"
+	case o.archive != "":
+		return filepath.Join(o.archive, "run.checkpoint.json")
+	}
+	return "speedmatrix-run.checkpoint.json"
+}
+
+// checkpointKey identifies a run's settings (never the API key).
+func checkpointKey(o *options) string {
+	url := o.url
+	if o.simulate != "" {
+		url = "simulate:" + o.simulate // the simulator's port changes
+	}
+	s := strings.Join([]string{url, o.model, o.contexts, o.concurrency, o.prefillContexts, o.duration.String(),
+		fmt.Sprint(o.maxTokens), o.endpoint, o.prefill}, "\x00")
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
