@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"speedmatrix/internal/testtool"
+)
+
+// peerPaths returns every result file of another tool in the parse
+// fixtures (real files and written ones), bad ones excluded.
+func peerPaths(t testing.TB) []string {
+	t.Helper()
+	root := filepath.Join(testtool.RepoRoot(t), "parse", "testdata", "peers")
+	var out []string
+	for _, dir := range []string{"llm-inference-bench", "vllm", "sglang", "guidellm", "aiperf", "genai-perf", "llmperf"} {
+		ps, err := filepath.Glob(filepath.Join(root, dir, "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ps...)
+	}
+	sort.Strings(out)
+	if len(out) < 12 {
+		t.Fatalf("found only %d peer fixtures under %s", len(out), root)
+	}
+	return out
+}
+
+// TestIngestPeerFiles ingests other tools' result files beside the seeds
+// into one archive, re-ingests them as duplicates, and reads the serve
+// rows back with DuckDB, +Inf request rates and extra figures included.
+func TestIngestPeerFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "archive")
+	paths := append(peerPaths(t), seedPaths(t)...)
+	code, out, errOut := ingest(t, "", append([]string{"-archive", dir}, paths...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	ls := lines(t, out)
+	if len(ls) != len(paths) {
+		t.Fatalf("%d lines for %d files:\n%s", len(ls), len(paths), out)
+	}
+	for _, l := range ls {
+		if l.outcome != "added" {
+			t.Errorf("%s: %s, want added", l.title, l.outcome)
+		}
+	}
+	before := treeHash(t, dir)
+	code, out, _ = ingest(t, "", append([]string{"-archive", dir}, paths...)...)
+	if code != 0 {
+		t.Fatalf("re-ingest exit %d", code)
+	}
+	for _, l := range lines(t, out) {
+		if l.outcome != "duplicate" {
+			t.Errorf("re-ingest %s: %s, want duplicate", l.title, l.outcome)
+		}
+	}
+	if after := treeHash(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("re-ingesting duplicates changed the archive")
+	}
+
+	runs := fmt.Sprintf("read_parquet('%s/runs/**/*.parquet', union_by_name=true)", dir)
+	meas := fmt.Sprintf("read_parquet('%s/measurements/**/*.parquet', union_by_name=true)", dir)
+	tests := []struct{ name, sql, want string }{
+		{"serve cells per tool",
+			`SELECT r.source_format, count(*) AS n FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
+			 WHERE m.phase = 'serve' GROUP BY ALL ORDER BY ALL`,
+			`[{"source_format":"aiperf","n":"1"},{"source_format":"aiperf-csv","n":"1"},{"source_format":"genai-perf","n":"1"},` +
+				`{"source_format":"guidellm","n":"1"},{"source_format":"llmperf","n":"1"},{"source_format":"sglang-bench-serving","n":"8"},{"source_format":"vllm-bench-serve","n":"6"}]`},
+		{"unbounded request rate is +Inf",
+			`SELECT m.request_rate = 'infinity'::DOUBLE AS inf, m.concurrency, round(m.tbt_ms, 3) AS tbt_ms,
+			 round([e.value FOR e IN m.extra IF e.name = 'p99_9_ttft_ms'][1], 3) AS ttft_p999
+			 FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id) WHERE r.model = 'gpt-oss-120b'`,
+			`[{"inf":true,"concurrency":16,"tbt_ms":9.039,"ttft_p999":698.208}]`},
+		{"seconds became milliseconds",
+			`SELECT round(m.ttft_ms, 2) AS ttft_ms, m.tbt_ms IS NULL AS no_tbt FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
+			 WHERE r.source_format = 'llmperf'`,
+			`[{"ttft_ms":221.89,"no_tbt":true}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := duckdb(t, tt.sql); got != tt.want {
+				t.Fatalf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestBadPeerFiles checks that malformed or unknown result files are
+// errors naming the file and line, exit 1, and leave the archive as it was.
+func TestBadPeerFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "archive")
+	if code, _, e := ingest(t, "", "-archive", dir, seedPaths(t)[0]); code != 0 {
+		t.Fatal(e)
+	}
+	before := treeHash(t, dir)
+	bad, err := filepath.Glob(filepath.Join(testtool.RepoRoot(t), "parse", "testdata", "peers", "bad", "*"))
+	if err != nil || len(bad) == 0 {
+		t.Fatalf("no bad fixtures: %v", err)
+	}
+	for _, p := range bad {
+		code, _, errOut := ingest(t, "", "-archive", dir, p)
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1", p, code)
+		}
+		if !strings.Contains(errOut, p+":") {
+			t.Errorf("%s: error does not name the file: %s", p, errOut)
+		}
+	}
+	if after := treeHash(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("bad files changed the archive")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatal(err)
+	}
+}
