@@ -323,17 +323,21 @@ func ParseLaunch(cmd string) Launch {
 
 // setting records a flag that has a Run column.
 func (l *Launch) setting(name, printed, value string) {
+	base := path.Base(l.Program)
+	container := base == "docker" || base == "podman" || base == "nerdctl"
 	switch name {
 	case "model", "model-path", "model-id", "m":
-		if l.ModelID == "" && !(name == "m" && printed == "--m") {
+		// -m is docker's memory limit; --m is nothing we know.
+		if l.ModelID == "" && !(name == "m" && (printed != "-m" || container)) {
 			l.ModelID = value
 		}
 	case "tensor-parallel-size", "tp", "tp-size", "tensor-parallel", "num-shard":
 		if n, err := strconv.ParseInt(value, 10, 32); err == nil && n > 0 {
 			l.TensorParallel = schema.I32(int32(n))
 		}
-	case "max-model-len", "context-length", "max-seq-len", "ctx-size", "c", "max-total-tokens", "max-seq-len-to-capture":
-		if name == "max-seq-len-to-capture" {
+	case "max-model-len", "context-length", "max-seq-len", "ctx-size", "c", "max-total-tokens":
+		// -c is the context size of llama.cpp's programs only.
+		if name == "c" && (printed != "-c" || !strings.Contains(base, "llama")) {
 			return
 		}
 		if n, ok := parseLength(value); ok {

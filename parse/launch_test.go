@@ -78,6 +78,11 @@ func TestLaunchParse(t *testing.T) {
 			program: "vllm", model: "m",
 			flags: "[{--max-model-len auto} {--tensor-parallel-size two} {--gpu-memory-utilization high}]",
 		},
+		{
+			name:    "docker -m is memory, not a model",
+			cmd:     `docker run -m 16g -c 512 --gpus all vllm/vllm-openai --model org/m --max-model-len 4096`,
+			program: "docker", model: "org/m", maxLen: "4096",
+		},
 		{name: "empty", cmd: ""},
 	}
 	ptr := func(v any) string {
