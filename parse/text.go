@@ -332,8 +332,17 @@ func isSeparatorRow(cells []string) bool {
 // table reads a table whose header starts at line i (after caption) and
 // returns how many lines it used; 0 when the line is not a table header
 // the parser knows (it is then treated as an ordinary line).
+//
+// The text before the first "|" is a caption glued to the header (as in
+// the seeds) unless it is itself a column name: then the table was printed
+// without outer pipes ("Phase | Context | …") and its rows are the lines
+// that hold a "|".
 func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 	header := splitRow(headerText)
+	outer := true
+	if caption != "" && columnOf(caption) != colUnknown {
+		header, caption, outer = splitRow(caption+headerText), "", false
+	}
 	kind := classifyHeader(header)
 	if kind == headerOther {
 		return 0, nil
@@ -342,7 +351,7 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 	var rows []rawRow
 	for j := i + 1; j < len(x.lines); j++ {
 		s := trimSpace(x.lines[j].s)
-		if !strings.HasPrefix(s, "|") {
+		if !strings.HasPrefix(s, "|") && (outer || !strings.Contains(s, "|")) {
 			break
 		}
 		n++

@@ -168,6 +168,12 @@ func TestTextVariants(t *testing.T) {
 			{`(?m)^Sustained decode$`, "Sustained decode throughput"},
 			{`(?m)^(\| Prefill \| 128K \|.*)$`, "$1\nDecode rows\n| Phase | Context | Requests at once | Status | Total tok/s | Per request tok/s | TTFT | Time between tokens | Average active requests | Completed requests | Output tokens | Measured for |\n|---|---|---|---|---|---|---|---|---|---|---|---|"},
 		}, rows: 46, fields: 18, prefill: 6, cells: 40},
+		{name: "tables without outer pipes", edits: []edit{
+			{`(?m)^(\| (Context|Phase|8K|16K|32K|64K|123K|Prefill|Sustained decode|---) \|.*)$`, "<<$1>>"},
+			{`(?m)<<\| (.*) \|>>`, "$1"},
+			{`(?m)^(.*requests\.)\| Phase`, "$1\nPhase"},
+			{`(?m)^(total tok/s.*requests)\| Context`, "$1\nContext"},
+		}, rows: 46, fields: 18, prefill: 6, cells: 40},
 		{name: "columns reordered, one dropped, one added", edits: []edit{
 			{`\| Phase \| Context \| Requests at once \| Status \|`, "| Context | Phase | Requests at once | Status |"},
 			{`(?m)^\| (Prefill|Sustained decode) \| (\d+K) \|`, "| $2 | $1 |"},
