@@ -69,20 +69,20 @@ func legendEntries(l *plot.Legend, c draw.Canvas) bool {
 
 // Draw draws the figure on c. The title is centred over the whole
 // figure, legend column included, so that a long title is not clipped by
-// a narrow plot.
-// Note: Draw clears and restores f.Plot.Title while drawing, so a Figure
-// must not be drawn from two goroutines at once.
+// a narrow plot. Draw does not modify f: figures may be drawn
+// concurrently.
 func (f *Figure) Draw(c draw.Canvas) {
 	c.SetColor(f.Plot.BackgroundColor)
 	c.Fill(c.Rectangle.Path())
 	c = draw.Crop(c, margin, -margin, margin, -margin)
 
-	if title := f.Plot.Title; title.Text != "" {
+	// A shallow copy without the title: the plotters are shared, read only.
+	plt := *f.Plot
+	if title := plt.Title; title.Text != "" {
 		descent := title.TextStyle.FontExtents().Descent
 		c.FillText(title.TextStyle, vg.Point{X: c.Center().X, Y: c.Max.Y + descent}, title.Text)
 		c.Max.Y -= title.TextStyle.Rectangle(title.Text).Size().Y + title.Padding
-		f.Plot.Title.Text = ""
-		defer func() { f.Plot.Title.Text = title.Text }()
+		plt.Title.Text = ""
 	}
 
 	var colW vg.Length
@@ -94,13 +94,13 @@ func (f *Figure) Draw(c draw.Canvas) {
 		colW = f.SideWidth
 	}
 	if colW == 0 {
-		f.Plot.Draw(c)
+		plt.Draw(c)
 		return
 	}
 	width := c.Max.X - c.Min.X
 	pc := draw.Crop(c, 0, -(colW + columnGap), 0, 0)
-	f.Plot.Draw(pc)
-	data := f.Plot.DataCanvas(pc)
+	plt.Draw(pc)
+	data := plt.DataCanvas(pc)
 
 	col := draw.Crop(c, width-colW, 0, 0, 0)
 	if hasLegend {

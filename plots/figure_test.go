@@ -218,3 +218,42 @@ func TestWriteAllErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestDrawConcurrently(t *testing.T) {
+	// Figure.Draw leaves the figure as it was, so one figure can be drawn
+	// by several goroutines (cmd/compare writes PNG and SVG in parallel).
+	fig, err := seedCharts()[0].Chart.Figure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := fig.Plot.Title.Text
+	var want bytes.Buffer
+	if err := saveSVG(fig, &want, 800, 500, false); err != nil {
+		t.Fatal(err)
+	}
+	got := make([][]byte, 4)
+	errs := make([]error, 4)
+	done := make(chan int)
+	for i := range got {
+		go func() {
+			var b bytes.Buffer
+			errs[i] = saveSVG(fig, &b, 800, 500, false)
+			got[i] = b.Bytes()
+			done <- i
+		}()
+	}
+	for range got {
+		<-done
+	}
+	for i := range got {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if !bytes.Equal(got[i], want.Bytes()) {
+			t.Errorf("concurrent drawing %d differs", i)
+		}
+	}
+	if fig.Plot.Title.Text != title {
+		t.Errorf("title changed to %q", fig.Plot.Title.Text)
+	}
+}
