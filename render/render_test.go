@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,6 +124,50 @@ func TestGoldenSynthetic(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden(t, "synthetic.golden."+f.ext, b.Bytes())
+		})
+	}
+}
+
+func TestByExtension(t *testing.T) {
+	tests := []struct {
+		path    string
+		want    string // "text", "markdown", "html" or "" for an error
+		wantErr bool
+	}{
+		{"out.txt", "text", false},
+		{"dir.v2/OUT.MD", "markdown", false},
+		{"x.markdown", "markdown", false},
+		{"report.html", "html", false},
+		{"report.htm", "html", false},
+		{"report.pdf", "", true},
+		{"noext", "", true},
+		{"dir.md/noext", "", true},
+	}
+	m := synthRun()
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			w, err := ByExtension(tt.path)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("ByExtension(%q): no error", tt.path)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want strings.Builder
+			if err := w(&got, m); err != nil {
+				t.Fatal(err)
+			}
+			map[string]func(){
+				"text":     func() { _ = Text(&want, m) },
+				"markdown": func() { _ = Markdown(&want, m) },
+				"html":     func() { _ = HTML(&want, m) },
+			}[tt.want]()
+			if got.String() != want.String() {
+				t.Errorf("ByExtension(%q) did not pick the %s writer", tt.path, tt.want)
+			}
 		})
 	}
 }
