@@ -99,6 +99,52 @@ func (s *Server) promptText(chat bool, msgs []chatMessage, prompt json.RawMessag
 	return p, s.tok.Count(p), nil
 }
 
+// decoded is a validated generation request.
+type decoded struct {
+	req          genRequest
+	text         string // what the prefix cache hashes
+	promptTokens int64
+	maxTokens    int64
+}
+
+// decodeGen decodes and validates a generation request body as vLLM
+// would. On a validation error it returns what it decoded so far with the
+// error (a 400 for the client).
+func (s *Server) decodeGen(body []byte, chat bool) (*decoded, error) {
+	d := &decoded{}
+	if err := json.Unmarshal(body, &d.req); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	var err error
+	d.text, d.promptTokens, err = s.promptText(chat, d.req.Messages, d.req.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	d.maxTokens = s.p.MaxModelLen - d.promptTokens
+	if d.req.MaxCompletionTokens != nil {
+		d.maxTokens = *d.req.MaxCompletionTokens
+	}
+	if d.req.MaxTokens != nil {
+		d.maxTokens = *d.req.MaxTokens
+	}
+	switch {
+	case d.promptTokens > s.p.MaxModelLen || d.maxTokens > s.p.MaxModelLen-d.promptTokens:
+		return d, fmt.Errorf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+			s.p.MaxModelLen, d.promptTokens+d.maxTokens, d.promptTokens, d.maxTokens)
+	case d.maxTokens < 1:
+		return d, errors.New("max_tokens must be at least 1")
+	case d.promptTokens < 1:
+		return d, errors.New("the prompt is empty")
+	case d.promptTokens >= s.p.KVTokens:
+		return d, fmt.Errorf("prompt of %d tokens does not fit the KV cache of %d tokens", d.promptTokens, s.p.KVTokens)
+	case d.req.MinTokens > d.maxTokens:
+		return d, errors.New("min_tokens must not exceed max_tokens")
+	case d.req.MinTokens < 0:
+		return d, errors.New("min_tokens must not be negative")
+	}
+	return d, nil
+}
+
 // handleGenerate serves /v1/chat/completions (chat) and /v1/completions.
 func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat bool) {
 	if r.Method != http.MethodPost {
@@ -116,7 +162,6 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	} else {
 		rec.r.Endpoint, rec.r.ID = "completions", "cmpl-sim"+strconv.FormatUint(n, 10)
 	}
-	var req genRequest
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	rec.r.Start = arrived
 	s.mu.Lock()
@@ -132,44 +177,17 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 		fail(http.StatusBadRequest, "BadRequestError", "read body: "+err.Error())
 		return
 	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		fail(http.StatusBadRequest, "BadRequestError", "invalid JSON: "+err.Error())
-		return
+	d, err := s.decodeGen(body, chat)
+	if d != nil {
+		rec.update(func(r *RequestRecord) {
+			r.Stream, r.PromptTokens, r.MaxTokens = d.req.Stream, d.promptTokens, d.maxTokens
+		})
 	}
-	text, promptTokens, err := s.promptText(chat, req.Messages, req.Prompt)
 	if err != nil {
 		fail(http.StatusBadRequest, "BadRequestError", err.Error())
 		return
 	}
-	maxTokens := s.p.MaxModelLen - promptTokens
-	if req.MaxCompletionTokens != nil {
-		maxTokens = *req.MaxCompletionTokens
-	}
-	if req.MaxTokens != nil {
-		maxTokens = *req.MaxTokens
-	}
-	rec.update(func(r *RequestRecord) {
-		r.Stream, r.PromptTokens, r.MaxTokens = req.Stream, promptTokens, maxTokens
-	})
-	switch {
-	case promptTokens+max(maxTokens, 0) > s.p.MaxModelLen:
-		fail(http.StatusBadRequest, "BadRequestError", fmt.Sprintf(
-			"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
-			s.p.MaxModelLen, promptTokens+maxTokens, promptTokens, maxTokens))
-		return
-	case maxTokens < 1:
-		fail(http.StatusBadRequest, "BadRequestError", "max_tokens must be at least 1")
-		return
-	case promptTokens < 1:
-		fail(http.StatusBadRequest, "BadRequestError", "the prompt is empty")
-		return
-	case promptTokens >= s.p.KVTokens:
-		fail(http.StatusBadRequest, "BadRequestError", fmt.Sprintf("prompt of %d tokens does not fit the KV cache of %d tokens", promptTokens, s.p.KVTokens))
-		return
-	case req.MinTokens > maxTokens:
-		fail(http.StatusBadRequest, "BadRequestError", "min_tokens must not exceed max_tokens")
-		return
-	}
+	req, text, promptTokens, maxTokens := &d.req, d.text, d.promptTokens, d.maxTokens
 	fault := s.p.pickFault(n)
 	if fault != nil {
 		rec.update(func(r *RequestRecord) { r.Fault = fault.String() })
@@ -193,7 +211,7 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	}
 	st := &stream{
 		s: s, w: w, rec: rec, sq: sq, ans: ans, chat: chat, fault: fault, finish: finish,
-		prompt: promptTokens, req: &req,
+		prompt: promptTokens, req: req,
 	}
 	if chat && s.p.Reasoning {
 		st.reasoning = int64(s.p.ReasoningTokens)

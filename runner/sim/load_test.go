@@ -19,12 +19,17 @@ import (
 // measured in the process is mostly the server's. It returns the bytes
 // read and whether the stream ended with [DONE].
 func rawStream(addr string, maxTokens int, buf []byte) (int, bool, error) {
+	return rawStreamPrompt(addr, "bench", maxTokens, buf)
+}
+
+// rawStreamPrompt is rawStream with a prompt (plain letters, no escaping).
+func rawStreamPrompt(addr, prompt string, maxTokens int, buf []byte) (int, bool, error) {
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		return 0, false, err
 	}
 	defer conn.Close()
-	body := fmt.Sprintf(`{"model":"sim","prompt":"bench","max_tokens":%d,"ignore_eos":true,"stream":true}`, maxTokens)
+	body := fmt.Sprintf(`{"model":"sim","prompt":"%s","max_tokens":%d,"ignore_eos":true,"stream":true}`, prompt, maxTokens)
 	req := fmt.Sprintf("POST /v1/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", addr, len(body), body)
 	if _, err := io.WriteString(conn, req); err != nil {
 		return 0, false, err

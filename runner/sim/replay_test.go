@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestReplayMatrixShape runs the profile calibrated from the H200 seed
+// (sped up) at a few cells and checks that the server, by its own truth,
+// delivers the seed's total tok/s × Speedup.
+func TestReplayMatrixShape(t *testing.T) {
+	m := parseSeed(t, "001_03cf9c936d246394.txt")
+	p, err := ProfileFromMatrix(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Speedup = 4
+	cases := []struct {
+		ctx    int64
+		c      int
+		tokens int
+		seed   float64 // the seed's total tok/s
+	}{
+		{8192, 1, 600, 334.7},
+		{8192, 16, 400, 3016.8},
+		{8192, 64, 250, 8146.9},
+		{65536, 16, 300, 2403.5},
+	}
+	for _, tc := range cases {
+		t.Run(contextLabel(tc.ctx)+"xC"+strconv.Itoa(tc.c), func(t *testing.T) {
+			s, base, err := Start(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			addr := strings.TrimPrefix(base, "http://")
+			prompt := proseOfTokens("replay", int(tc.ctx)-64)
+			// The scout warms the prefix cache, as the runner's does.
+			if _, done, err := rawStreamPrompt(addr, prompt, 1, make([]byte, 4096)); err != nil || !done {
+				t.Fatalf("scout: %v", err)
+			}
+			s.Reset()
+			var wg sync.WaitGroup
+			for range tc.c {
+				wg.Go(func() {
+					if _, done, err := rawStreamPrompt(addr, prompt, tc.tokens, make([]byte, 32<<10)); err != nil || !done {
+						t.Errorf("stream: done %v, %v", done, err)
+					}
+				})
+			}
+			wg.Wait()
+			// The window: from the last first token to the first last chunk,
+			// when all C requests are decoding.
+			recs := s.Requests()
+			var from, to time.Time
+			for i, r := range recs {
+				if i == 0 || r.FirstToken.After(from) {
+					from = r.FirstToken
+				}
+				last := r.Chunks[len(r.Chunks)-1].At
+				if i == 0 || last.Before(to) {
+					to = last
+				}
+			}
+			var n int
+			for _, r := range recs {
+				for _, ch := range r.Chunks {
+					if ch.At.After(from) && !ch.At.After(to) {
+						n += ch.Tokens
+					}
+				}
+			}
+			got := float64(n) / to.Sub(from).Seconds() / p.Speedup
+			e := got/tc.seed - 1
+			t.Logf("%s C=%d: %.1f tok/s at 1× (seed %.1f, %+.1f%%) over %v, engine %+v", contextLabel(tc.ctx), tc.c, got, tc.seed, 100*e, to.Sub(from), s.Stats())
+			if math.Abs(e) > 0.10 {
+				t.Errorf("delivered %.1f tok/s, seed %.1f: off by %+.1f%%", got, tc.seed, 100*e)
+			}
+		})
+	}
+}
