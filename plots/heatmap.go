@@ -139,22 +139,8 @@ func (h Heatmap) Figure() (*Figure, error) {
 			}
 		}
 	}
-	var cm palette.ColorMap = moreland.SmoothBlueRed()
-	switch {
-	case math.IsInf(lo, 0): // no value at all: every cell is grey
-		lo, hi = -1, 1
-	case h.Ratio:
-		// Symmetric about 1, at least 0.8×–1.25× so that noise stays pale.
-		m := math.Max(math.Max(math.Abs(lo), math.Abs(hi)), math.Log2(1.25))
-		lo, hi = -m, m
-		if !h.LowerIsBetter {
-			cm = palette.Reverse(cm)
-		}
-	case lo == hi:
-		lo, hi = lo-1, hi+1
-	}
-	cm.SetMin(lo)
-	cm.SetMax(hi)
+	cm := h.scale(lo, hi)
+	lo, hi = cm.Min(), cm.Max()
 
 	p := newPlot(h.Title, h.XLabel, h.YLabel)
 	hm := plotter.NewHeatMap(heatGrid{z: z}, cm.Palette(255))
@@ -219,6 +205,28 @@ func (h Heatmap) Figure() (*Figure, error) {
 	p.Y.Min, p.Y.Max = -0.5, float64(nr)-0.5
 
 	return &Figure{Plot: p, Side: colorBar(cm, h.Ratio, h.ScaleLabel), SideWidth: vg.Points(62)}, nil
+}
+
+// scale returns the colour map for z values in [lo, hi] (log2 ratios
+// when h.Ratio): a ratio scale is symmetric about 1 and spans at least
+// 0.8×–1.25× so that noise stays pale, blue meaning better.
+func (h Heatmap) scale(lo, hi float64) palette.ColorMap {
+	var cm palette.ColorMap = moreland.SmoothBlueRed() // blue at Min, red at Max
+	switch {
+	case math.IsInf(lo, 0) || math.IsNaN(lo): // no value at all: every cell is grey
+		lo, hi = -1, 1
+	case h.Ratio:
+		m := math.Max(math.Max(math.Abs(lo), math.Abs(hi)), math.Log2(1.25))
+		lo, hi = -m, m
+		if !h.LowerIsBetter {
+			cm = palette.Reverse(cm)
+		}
+	case lo == hi:
+		lo, hi = lo-1, hi+1
+	}
+	cm.SetMin(lo)
+	cm.SetMax(hi)
+	return cm
 }
 
 // ratioTicks are the ratios a ratio colour bar may label.

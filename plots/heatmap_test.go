@@ -80,3 +80,40 @@ func TestTextOn(t *testing.T) {
 		}
 	}
 }
+
+func TestHeatmapScale(t *testing.T) {
+	blueish := func(c color.Color) bool { r, _, b, _ := c.RGBA(); return b > r+0x2000 }
+	redish := func(c color.Color) bool { r, _, b, _ := c.RGBA(); return r > b+0x2000 }
+	tests := []struct {
+		name     string
+		h        Heatmap
+		lo, hi   float64
+		z        float64
+		blue     bool // else red
+		min, max float64
+	}{
+		{"faster is blue", Heatmap{Ratio: true}, math.Log2(0.47), math.Log2(1.16), 1, true, math.Log2(0.47), -math.Log2(0.47)},
+		{"slower is red", Heatmap{Ratio: true}, math.Log2(0.47), math.Log2(1.16), -1, false, math.Log2(0.47), -math.Log2(0.47)},
+		{"longer latency is red", Heatmap{Ratio: true, LowerIsBetter: true}, -1, 1, 1, false, -1, 1},
+		{"shorter latency is blue", Heatmap{Ratio: true, LowerIsBetter: true}, -1, 1, -1, true, -1, 1},
+		{"noise spans at least 0.8–1.25", Heatmap{Ratio: true}, -0.01, 0.02, 0.3, true, -math.Log2(1.25), math.Log2(1.25)},
+		{"plain values low is blue", Heatmap{}, 100, 200, 110, true, 100, 200},
+		{"one value", Heatmap{}, 5, 5, 5.5, false, 4, 6},
+		{"no value", Heatmap{}, math.Inf(1), math.Inf(-1), 0.5, false, -1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cm := tt.h.scale(tt.lo, tt.hi)
+			if math.Abs(cm.Min()-tt.min) > 1e-9 || math.Abs(cm.Max()-tt.max) > 1e-9 {
+				t.Errorf("range = [%v, %v], want [%v, %v]", cm.Min(), cm.Max(), tt.min, tt.max)
+			}
+			c, err := cm.At(tt.z)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.blue && !blueish(c) || !tt.blue && !redish(c) {
+				t.Errorf("colour at %v = %v, want %s", tt.z, c, map[bool]string{true: "blue", false: "red"}[tt.blue])
+			}
+		})
+	}
+}
