@@ -167,6 +167,14 @@ func parsePhase(s string) (schema.Phase, bool) {
 	case "sustaineddecode", "decode", "generation", "tg", "decodephase", "sustainedgeneration":
 		return schema.PhaseDecode, true
 	}
+	// Longer printings: "Prefill (prompt processing)", "Decode, sustained".
+	k := headerKey(s)
+	switch {
+	case strings.Contains(k, "prefill"):
+		return schema.PhasePrefill, true
+	case strings.Contains(k, "decode"):
+		return schema.PhaseDecode, true
+	}
 	return "", false
 }
 
@@ -183,6 +191,16 @@ func parseStatus(s string) (schema.Status, bool) {
 		return schema.StatusSkipped, true
 	case "error", "errored", "failed", "failure":
 		return schema.StatusError, true
+	}
+	// Longer printings: "Over capacity (KV cache)", "Looped – discarded".
+	k := headerKey(s)
+	for _, p := range []struct {
+		word string
+		st   schema.Status
+	}{{"overcapacity", schema.StatusOverCapacity}, {"looped", schema.StatusLooped}, {"skipped", schema.StatusSkipped}, {"error", schema.StatusError}} {
+		if strings.HasPrefix(k, p.word) {
+			return p.st, true
+		}
 	}
 	return "", false
 }

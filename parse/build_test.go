@@ -140,13 +140,14 @@ All measurements
 | 16K | Prefill | 1 | valid | 57.5K | — | 282 | — | — | 1 | — | — | — | — |
 | 16K | decode | 8 | Error | — | — | — | — | — | — | — | — | — | timeouts |
 | 16K | decode | 16 | Skipped | — | — | — | — | — | — | — | — | — | — |
+| 16K | Decode (sustained) | 32 | Over capacity (KV cache) | — | — | — | — | — | — | — | — | — | — |
 `
 	m, err := ParseBytes([]byte(doc), "variants.txt", schema.FormatText)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Measurements) != 4 {
-		t.Fatalf("%d rows, want 4", len(m.Measurements))
+	if len(m.Measurements) != 5 {
+		t.Fatalf("%d rows, want 5", len(m.Measurements))
 	}
 	d := m.Measurements[0]
 	check := func(what string, got *float64, want float64) {
@@ -179,8 +180,9 @@ All measurements
 	if m.Measurements[1].Phase != schema.PhasePrefill || *m.Measurements[1].TotalTokS != 57500 {
 		t.Errorf("row 1 = %+v", m.Measurements[1])
 	}
-	if m.Measurements[2].Status != schema.StatusError || m.Measurements[3].Status != schema.StatusSkipped {
-		t.Errorf("statuses %v %v", m.Measurements[2].Status, m.Measurements[3].Status)
+	if m.Measurements[2].Status != schema.StatusError || m.Measurements[3].Status != schema.StatusSkipped ||
+		m.Measurements[4].Status != schema.StatusOverCapacity || m.Measurements[4].Phase != schema.PhaseDecode {
+		t.Errorf("statuses %v %v %v", m.Measurements[2].Status, m.Measurements[3].Status, m.Measurements[4].Status)
 	}
 	if m.Run.Model != "Qwen" || m.Run.GPU != "H100" || m.Run.GPUCount == nil || *m.Run.GPUCount != 2 || *m.Run.VRAMGB != 80 {
 		t.Errorf("run from title: model %q gpu %q count %v vram %v", m.Run.Model, m.Run.GPU, m.Run.GPUCount, m.Run.VRAMGB)

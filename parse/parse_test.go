@@ -220,9 +220,6 @@ func TestParseBad(t *testing.T) {
 }
 
 func TestParseJunk(t *testing.T) {
-	if testing.Short() {
-		t.Skip("60 MB of junk: skipped in -short mode")
-	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	const size = 60 << 20
 	// Printable junk (lines of random words and pipes) and random bytes.

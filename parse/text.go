@@ -334,16 +334,19 @@ func isSeparatorRow(cells []string) bool {
 // the parser knows (it is then treated as an ordinary line).
 //
 // The text before the first "|" is a caption glued to the header (as in
-// the seeds) unless it is itself a column name: then the table was printed
-// without outer pipes ("Phase | Context | …") and its rows are the lines
-// that hold a "|".
+// the seeds) unless it is itself a column name and the whole line reads as
+// a header: then the table was printed without outer pipes ("Phase |
+// Context | …") and its rows are the lines that hold a "|".
 func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 	header := splitRow(headerText)
+	kind := classifyHeader(header)
 	outer := true
 	if caption != "" && columnOf(caption) != colUnknown {
-		header, caption, outer = splitRow(caption+headerText), "", false
+		if h := splitRow(caption + headerText); classifyHeader(h) != headerOther {
+			header, caption, outer = h, "", false
+			kind = classifyHeader(h)
+		}
 	}
-	kind := classifyHeader(header)
 	if kind == headerOther {
 		return 0, nil
 	}
