@@ -34,7 +34,7 @@ func extractHTML(b []byte, name string) (*rawDoc, error) {
 	for _, n := range doc.Nodes {
 		w.walk(n)
 	}
-	return assemble(w.blocks, name, idx.count(len(b)), "an h1 heading")
+	return assemble(w.blocks, name, idx.count(), "an h1 heading")
 }
 
 // annotateLines returns b with a data-sm-line="N" attribute added to every

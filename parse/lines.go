@@ -11,6 +11,7 @@ import "sort"
 // through this index.
 type lineIndex struct {
 	starts []int // byte offset at which each line starts; starts[0] == 0
+	n      int   // number of lines (see count)
 }
 
 // newLineIndex indexes the line starts of b.
@@ -27,7 +28,11 @@ func newLineIndex(b []byte) *lineIndex {
 			starts = append(starts, i+1)
 		}
 	}
-	return &lineIndex{starts: starts}
+	n := len(starts)
+	if n > 1 && starts[n-1] == len(b) {
+		n-- // a final line break opens no line
+	}
+	return &lineIndex{starts: starts, n: n}
 }
 
 // line returns the 1-based line holding byte offset off. Offsets before
@@ -37,15 +42,11 @@ func (x *lineIndex) line(off int) int {
 		return 1
 	}
 	// The number of line starts at or before off is the line number.
-	return sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off })
+	return min(x.n, sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off }))
 }
 
 // count returns the number of lines (a final line without a terminator
 // counts; a document ending in a newline has no extra empty line).
-func (x *lineIndex) count(size int) int {
-	n := len(x.starts)
-	if n > 1 && x.starts[n-1] == size {
-		n--
-	}
-	return n
+func (x *lineIndex) count() int {
+	return x.n
 }

@@ -30,7 +30,7 @@ func extractMarkdown(b []byte, name string) (*rawDoc, error) {
 	root := markdown.Parser().Parse(text.NewReader(b))
 	w := &mdWalker{src: b, idx: idx}
 	w.walk(root)
-	return assemble(w.blocks, name, idx.count(len(b)), "a # heading")
+	return assemble(w.blocks, name, idx.count(), "a # heading")
 }
 
 // mdWalker turns a goldmark tree into blocks.
