@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -337,7 +338,7 @@ func TestTrend(t *testing.T) {
 	if strings.Join(got, " ") != want || strings.Join(flagged, " ") != "0.29.1" {
 		t.Errorf("versions %v flagged %v; want %s and 0.29.1", got, flagged, want)
 	}
-	if rows[1].Value == nil || *rows[1].Value != 13000 || rows[1].ChangePct == nil || (*rows[1].ChangePct-(13000/(13000*0.97)-1)*100) > 1e-9 {
+	if rows[1].Value == nil || *rows[1].Value != 13000 || rows[1].ChangePct == nil || math.Abs(*rows[1].ChangePct-(13000/(13000*0.97)-1)*100) > 1e-9 {
 		t.Errorf("seed point %+v", rows[1])
 	}
 	entries, err := os.ReadDir(plotDir)
