@@ -74,6 +74,7 @@ func TestSVGContent(t *testing.T) {
 		{"ratio_total", []string{">0.47×<", ">1.16×<", ">looped<", ">(INT4)<", ">over cap.<", ">(both)<", ">0.99×<", "INT4 · RTX PRO 6000 / BF16 · H200 NVL"}},
 		{"frontier", []string{"target ≥ 50 tok/s per user", ">8K×128<", ">16K×64<"}},
 		{"trend_8k_128", []string{">−15.8%<", ">+8.6%<", ">0.30.1rc1<", "change beyond ±5%"}},
+		{"usl_int4", []string{">\u2002USL fit<", "Universal Scalability Law"}},
 		{"prefill_tok_s", []string{">8K<", ">123K<", ">60,000<"}},
 	}
 	for _, tt := range tests {

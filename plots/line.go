@@ -3,6 +3,7 @@ package plots
 import (
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -56,6 +57,41 @@ type LineChart struct {
 	// series are told apart by group and by run ("Context", "Run").
 	GroupTitle, RunTitle string
 	Series               []Series
+	// Fits are model curves drawn thin over the points (a Universal
+	// Scalability Law fit of each run and context), styled like the
+	// series with the same Group and Run.
+	Fits []Fit
+	// FitLabel names the fits in the legend ("USL fit"); empty means "fit".
+	FitLabel string
+}
+
+// Fit is a model curve: Y = F(X) for X in [Min, Max].
+type Fit struct {
+	Group, Run string
+	F          func(x float64) float64
+	Min, Max   float64
+}
+
+// fitSamples is how many points a fit curve is drawn with.
+const fitSamples = 64
+
+// samples evaluates f at fitSamples points spread evenly on the axis
+// (geometrically on a log axis), dropping values the axis cannot show.
+func (f Fit) samples(logX, logY bool) plotter.XYs {
+	var xys plotter.XYs
+	for i := range fitSamples {
+		t := float64(i) / (fitSamples - 1)
+		x := f.Min + t*(f.Max-f.Min)
+		if logX {
+			x = f.Min * math.Pow(f.Max/f.Min, t)
+		}
+		y := f.F(x)
+		if math.IsNaN(y) || math.IsInf(y, 0) || (logY && y <= 0) {
+			continue
+		}
+		xys = append(xys, plotter.XY{X: x, Y: y})
+	}
+	return xys
 }
 
 // styleKeys assigns colours and run styles by order of first appearance,
@@ -290,12 +326,60 @@ func (lc LineChart) Figure() (*Figure, error) {
 	if err := addMarks(p, marks); err != nil {
 		return nil, err
 	}
+	fitLegend, err := lc.addFits(p, keys)
+	if err != nil {
+		return nil, err
+	}
 	if !lc.LogY && minY >= 0 {
 		p.Y.Min = 0
 	}
 	seriesLegend(legend, lc.Series, keys, lc.GroupTitle, lc.RunTitle)
+	if fitLegend != nil {
+		addEntry(legend, " ")
+		name := lc.FitLabel
+		if name == "" {
+			name = "fit"
+		}
+		addEntry(legend, name, fitLegend)
+	}
 	statusLegend(legend, marks)
 	return &Figure{Plot: p, Legend: legend}, nil
+}
+
+// addFits draws the fit curves and returns a legend thumbnail for them
+// (nil when there is none).
+func (lc LineChart) addFits(p *plot.Plot, keys styleKeys) (plot.Thumbnailer, error) {
+	var thumb plot.Thumbnailer
+	for _, f := range lc.Fits {
+		if f.F == nil || !(f.Max > f.Min) || (lc.LogX2 && f.Min <= 0) {
+			return nil, fmt.Errorf("plots: %s: fit for %q %q has no function or an empty range [%v, %v]", lc.Title, f.Group, f.Run, f.Min, f.Max)
+		}
+		s := Series{Name: f.Group, Group: f.Group, Run: f.Run}
+		ci, ri := keys.color(s), keys.run(s)
+		if ci < 0 {
+			ci = len(keys.groups) // a group without points: next colour
+		}
+		if ri < 0 {
+			ri = 0
+		}
+		xys := f.samples(lc.LogX2, lc.LogY)
+		if len(xys) < 2 {
+			continue
+		}
+		ln, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, err
+		}
+		col := seriesColor(ci)
+		ln.LineStyle = draw.LineStyle{Color: color.NRGBA{R: col.R, G: col.G, B: col.B, A: 0x90}, Width: vg.Points(0.9), Dashes: runDash(ri)}
+		p.Add(ln)
+		if thumb == nil {
+			th, _ := plotter.NewLine(plotter.XYs{})
+			th.LineStyle = draw.LineStyle{Color: grey, Width: vg.Points(0.9)}
+			thumb = th
+		}
+	}
+	return thumb, nil
 }
 
 // setupAxes sets scales, tickers and the background grid.

@@ -67,6 +67,8 @@ func TestLineChartErrors(t *testing.T) {
 		{"only looped", LineChart{Series: []Series{{Name: "s", Points: []Point{{X: 1, Status: looped}}}}}, "no valid points"},
 		{"zero on log x", LineChart{LogX2: true, Series: []Series{{Name: "s", Points: []Point{{X: 0, Y: 1}}}}}, "x = 0"},
 		{"negative on log y", LineChart{LogY: true, Series: []Series{{Name: "s", Points: []Point{{X: 1, Y: -2}}}}}, "y = -2"},
+		{"fit without function", LineChart{Series: []Series{{Name: "s", Points: []Point{{X: 1, Y: 1}}}}, Fits: []Fit{{Group: "s", Min: 1, Max: 2}}}, "no function"},
+		{"fit with empty range", LineChart{Series: []Series{{Name: "s", Points: []Point{{X: 1, Y: 1}}}}, Fits: []Fit{{Group: "s", F: math.Sqrt, Min: 2, Max: 2}}}, "empty range"},
 		{"NaN valid value", LineChart{Series: []Series{{Name: "s", Points: []Point{{X: 1, Y: math.NaN()}}}}}, "y = NaN"},
 	}
 	for _, tt := range tests {
@@ -104,5 +106,27 @@ func TestLineChartLegend(t *testing.T) {
 	clean := LineChart{Title: "clean", Series: []Series{{Name: "a", Points: []Point{{X: 1, Y: 1}, {X: 2, Y: 2}}}}}
 	if s := string(goldenSVG(t, clean)); strings.Contains(s, "No value") {
 		t.Error("status legend drawn without invalid cells")
+	}
+}
+
+func TestFitSamples(t *testing.T) {
+	f := Fit{F: func(x float64) float64 { return x - 2 }, Min: 1, Max: 128}
+	lin := f.samples(false, false)
+	if len(lin) != fitSamples || lin[0].X != 1 || lin[len(lin)-1].X != 128 {
+		t.Errorf("linear samples: %d from %v to %v", len(lin), lin[0].X, lin[len(lin)-1].X)
+	}
+	// Evenly spread on a log axis: the middle sample is near √128.
+	logx := f.samples(true, false)
+	if mid := logx[fitSamples/2].X; mid < 10 || mid > 12.5 {
+		t.Errorf("middle of log samples at %v, want about 11.3", mid)
+	}
+	// A log Y axis cannot show y ≤ 0, i.e. x ≤ 2: on linear X only the
+	// first sample (x = 1) is dropped; on log X the first ten (128^(i/63)
+	// ≤ 2 for i ≤ 9).
+	if n := len(f.samples(false, true)); n != fitSamples-1 {
+		t.Errorf("%d samples kept on linear X, log Y; want %d", n, fitSamples-1)
+	}
+	if n := len(f.samples(true, true)); n != fitSamples-10 {
+		t.Errorf("%d samples kept on log X, log Y; want %d", n, fitSamples-10)
 	}
 }

@@ -236,6 +236,13 @@ func seedCharts() []Named {
 			Series: frontierSeries(seedRuns),
 		}},
 		{Name: "trend_8k_128", Caption: "Version trend (synthetic)", Chart: syntheticTrend()},
+		{Name: "usl_int4", Caption: "Scaling fit", Chart: LineChart{
+			Title:  "Decode scaling with a Universal Scalability Law fit: " + seedINT4.label,
+			XLabel: "Simultaneous requests", YLabel: "Total output (tok/s)",
+			LogX2: true, GroupTitle: "Context", FitLabel: "USL fit",
+			Series: decodeSeries([]seedRun{seedINT4}, func(c seedCell) float64 { return c.total }),
+			Fits:   uslFits(seedINT4),
+		}},
 		{Name: "prefill_tok_s", Caption: "Prefill speed", Chart: LineChart{
 			Title:  "Prefill: prompt processing speed",
 			XLabel: "Context length (tokens)", YLabel: "Prompt (tok/s)",
@@ -335,4 +342,52 @@ func syntheticTrend() Trend {
 			{Name: "123K × 64", Points: []Point{{X: 0, Y: 3677.2}, {X: 1, Y: 3702}, {X: 2, Y: 3690}, {X: 3, Y: 3660}}},
 		},
 	}
+}
+
+// uslFits fits X(N) = λN / (1 + σ(N−1) + κN(N−1)) to each context of r
+// by linear least squares on N/X = a + b(N−1) + cN(N−1) (a = 1/λ,
+// b = σ/λ, c = κ/λ). Package analysis fits properly (gonum/optimize);
+// this is only to give the chart realistic curves.
+func uslFits(r seedRun) []Fit {
+	var fits []Fit
+	for _, ctx := range decodeContexts {
+		var ata [3][3]float64
+		var atb [3]float64
+		for _, n := range concurrencies {
+			c := r.cell("decode", ctx, n)
+			if c.status != valid {
+				continue
+			}
+			row := [3]float64{1, n - 1, n * (n - 1)}
+			for i := range 3 {
+				for j := range 3 {
+					ata[i][j] += row[i] * row[j]
+				}
+				atb[i] += row[i] * n / c.total
+			}
+		}
+		a, b, k := solve3(ata, atb)
+		fits = append(fits, Fit{Group: ctx, Run: r.label, Min: 1, Max: 128,
+			F: func(n float64) float64 { return n / (a + b*(n-1) + k*n*(n-1)) }})
+	}
+	return fits
+}
+
+// solve3 solves a 3×3 linear system by Cramer's rule.
+func solve3(m [3][3]float64, v [3]float64) (x, y, z float64) {
+	det := func(m [3][3]float64) float64 {
+		return m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) -
+			m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) +
+			m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+	}
+	d := det(m)
+	var out [3]float64
+	for c := range 3 {
+		mc := m
+		for r := range 3 {
+			mc[r][c] = v[r]
+		}
+		out[c] = det(mc) / d
+	}
+	return out[0], out[1], out[2]
 }
