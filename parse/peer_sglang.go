@@ -17,7 +17,8 @@ import (
 // total_tok_s; input_throughput → input_tok_s; max_concurrency →
 // concurrency; request_rate (Infinity → +Inf); completed,
 // total_input_tokens, total_output_tokens, duration; random_input_len /
-// random_output_len and every other number → extra; backend,
+// random_output_len and every other number → extra (the context is
+// random_input_len for the random dataset, else the mean prompt length); backend,
 // dataset_name → run metadata. Older lines carry no model name; the run's
 // model is then empty.
 func parseSGLangBench(b []byte, name string) (*schema.Matrix, error) {
@@ -84,7 +85,16 @@ func sglangCell(name string, f *flatResult) (schema.Measurement, error) {
 		meanIn = inTok.V / completed.V
 		c.PromptTokens = num{V: meanIn, Set: true}.int()
 	}
-	inputContext(&c, meanIn)
+	// Note: the context is the configured input length of a random
+	// dataset when there is one, so every line of a rate sweep lands in
+	// the same context (their measured means differ by a few tokens);
+	// the measured mean stays in prompt_tokens.
+	if isl := get("random_input_len"); isl.Set && isl.V > 0 && f.str("dataset_name") == "random" {
+		metric(&c, "random_input_len", isl)
+		inputContext(&c, isl.V)
+	} else {
+		inputContext(&c, meanIn)
+	}
 	lat := func(metric string, med, mean, p90, p99 **float64) {
 		if err := f.latencies(name, &c, metric, med, mean, p90, p99); err != nil && firstErr == nil {
 			firstErr = err
