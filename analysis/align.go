@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,11 +11,29 @@ import (
 )
 
 // Key identifies a cell across runs: its phase, context label and
-// concurrency (0 when the row has none).
+// concurrency (0 when the row has none); serve rows of other tools'
+// benchmarks also by their offered request rate (0 when none; +Inf for
+// "all at once").
 type Key struct {
 	Phase        schema.Phase
 	ContextLabel string
 	Concurrency  int32
+	RequestRate  float64
+}
+
+// KeyOf returns the cell a measurement belongs to.
+//
+// Note: request_rate identifies a cell only in serve rows, where it is
+// the rate the benchmark offered; in decode rows it is a measured figure.
+func KeyOf(x *schema.Measurement) Key {
+	k := Key{Phase: x.Phase, ContextLabel: x.ContextLabel}
+	if x.Concurrency != nil {
+		k.Concurrency = *x.Concurrency
+	}
+	if x.Phase == schema.PhaseServe && x.RequestRate != nil && !math.IsNaN(*x.RequestRate) {
+		k.RequestRate = *x.RequestRate
+	}
+	return k
 }
 
 // Cell is every row one run holds for one Key: a single row for published
@@ -105,10 +124,7 @@ func (kt *KeyTable) Index(m *schema.Matrix) *Cells {
 	var counts []int32
 	for i := range m.Measurements {
 		x := &m.Measurements[i]
-		k := Key{Phase: x.Phase, ContextLabel: x.ContextLabel}
-		if x.Concurrency != nil {
-			k.Concurrency = *x.Concurrency
-		}
+		k := KeyOf(x)
 		ct := int64(-1)
 		if x.ContextTokens != nil {
 			ct = *x.ContextTokens
@@ -252,6 +268,7 @@ func compareCells(a, b Cell) int {
 		cmp.Compare(a.ContextTokens, b.ContextTokens),
 		cmp.Compare(a.Key.ContextLabel, b.Key.ContextLabel),
 		cmp.Compare(a.Key.Concurrency, b.Key.Concurrency),
+		cmp.Compare(a.Key.RequestRate, b.Key.RequestRate),
 	)
 }
 

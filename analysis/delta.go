@@ -342,7 +342,10 @@ type Row struct {
 	Phase        schema.Phase `json:"phase"`
 	ContextLabel string       `json:"context_label"`
 	// Concurrency is null for rows without one.
-	Concurrency   *int32   `json:"concurrency"`
+	Concurrency *int32 `json:"concurrency"`
+	// RequestRate is the offered request rate of a serve row (other
+	// tools' serving benchmarks); absent otherwise.
+	RequestRate   *float64 `json:"request_rate,omitempty"`
 	Metric        string   `json:"metric"`
 	Baseline      *float64 `json:"baseline"`
 	Value         *float64 `json:"value"`
@@ -391,6 +394,9 @@ func (c *Comparison) row(oi int, d *Delta, s *CellStats) Row {
 	}
 	if cell.Key.Concurrency != 0 {
 		r.Concurrency = &cell.Key.Concurrency
+	}
+	if cell.Key.RequestRate != 0 {
+		r.RequestRate = fp(cell.Key.RequestRate)
 	}
 	if d.BaseState == StateValue {
 		r.Baseline = fp(d.Baseline)

@@ -82,6 +82,22 @@ func reportTables(r *Report) []*table {
 	return tables
 }
 
+// cellN prints a cell's load: its concurrency, or the request rate of a
+// serve row ("4/s", "∞/s"), or both.
+func cellN(k Key) string {
+	if k.RequestRate == 0 {
+		return concurrency(k.Concurrency)
+	}
+	rate := strconv.FormatFloat(k.RequestRate, 'g', -1, 64) + "/s"
+	if math.IsInf(k.RequestRate, 1) {
+		rate = "∞/s"
+	}
+	if k.Concurrency == 0 {
+		return rate
+	}
+	return concurrency(k.Concurrency) + " @" + rate
+}
+
 func concurrency(n int32) string {
 	if n == 0 {
 		return "—"
@@ -134,7 +150,7 @@ func deltaTable(c *Comparison, oi int) *table {
 			ratio = strconv.FormatFloat(r, 'f', 4, 64)
 			delta = pct((r - 1) * 100)
 		}
-		row := []string{string(cell.Key.Phase), cell.Key.ContextLabel, concurrency(cell.Key.Concurrency), mt.Label(cell.Key.Phase), b, v, ratio, delta, d.Verdict.String(), c.Note(oi, d)}
+		row := []string{string(cell.Key.Phase), cell.Key.ContextLabel, cellN(cell.Key), mt.Label(cell.Key.Phase), b, v, ratio, delta, d.Verdict.String(), c.Note(oi, d)}
 		if c.Spread {
 			if s := c.Stats(oi, i); s != nil {
 				row = append(row, s.Baseline.PctRangeString(), s.Value.PctRangeString(), s.Source+" "+s.Test.String())
@@ -160,7 +176,15 @@ func deltaTable(c *Comparison, oi int) *table {
 }
 
 func csvTable(c *Comparison) *table {
+	rows := c.Rows()
+	rates := false
+	for _, r := range rows {
+		rates = rates || r.RequestRate != nil
+	}
 	t := &table{header: []string{"phase", "context_label", "concurrency", "metric", "baseline", "value", "ratio", "delta_pct", "better", "note", "baseline_run_id", "run_id"}}
+	if rates {
+		t.header = append(t.header, "request_rate")
+	}
 	if c.Spread {
 		t.header = append(t.header, "baseline_lo", "baseline_hi", "value_lo", "value_hi", "p", "n_baseline", "n_value")
 	}
@@ -171,12 +195,15 @@ func csvTable(c *Comparison) *table {
 		}
 		return raw(*p)
 	}
-	for _, r := range c.Rows() {
+	for _, r := range rows {
 		n := ""
 		if r.Concurrency != nil {
 			n = strconv.Itoa(int(*r.Concurrency))
 		}
 		row := []string{string(r.Phase), r.ContextLabel, n, r.Metric, opt(r.Baseline), opt(r.Value), opt(r.Ratio), opt(r.DeltaPct), r.Better, r.Note, r.BaselineRunID, r.RunID}
+		if rates {
+			row = append(row, opt(r.RequestRate))
+		}
 		if c.Spread {
 			nb, nv := "", ""
 			if r.P != nil {

@@ -39,15 +39,16 @@ type Excluded struct {
 	State State
 }
 
-// Scale returns the scaling curves of a run's decode cells (serve cells
-// too, when the run has them), one per context, in context order. Speedup
+// Scale returns the scaling curves of a run's decode cells (and serve
+// cells run at a concurrency rather than a request rate), one per
+// context, in context order. Speedup
 // and efficiency are NaN at a context whose N=1 cell has no figure.
 func Scale(cs *Cells) []Scaling {
 	var out []Scaling
 	var cur *Scaling
 	for i := range cs.List {
 		c := &cs.List[i]
-		if c.Key.Phase == schema.PhasePrefill || c.Key.Concurrency <= 0 {
+		if c.Key.Phase == schema.PhasePrefill || c.Key.Concurrency <= 0 || c.Key.RequestRate != 0 {
 			continue
 		}
 		if cur == nil || cur.ContextLabel != c.Key.ContextLabel || cur.Phase != c.Key.Phase {

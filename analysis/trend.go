@@ -97,11 +97,7 @@ func BuildTrend(runs []*schema.Matrix, cell Key, mt Metric, order TrendOrder, th
 		var c *Cell
 		for i := range m.Measurements {
 			x := &m.Measurements[i]
-			n := int32(0)
-			if x.Concurrency != nil {
-				n = *x.Concurrency
-			}
-			if x.Phase == cell.Phase && x.ContextLabel == cell.ContextLabel && n == cell.Concurrency {
+			if KeyOf(x) == cell {
 				if c == nil {
 					c = &Cell{Key: cell, Status: x.Status}
 				}

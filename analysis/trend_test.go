@@ -44,9 +44,9 @@ func TestParseCellAndThreshold(t *testing.T) {
 		want Key
 		ok   bool
 	}{
-		{"decode:8K:128", Key{schema.PhaseDecode, "8K", 128}, true},
-		{"prefill:8K", Key{schema.PhasePrefill, "8K", 1}, true},
-		{"Decode:123K:1", Key{schema.PhaseDecode, "123K", 1}, true},
+		{"decode:8K:128", Key{Phase: schema.PhaseDecode, ContextLabel: "8K", Concurrency: 128}, true},
+		{"prefill:8K", Key{Phase: schema.PhasePrefill, ContextLabel: "8K", Concurrency: 1}, true},
+		{"Decode:123K:1", Key{Phase: schema.PhaseDecode, ContextLabel: "123K", Concurrency: 1}, true},
 		{"decode:8K", Key{}, false},
 		{"decode:8K:x", Key{}, false},
 		{"warmup:8K:1", Key{}, false},
@@ -88,7 +88,7 @@ func TestBuildTrend(t *testing.T) {
 		trendRun("b", "0.28.0", 3, schema.StatusValid, 1030),
 		trendRun("e", "0.31.0", 5, schema.StatusValid, 1200),
 	}
-	key := Key{schema.PhaseDecode, "8K", 128}
+	key := Key{Phase: schema.PhaseDecode, ContextLabel: "8K", Concurrency: 128}
 	tests := []struct {
 		order   TrendOrder
 		ids     string
