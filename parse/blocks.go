@@ -157,6 +157,7 @@ var knownSections = []struct {
 	{"launch", secLaunch},
 	{"command", secLaunch},
 	{"prefill", secPrefill},
+	{"prompt processing", secPrefill},
 	{"sustained decode", secDecode},
 	{"decode", secDecode},
 	{"all measurements", secFull},
@@ -169,7 +170,8 @@ const kicker = "speed test matrix"
 // classifySection returns the kind of a section heading, and whether the
 // heading is a known one.
 func classifySection(text string) (sectionKind, bool) {
-	t := normKey(text)
+	// Numbering and icons before the name do not count ("2. Engine").
+	t := strings.TrimLeftFunc(normKey(text), func(r rune) bool { return !unicode.IsLetter(r) })
 	for _, s := range knownSections {
 		if t == s.name || strings.HasPrefix(t, s.name+" ") {
 			return s.kind, true
@@ -218,6 +220,13 @@ func collapse(s string) string {
 // format's title element in error messages ("an h1 heading").
 func assemble(blocks []block, name string, lastLine int, what string) (*rawDoc, error) {
 	a := &assembler{doc: &rawDoc{}, name: name}
+	for i := range blocks {
+		if blocks[i].Kind == blockText && sectionLabel(blocks, i) {
+			// A line that only names a section ("<p><b>Engine</b></p>",
+			// a styled div) heads it like a heading would.
+			blocks[i].Kind, blocks[i].Level = blockHeading, 7
+		}
+	}
 	title := findTitle(blocks)
 	if title < 0 {
 		return nil, errorf(name, 1, "no title: expected %s naming the model and hardware", what)
@@ -247,7 +256,9 @@ func assemble(blocks []block, name string, lastLine int, what string) (*rawDoc, 
 			}
 			switch {
 			case known:
-				sec, secLevel, secName = kind, b.Level, b.Text
+				// The name as printed, without numbering or an icon.
+				name := strings.TrimLeftFunc(b.Text, func(r rune) bool { return !unicode.IsLetter(r) })
+				sec, secLevel, secName = kind, b.Level, name
 				switch kind {
 				case secFull:
 					fullHeading = b.Line
@@ -329,6 +340,22 @@ func assemble(blocks []block, name string, lastLine int, what string) (*rawDoc, 
 		return nil, errorf(name, prefillHeading, "Prefill: no figures (expected \"8K context\", tok/s and TTFT per context length)")
 	}
 	return d, nil
+}
+
+// sectionLabel reports whether text block i is a line that only says a
+// section's full name, not part of a key/value pair.
+func sectionLabel(blocks []block, i int) bool {
+	b := blocks[i]
+	if b.LeadKey != "" || b.PairWithNext || i > 0 && blocks[i-1].PairWithNext {
+		return false
+	}
+	t := strings.TrimLeftFunc(normKey(b.Text), func(r rune) bool { return !unicode.IsLetter(r) })
+	for _, s := range knownSections {
+		if t == s.name && strings.Contains(s.name, " ") || t == s.name && s.kind == secMeta {
+			return true
+		}
+	}
+	return t == "prefill"
 }
 
 // assembler holds the state of assemble.

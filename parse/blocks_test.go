@@ -176,3 +176,24 @@ func TestCollapse(t *testing.T) {
 		}
 	}
 }
+
+// TestSectionLabels checks that lines naming a section head it, and that
+// numbered or decorated headings are recognized.
+func TestSectionLabels(t *testing.T) {
+	doc := `<h1>` + fxTitle + `</h1>
+<p><strong>Hardware</strong></p>
+<ul><li>GPU: H200 NVL</li></ul>
+<div class="section-title">Engine</div>
+<div class="kv"><div>Engine</div><div>vllm</div></div>
+<h2>3. Run</h2>
+<ul><li>Served model: ling</li></ul>
+<h2>⚡ Prompt processing</h2>
+<ul><li>8K context: 55K tok/s, 149 ms TTFT</li></ul>
+` + fxHTMLMatrix + fxHTMLFull
+	raw, err := extractHTML([]byte(doc), "doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fxCheck(t, raw, fxWant{title: fxTitle, rows: fxRows, prefill: fxPrefill, matrix: fxMatrix,
+		fields: []string{"Hardware/GPU=H200 NVL", "Engine/Engine=vllm", "Run/Served model=ling"}})
+}
