@@ -113,7 +113,10 @@ func (t *table) openParquet(r parquet.ReaderAtSeeker, name string) (*pqarrow.Fil
 	if v := pf.MetaData().KeyValueMetadata().FindValue(MetaTable); v != nil && *v != t.name {
 		return nil, fmt.Errorf("archive: %s: holds table %q, not %q", name, *v, t.name)
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, mem)
+	// Note: readers reserve BatchSize rows per column up front, so a
+	// batch no larger than the file keeps small files cheap to read.
+	batch := min(max(pf.NumRows(), 1), 1<<16)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batch}, mem)
 	if err != nil {
 		return nil, fmt.Errorf("archive: %s: %w", name, err)
 	}

@@ -1,0 +1,155 @@
+package archive
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"speedmatrix/schema"
+)
+
+// cpuTime returns the CPU time (user + system) this process has used. The
+// benchmarks report it per operation besides wall time, because this
+// machine is shared and wall time mostly measures the neighbours.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per operation since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64((cpuTime()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}
+
+// benchArchives holds the archives BenchmarkRuns10000 reads, built once.
+var benchArchives struct {
+	once      sync.Once
+	batched   string // 10,000 runs appended in 10 calls of 1,000
+	compacted string // the same, compacted into one file per table
+	small     string // 1,000 runs in 1,000 files (one Append each)
+	err       error
+}
+
+// buildBenchArchives writes the benchmark archives. The 1,000-file one is
+// written with WriteFile directly (same layout as 1,000 Appends, without
+// their fsyncs) to keep the set-up short.
+func buildBenchArchives(b *testing.B) {
+	benchArchives.once.Do(func() {
+		ctx := context.Background()
+		root := b.TempDir()
+		mk := func(name string) *Archive {
+			a, err := Open(filepath.Join(root, name))
+			if err != nil {
+				benchArchives.err = err
+			}
+			return a
+		}
+		batched, compacted := mk("batched"), mk("compacted")
+		for k := 0; k < 10 && benchArchives.err == nil; k++ {
+			ms := testMatrices(k*1000, (k+1)*1000)
+			for _, a := range []*Archive{batched, compacted} {
+				if _, err := a.Append(ctx, ms); err != nil {
+					benchArchives.err = err
+				}
+			}
+		}
+		if benchArchives.err == nil {
+			benchArchives.err = compacted.Compact(ctx)
+		}
+		small := mk("small")
+		for i := 0; i < 1000 && benchArchives.err == nil; i++ {
+			m := stored(testMatrix(i))
+			stem := newStem(time.Now())
+			for _, w := range []struct {
+				table string
+				rows  reflect.Value
+			}{{TableMeasurements, reflect.ValueOf(m.Measurements)}, {TableRuns, reflect.ValueOf([]schema.Run{m.Run})}} {
+				p := filepath.Join(small.Dir(), w.table, stem+dataExt)
+				if err := writeTemp(p, func(f *os.File) error { return tableByName(w.table).write(f, w.rows) }); err != nil {
+					benchArchives.err = err
+				}
+			}
+		}
+		benchArchives.batched, benchArchives.compacted, benchArchives.small = batched.Dir(), compacted.Dir(), small.Dir()
+	})
+	if benchArchives.err != nil {
+		b.Fatal(benchArchives.err)
+	}
+}
+
+// BenchmarkRuns10000 lists and loads runs from an archive of 10,000 runs
+// (50,000 measurements), batched (10 files per table) or compacted (1),
+// and from 1,000 runs left in 1,000 small files (what compaction is for).
+// Each operation opens the archive afresh, as a new process would.
+func BenchmarkRuns10000(b *testing.B) {
+	buildBenchArchives(b)
+	ctx := context.Background()
+	for _, arc := range []struct {
+		name string
+		dir  *string
+		runs int
+	}{
+		{"batched", &benchArchives.batched, 10000},
+		{"compacted", &benchArchives.compacted, 10000},
+		{"1000files", &benchArchives.small, 1000},
+	} {
+		open := func(b *testing.B) *Archive {
+			a, err := Open(*arc.dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return a
+		}
+		b.Run(arc.name+"/Runs", func(b *testing.B) {
+			cpu := cpuTime()
+			for b.Loop() {
+				rs, err := open(b).Runs(ctx)
+				if err != nil || len(rs) != arc.runs {
+					b.Fatalf("%d runs: %v", len(rs), err)
+				}
+			}
+			reportCPU(b, cpu)
+			b.ReportMetric(float64(arc.runs*b.N)/b.Elapsed().Seconds(), "runs/s")
+		})
+		b.Run(arc.name+"/LoadAll", func(b *testing.B) {
+			cpu := cpuTime()
+			for b.Loop() {
+				ms, err := open(b).Load(ctx)
+				if err != nil || len(ms) != arc.runs {
+					b.Fatalf("%d runs: %v", len(ms), err)
+				}
+			}
+			reportCPU(b, cpu)
+			b.ReportMetric(float64(arc.runs*b.N)/b.Elapsed().Seconds(), "runs/s")
+		})
+		b.Run(arc.name+"/LoadOne", func(b *testing.B) {
+			id := testMatrix(arc.runs / 2).Run.RunID
+			cpu := cpuTime()
+			for b.Loop() {
+				ms, err := open(b).Load(ctx, id)
+				if err != nil || len(ms[0].Measurements) != 5 {
+					b.Fatalf("load %s: %v", id, err)
+				}
+			}
+			reportCPU(b, cpu)
+		})
+		b.Run(arc.name+"/AppendDuplicate", func(b *testing.B) {
+			// A new process re-ingesting a known run: the dedupe scan.
+			m := testMatrix(arc.runs - 1)
+			cpu := cpuTime()
+			for b.Loop() {
+				res, err := open(b).Append(ctx, []*schema.Matrix{m})
+				if err != nil || res.Items[0].Outcome != Duplicate {
+					b.Fatalf("%v %v", res, err)
+				}
+			}
+			reportCPU(b, cpu)
+		})
+	}
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"speedmatrix/archive"
+	"speedmatrix/schema"
+)
+
+// benchDocs writes n distinct documents (variants of both seeds) and
+// returns their paths and total size.
+func benchDocs(b *testing.B, n int) ([]string, int64) {
+	b.Helper()
+	seeds := []string{readSeed(b, 0), readSeed(b, 1)}
+	dir := b.TempDir()
+	var names []string
+	content := map[string]string{}
+	var size int64
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("doc%04d.txt", i)
+		names = append(names, name)
+		content[name] = variant(seeds[i%2], i)
+		size += int64(len(content[name]))
+	}
+	return writeFiles(b, dir, names, content), size
+}
+
+// BenchmarkIngest1000 ingests 1,000 documents in one call and reports
+// documents per second: the whole command (read, parse, append), and
+// parse and append alone to show where the time goes.
+func BenchmarkIngest1000(b *testing.B) {
+	const n = 1000
+	paths, size := benchDocs(b, n)
+	ctx := context.Background()
+	report := func(b *testing.B, start time.Time, iters int) {
+		b.ReportMetric(float64(n*iters)/time.Since(start).Seconds(), "docs/s")
+	}
+	b.Run("command", func(b *testing.B) {
+		b.SetBytes(size)
+		start, iters := time.Now(), 0
+		for b.Loop() {
+			dir := filepath.Join(b.TempDir(), "archive")
+			code := run(ctx, append([]string{"-archive", dir}, paths...), nil, io.Discard, io.Discard)
+			if code != 0 {
+				b.Fatalf("exit %d", code)
+			}
+			iters++
+		}
+		report(b, start, iters)
+	})
+	b.Run("parse", func(b *testing.B) {
+		b.SetBytes(size)
+		start, iters := time.Now(), 0
+		for b.Loop() {
+			for _, d := range parseAll(ctx, paths, "", nil, &progress{}) {
+				if d.err != nil {
+					b.Fatal(d.err)
+				}
+			}
+			iters++
+		}
+		report(b, start, iters)
+	})
+	b.Run("append", func(b *testing.B) {
+		var ms []*schema.Matrix
+		for _, d := range parseAll(ctx, paths, "", nil, &progress{}) {
+			if d.err != nil {
+				b.Fatal(d.err)
+			}
+			ms = append(ms, d.m)
+		}
+		start, iters := time.Now(), 0
+		for b.Loop() {
+			a, err := archive.Open(filepath.Join(b.TempDir(), "archive"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := a.Append(ctx, ms)
+			if err != nil || res.Added() != n {
+				b.Fatalf("added %d: %v", res.Added(), err)
+			}
+			iters++
+		}
+		report(b, start, iters)
+	})
+}
