@@ -139,7 +139,7 @@ func TestQueueing(t *testing.T) {
 		preempts    bool
 	}{
 		{"max_running", func(p *Profile) { p.MaxRunning = 2 }, 4, 100, 150, 2, false},
-		{"kv_budget", func(p *Profile) { p.KVTokens = 3000 }, 3, 1000, 150, 2, false},
+		{"kv_budget", func(p *Profile) { p.KVTokens = 3000 }, 3, 1100, 150, 2, false}, // 3×1100 > 3000; 2×1250 fits
 		{"preemption", func(p *Profile) { p.KVTokens = 3000 }, 2, 1000, 800, 2, true},
 	}
 	for _, tc := range cases {

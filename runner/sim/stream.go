@@ -154,7 +154,7 @@ func (st *stream) fire(r *http.Request) bool {
 // flush pushes buffered bytes to the connection.
 func (st *stream) flush() bool {
 	if err := st.rc.Flush(); err != nil {
-		st.setErr("flush after %d tokens: %v", st.sent, err)
+		st.setErr("client went away after %d tokens: flush: %v", st.sent, err)
 		return false
 	}
 	return true
@@ -180,7 +180,7 @@ func (st *stream) writeRole() bool {
 	b = append(b, "}\n\n"...)
 	st.buf = b
 	if _, err := st.w.Write(b); err != nil {
-		st.setErr("write: %v", err)
+		st.setErr("client went away: write: %v", err)
 		return false
 	}
 	if !st.flush() {
@@ -245,7 +245,7 @@ func (st *stream) writeChunk(from, to int64, last bool) bool {
 	b = append(b, "}\n\n"...)
 	st.buf = b
 	if _, err := st.w.Write(b); err != nil {
-		st.setErr("write after %d tokens: %v", from, err)
+		st.setErr("client went away after %d tokens: write: %v", from, err)
 		return false
 	}
 	if !st.flush() {
@@ -271,7 +271,7 @@ func (st *stream) end() {
 	st.buf = b
 	if len(b) > 0 {
 		if _, err := st.w.Write(b); err != nil {
-			st.setErr("write at end: %v", err)
+			st.setErr("client went away at the end: write: %v", err)
 			return
 		}
 		if !st.flush() {
@@ -353,7 +353,7 @@ func (st *stream) serveWhole(r *http.Request) {
 	st.w.WriteHeader(http.StatusOK)
 	if _, err := st.w.Write(b); err != nil {
 		st.rec.update(func(r *RequestRecord) { r.Status = http.StatusOK })
-		st.setErr("write: %v", err)
+		st.setErr("client went away: write: %v", err)
 		return
 	}
 	at := time.Since(st.s.epoch)
