@@ -2,6 +2,8 @@ package parse
 
 import (
 	"math"
+	"slices"
+	"strings"
 
 	"speedmatrix/schema"
 )
@@ -28,6 +30,7 @@ func parseSGLangBench(b []byte, name string) (*schema.Matrix, error) {
 	}
 	m := peerMatrix("sglang bench_serving", "")
 	m.Run.SourceFormat = FormatSGLangBench
+	var datasets []string
 	for i, f := range objs {
 		model := f.str("model_id")
 		if model == "" {
@@ -42,8 +45,6 @@ func parseSGLangBench(b []byte, name string) (*schema.Matrix, error) {
 			}
 			m.Run.Title = "SGLang bench_serving: " + title
 			addField(&m.Run, "Run", "Backend", f.str("backend"))
-			m.Run.Dataset = f.str("dataset_name")
-			addField(&m.Run, "Run", "Dataset", m.Run.Dataset)
 		} else if model != m.Run.ModelID {
 			return nil, errorf(name, f.line, "results of two models in one file (%q and %q): split the file", m.Run.ModelID, model)
 		}
@@ -51,8 +52,15 @@ func parseSGLangBench(b []byte, name string) (*schema.Matrix, error) {
 		if err != nil {
 			return nil, err
 		}
+		if d := f.str("dataset_name"); d != "" && !slices.Contains(datasets, d) {
+			datasets = append(datasets, d)
+		}
 		m.Measurements = append(m.Measurements, c)
 	}
+	// One file may sweep several datasets (the cells' contexts tell them
+	// apart); the run names them all.
+	m.Run.Dataset = strings.Join(datasets, ", ")
+	addField(&m.Run, "Run", "Dataset", m.Run.Dataset)
 	if err := checkPeerCells(name, m.Measurements); err != nil {
 		return nil, err
 	}

@@ -115,7 +115,9 @@ func TestPeerFiles(t *testing.T) {
 			{"chunk gap median", func(m *schema.Matrix) *float64 { return m.Measurements[0].ChunkGapP50Ms }, 13.638956006616354},
 			{"e2e median", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 7819.046192569658},
 			{"retokenized kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "total_output_tokens_retokenized") }, 160192},
-			{"one context for the whole rate sweep", func(m *schema.Matrix) *float64 {
+			// Lines 1–5 sweep the random dataset (input 1024); lines 6–7 use
+			// sharegpt at rates 4 and 8 again, and land in their own context.
+			{"one context for the random-dataset sweep", func(m *schema.Matrix) *float64 {
 				n := 0.0
 				for _, c := range m.Measurements {
 					if c.ContextLabel == "1K" && c.ContextTokens != nil && *c.ContextTokens == 1024 {
@@ -123,7 +125,13 @@ func TestPeerFiles(t *testing.T) {
 					}
 				}
 				return f(n)
-			}, 7},
+			}, 5},
+			{"sharegpt lines apart", func(m *schema.Matrix) *float64 {
+				if m.Measurements[5].ContextLabel == "1K" || m.Run.Dataset != "random, sharegpt" {
+					return f(0)
+				}
+				return f(1)
+			}, 1},
 			{"measured prompt mean kept", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].PromptTokens) }, 509},
 		}},
 		{"sglang/datacrunch-h200-deepseek-dp-mla.jsonl", FormatSGLangBench, "", 1, []check{
