@@ -164,8 +164,8 @@ var (
 
 // shortVersions shortens version labels for an axis ("0.30.1rc1.dev452+
 // g73a583112" → "0.30.1rc1"), dropping the local part, then the dev
-// suffix, only while the labels stay distinct, and cutting what is still
-// longer than 16 characters with an ellipsis.
+// suffix, only while the labels stay distinct, and cutting the middle of
+// what is still longer than 16 characters (when that keeps them distinct).
 func shortVersions(vs []string) []string {
 	distinct := func(ls []string) bool {
 		seen := map[string]bool{}
@@ -191,10 +191,17 @@ func shortVersions(vs []string) []string {
 		}
 		out = next
 	}
+	// Still too long: keep the head and the tail, which tells apart
+	// labels such as "0.30.1rc1 acc4a0" and "0.30.1rc1 03cf9c".
+	cut := make([]string, len(out))
 	for i, v := range out {
+		cut[i] = v
 		if r := []rune(v); len(r) > 16 {
-			out[i] = string(r[:15]) + "…"
+			cut[i] = string(r[:9]) + "…" + string(r[len(r)-6:])
 		}
+	}
+	if distinct(cut) {
+		return cut
 	}
 	return out
 }

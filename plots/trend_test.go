@@ -66,8 +66,13 @@ func TestShortVersions(t *testing.T) {
 		{[]string{"0.27.2rc1.dev113+g5cecfc013", "0.30.1rc1.dev452+g73a583112"}, []string{"0.27.2rc1", "0.30.1rc1"}},
 		// Two builds of one release keep their dev numbers.
 		{[]string{"0.30.1rc1.dev452+g73a583112", "0.30.1rc1.dev460+gabc"}, []string{"0.30.1rc1.dev452", "0.30.1rc1.dev460"}},
-		// Same dev build, different commits: nothing can be dropped; cut.
-		{[]string{"1.0.dev1+gaaaaaaaaaaaa", "1.0.dev1+gbbbbbbbbbbbb"}, []string{"1.0.dev1+gaaaaa…", "1.0.dev1+gbbbbb…"}},
+		// Same dev build, different commits: nothing can be dropped; cut
+		// the middle.
+		{[]string{"1.0.dev1+gaaaaaaaaaaaa", "1.0.dev1+gbbbbbbbbbbbb"}, []string{"1.0.dev1+…aaaaaa", "1.0.dev1+…bbbbbb"}},
+		// cmd/compare appends a run id to equal versions.
+		{[]string{"0.30.1rc1.dev452+g73a583112 acc4a0", "0.30.1rc1.dev452+g73a583112 03cf9c"}, []string{"0.30.1rc1…acc4a0", "0.30.1rc1…03cf9c"}},
+		// Cutting would merge them: keep them whole.
+		{[]string{"aaaaaaaaa-middle-1-zzzzzz", "aaaaaaaaa-middle-2-zzzzzz"}, []string{"aaaaaaaaa-middle-1-zzzzzz", "aaaaaaaaa-middle-2-zzzzzz"}},
 		{[]string{"2026-01-05", "2026-02-11"}, []string{"2026-01-05", "2026-02-11"}},
 		{[]string{"+x"}, []string{"+x"}},
 	}
