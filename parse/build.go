@@ -664,6 +664,20 @@ func checkMatrix(raw *rawDoc, index map[rowKey]*tableRow) error {
 
 // checkPrefill checks every prefill figure against its table row.
 func checkPrefill(raw *rawDoc, rows []*tableRow) error {
+	if len(raw.Prefill) == 0 {
+		return nil
+	}
+	// The prefill row of each context: the one at concurrency 1 when there
+	// are several, else the first.
+	byCtx := map[int64]*tableRow{}
+	for _, x := range rows {
+		if x.m.Phase != schema.PhasePrefill {
+			continue
+		}
+		if r, ok := byCtx[x.ctx]; !ok || x.conc == 1 && r.conc != 1 {
+			byCtx[x.ctx] = x
+		}
+	}
 	for _, p := range raw.Prefill {
 		ctx, err := contextTokens(p.Context)
 		if err != nil {
@@ -671,12 +685,7 @@ func checkPrefill(raw *rawDoc, rows []*tableRow) error {
 		}
 		label := trimSpace(p.Context)
 		what := cellName(schema.PhasePrefill, label, 0)
-		var r *tableRow
-		for _, x := range rows {
-			if x.m.Phase == schema.PhasePrefill && x.ctx == ctx && (r == nil || x.conc == 1) {
-				r = x
-			}
-		}
+		r := byCtx[ctx]
 		if r == nil {
 			return errorf(raw.Name, p.Line, "%s: a prefill figure but All measurements (line %d) has no Prefill row at that context", what, raw.Table.HeaderLine)
 		}

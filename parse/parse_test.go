@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -306,5 +307,52 @@ func BenchmarkParseText(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// largeDoc builds a valid document with n contexts × 8 concurrencies, a
+// prefill figure per context and the matrix, to show that parsing stays
+// linear in the document's size.
+func largeDoc(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("Big on G 80GB\nPrefill\n")
+	for c := 1; c <= n; c++ {
+		fmt.Fprintf(&b, "%dK context%d.5K%d ms TTFT\n", c, c%90+10, c+100)
+	}
+	b.WriteString("Sustained decode\ntotal tok/s| Context | 1 | 2 | 4 | 8 | 16 | 32 | 64 | 128 |\n|---|---|---|---|---|---|---|---|---|\n")
+	for c := 1; c <= n; c++ {
+		fmt.Fprintf(&b, "| %dK |", c)
+		for k := 0; k < 8; k++ {
+			fmt.Fprintf(&b, " %d.%d%d ms TTFT |", 100+k*10, c%10, 10+c%50)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("All measurements\n| Phase | Context | Requests at once | Status | Total tok/s | TTFT |\n|---|---|---|---|---|---|\n")
+	for c := 1; c <= n; c++ {
+		fmt.Fprintf(&b, "| Prefill | %dK | 1 | Valid | %d.5K | %d ms |\n", c, c%90+10, c+100)
+		for k := 0; k < 8; k++ {
+			fmt.Fprintf(&b, "| Sustained decode | %dK | %d | Valid | %d.%d | %d ms |\n", c, 1<<k, 100+k*10, c%10, 10+c%50)
+		}
+	}
+	return b.Bytes()
+}
+
+func TestParseLargeDocument(t *testing.T) {
+	m, err := ParseBytes(largeDoc(500), "large.txt", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Measurements) != 500*9 {
+		t.Errorf("%d rows, want %d", len(m.Measurements), 500*9)
+	}
+}
+
+func BenchmarkParseTextLarge(b *testing.B) {
+	doc := largeDoc(2000)
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if _, err := ParseBytes(doc, "large.txt", schema.FormatText); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
