@@ -826,6 +826,9 @@ func tokens(pieces []string) []string {
 	for _, p := range pieces {
 		for _, t := range sepRe.Split(p, -1) {
 			t = collapse(t)
+			if x := strings.Trim(t, " :：—–-,"); x != "" && x != t && !dashRe.MatchString(t) {
+				t = x // "— 55K tok/s" after a label, "55K," before the next figure
+			}
 			if t == "" {
 				continue
 			}

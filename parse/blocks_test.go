@@ -58,6 +58,7 @@ func TestScanPrefill(t *testing.T) {
 		{"labels first", ps("Context", "8K", "Prompt tok/s", "55K", "TTFT", "149 ms", "Context", "16K", "TTFT", "282 ms", "tok/s", "57.5K"),
 			[]string{"8K: 55K | 149 ms |  @2", "16K: 57.5K | 282 ms |  @8"}},
 		{"ttft first", ps("8K context", "149 ms TTFT", "55K"), []string{"8K: 55K | 149 ms |  @1"}},
+		{"dash after a bold label", ps("8K context", "— 55K tok/s · 149 ms TTFT"), []string{"8K: 55K | 149 ms |  @1"}},
 		{"glued", ps("8K context", "55K149 ms TTFT"), []string{"8K:  |  | 55K149 ms TTFT @1"}},
 		{"latency-looking glue", ps("8K context", "9,756149 ms"), []string{"8K:  |  | 9,756149 ms @1"}},
 		{"nothing", ps("no figures here"), nil},
