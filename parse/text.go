@@ -212,11 +212,25 @@ func (x *textExtractor) run() error {
 			launch = append(launch, l.s)
 		case tsPrefill, tsDecode, tsTable:
 			if m := prefillFigure.FindStringSubmatchIndex(s); m != nil && x.kind == tsPrefill {
-				x.doc.Prefill = append(x.doc.Prefill, rawPrefill{
-					Context: strings.ReplaceAll(s[m[2]:m[3]], " ", ""),
-					Glued:   trimSpace(s[m[1]:]),
-					Line:    l.no,
-				})
+				p := rawPrefill{Context: strings.ReplaceAll(s[m[2]:m[3]], " ", ""), Glued: trimSpace(s[m[1]:]), Line: l.no}
+				if p.Glued == "" {
+					// A card flattened one element per line: "8K context",
+					// "55K", "149 ms TTFT".
+					var parts []string
+					for len(parts) < 2 && i+1 < len(x.lines) {
+						n := trimSpace(x.lines[i+1].s)
+						if n == "" || strings.Contains(n, "|") || prefillFigure.MatchString(n) || x.isUnknownHeading(i+1) {
+							break
+						}
+						if _, ok := sectionOf(n); ok {
+							break
+						}
+						parts = append(parts, n)
+						i++
+					}
+					p.Glued = strings.Join(parts, " ")
+				}
+				x.doc.Prefill = append(x.doc.Prefill, p)
 			}
 		}
 	}

@@ -174,6 +174,10 @@ func TestTextVariants(t *testing.T) {
 			{`(?m)^(.*requests\.)\| Phase`, "$1\nPhase"},
 			{`(?m)^(total tok/s.*requests)\| Context`, "$1\nContext"},
 		}, rows: 46, fields: 18, prefill: 6, cells: 40},
+		{name: "prefill cards one element per line", edits: []edit{
+			{`(?m)^(prompt tok/s by context length)8K`, "$1\n8K"},
+			{`(?m)^(\d+K context)([\d.]+K)([\d,]+ ms TTFT)$`, "$1\n$2\n$3"},
+		}, rows: 46, fields: 18, prefill: 6, cells: 40},
 		{name: "columns reordered, one dropped, one added", edits: []edit{
 			{`\| Phase \| Context \| Requests at once \| Status \|`, "| Context | Phase | Requests at once | Status |"},
 			{`(?m)^\| (Prefill|Sustained decode) \| (\d+K) \|`, "| $2 | $1 |"},
