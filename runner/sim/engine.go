@@ -295,6 +295,13 @@ func (e *engine) finishStep() {
 			}
 		case s.stepDecode > 0:
 			add = s.stepDecode
+			if k > 1 {
+				// One draft of k−1 tokens per request and step, all
+				// accepted but the ones past the answer's end.
+				e.metrics.specDrafts.Add(1)
+				e.metrics.specDraftTokens.Add(k - 1)
+				e.metrics.specAccepted.Add(add - 1)
+			}
 		}
 		if add > 0 {
 			s.gen += add

@@ -18,6 +18,9 @@ import (
 //	  (counters, in tokens)
 //	vllm:request_success_total{finished_reason} (counter)
 //	vllm:cache_config_info{block_size,num_gpu_blocks,…} 1 (gauge)
+//	vllm:spec_decode_num_drafts_total, vllm:spec_decode_num_draft_tokens_total,
+//	  vllm:spec_decode_num_accepted_tokens_total (counters, only when
+//	  ChunkTokens > 1: one draft of ChunkTokens−1 tokens per decode step)
 //
 // Note: written by hand rather than with prometheus/client_golang, which
 // is not a dependency of this module; the format is a few lines.
@@ -36,6 +39,11 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	metric("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.", float64(m.generationTokens.Load()))
 	metric("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.", float64(m.prefixQueries.Load()))
 	metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.", float64(m.prefixHits.Load()))
+	if s.p.ChunkTokens > 1 {
+		metric("vllm:spec_decode_num_drafts_total", "counter", "Number of spec decoding drafts.", float64(m.specDrafts.Load()))
+		metric("vllm:spec_decode_num_draft_tokens_total", "counter", "Number of draft tokens.", float64(m.specDraftTokens.Load()))
+		metric("vllm:spec_decode_num_accepted_tokens_total", "counter", "Number of accepted tokens.", float64(m.specAccepted.Load()))
+	}
 	b = fmt.Appendf(b, "# HELP vllm:request_success_total Count of successfully processed requests.\n# TYPE vllm:request_success_total counter\n")
 	for _, fr := range []struct {
 		reason string

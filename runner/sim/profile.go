@@ -101,6 +101,10 @@ type Profile struct {
 	// request is accepted, before prefill; otherwise it goes out just
 	// before the first token, as vLLM does.
 	RoleChunkAtArrival bool
+	// FinishChunk sends finish_reason in an extra chunk with empty content
+	// after the last token, as SGLang and llama.cpp do, instead of on the
+	// last token's chunk, as vLLM does.
+	FinishChunk bool
 	// SGLangServerInfo serves GET /get_server_info with
 	// max_total_num_tokens = KVTokens, as SGLang does.
 	SGLangServerInfo bool

@@ -188,3 +188,36 @@ func TestQueueing(t *testing.T) {
 		})
 	}
 }
+
+func TestSpecDecodeMetrics(t *testing.T) {
+	cases := []struct {
+		name                     string
+		k                        int
+		tokens                   int
+		drafts, draftTok, accept float64
+		present                  bool
+	}{
+		// The step that ends the prefill yields 3 tokens; then steps of
+		// 3, 3 and the last 1: three drafts of 2 tokens, 2+2+0 accepted.
+		{"mtp3", 3, 10, 3, 6, 4, true},
+		{"none", 1, 10, 0, 0, 0, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := DefaultProfile()
+			p.ChunkTokens = tc.k
+			_, c := startSim(t, p)
+			r, err := c.post(context.Background(), "/v1/completions", map[string]any{"prompt": "x", "max_tokens": tc.tokens, "ignore_eos": true, "stream": true})
+			if err != nil || r.Status != 200 {
+				t.Fatalf("%v %+v", err, r)
+			}
+			m := scrape(t, c)
+			_, present := m["vllm:spec_decode_num_drafts_total"]
+			if present != tc.present || m["vllm:spec_decode_num_drafts_total"] != tc.drafts ||
+				m["vllm:spec_decode_num_draft_tokens_total"] != tc.draftTok || m["vllm:spec_decode_num_accepted_tokens_total"] != tc.accept {
+				t.Errorf("present %v, drafts %v, draft tokens %v, accepted %v", present,
+					m["vllm:spec_decode_num_drafts_total"], m["vllm:spec_decode_num_draft_tokens_total"], m["vllm:spec_decode_num_accepted_tokens_total"])
+			}
+		})
+	}
+}

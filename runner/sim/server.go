@@ -41,6 +41,7 @@ type counters struct {
 	prefixQueries, prefixHits                   atomic.Int64
 	running, waiting, kvUsed                    atomic.Int64
 	successStop, successLength                  atomic.Int64
+	specDrafts, specDraftTokens, specAccepted   atomic.Int64
 }
 
 // New returns a server for profile p (zero fields take DefaultProfile's

@@ -188,6 +188,8 @@ func TestStreamTruth(t *testing.T) {
 		{"eos", func(p *Profile) { p.EOSMeanTokens = 10 }, "/v1/chat/completions", chatBody("tell me", 500, map[string]any{"ignore_eos": false}), -1},
 		{"min_tokens", func(p *Profile) { p.EOSMeanTokens = 2 }, "/v1/chat/completions", chatBody("tell me", 500, map[string]any{"ignore_eos": false, "min_tokens": 100}), -100},
 		{"role_at_arrival", func(p *Profile) { p.RoleChunkAtArrival = true }, "/v1/chat/completions", chatBody("tell me", 10, nil), 10},
+		{"finish_chunk", func(p *Profile) { p.FinishChunk = true }, "/v1/chat/completions", chatBody("tell me", 10, nil), 10},
+		{"finish_chunk_completions", func(p *Profile) { p.FinishChunk = true }, "/v1/completions", map[string]any{"prompt": "tell me", "max_tokens": 12, "ignore_eos": true, "stream": true, "stream_options": map[string]any{"include_usage": true}}, 12},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,6 +262,22 @@ func TestStreamTruth(t *testing.T) {
 				if rec.FirstChunk.IsZero() || rec.FirstChunk.After(rec.FirstToken) {
 					t.Errorf("FirstChunk %v, FirstToken %v", rec.FirstChunk, rec.FirstToken)
 				}
+			}
+			// finish_reason comes once: on the last token's chunk, or on an
+			// empty chunk after it with FinishChunk.
+			var finishes []int
+			for i, ev := range r.Events {
+				for _, c := range ev.Choices {
+					if c.FinishReason != nil {
+						finishes = append(finishes, i)
+					}
+				}
+			}
+			if len(finishes) != 1 {
+				t.Fatalf("finish_reason in events %v", finishes)
+			}
+			if fc, re := r.Events[finishes[0]].text(); p.FinishChunk != (fc == "" && re == "") {
+				t.Errorf("finish event %s with FinishChunk %v", r.Events[finishes[0]].Raw, p.FinishChunk)
 			}
 			// The usage chunk has no choices.
 			last := r.Events[len(r.Events)-2]

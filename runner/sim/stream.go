@@ -108,7 +108,7 @@ func (st *stream) serveStream(r *http.Request) {
 			if st.sent < st.reasoning && to > st.reasoning {
 				to = st.reasoning
 			}
-			last := state == seqFinished && to == st.sq.target
+			last := state == seqFinished && to == st.sq.target && !st.s.p.FinishChunk
 			if !st.writeChunk(st.sent, to, last) {
 				return
 			}
@@ -255,9 +255,20 @@ func (st *stream) writeChunk(from, to int64, last bool) bool {
 	return true
 }
 
-// end sends the usage chunk and [DONE] of a completed stream.
+// end sends the usage chunk and [DONE] of a completed stream, after the
+// separate finish chunk when the profile asks for one.
 func (st *stream) end() {
 	b := st.buf[:0]
+	if st.s.p.FinishChunk {
+		b = append(b, st.prefix...)
+		if st.chat {
+			b = append(b, `{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"`...)
+		} else {
+			b = append(b, `{"index":0,"text":"","logprobs":null,"finish_reason":"`...)
+		}
+		b = append(b, st.finish...)
+		b = append(b, `"}]}`+"\n\n"...)
+	}
 	if st.includeUsage() {
 		b = append(b, st.prefix...)
 		b = append(b, ']')
