@@ -348,7 +348,7 @@ func TestTrend(t *testing.T) {
 
 	// By date, as a text table, for every model and GPU of the archive.
 	code, out, errs = runCmd(t, "", "-archive", dir, "-trend", "-order", "date", "-cell", "decode:8K:128")
-	if code != exitOK || !strings.Contains(out, "Ling-3.0-tiny on H200 NVL: 4 runs") || !strings.Contains(out, "Ling-3.0-tiny-int4 on RTX PRO 6000 Blackwell Server Edition: 1 runs") ||
+	if code != exitOK || !strings.Contains(out, "Ling-3.0-tiny on H200 NVL: 4 runs") || !strings.Contains(out, "Ling-3.0-tiny-int4 on RTX PRO 6000 Blackwell Server Edition: 1 run") ||
 		!strings.Contains(out, "◀ beyond threshold") {
 		t.Errorf("trend by date: exit %d, %s\n%s", code, errs, out)
 	}

@@ -81,6 +81,9 @@ func trend(ctx context.Context, in *inputs, o *options, stdout io.Writer) error 
 	default:
 		for _, g := range groups {
 			head := fmt.Sprintf("%s: %d runs", g.setup, len(g.runs))
+			if len(g.runs) == 1 {
+				head = g.setup + ": 1 run"
+			}
 			if o.format == analysis.FormatMarkdown {
 				head = "## " + head
 			}
