@@ -193,7 +193,7 @@ func normKey(s string) string {
 // no-break spaces from &nbsp;) to one space, and drops zero-width and
 // soft-hyphen characters.
 func collapse(s string) string {
-	if s == "" {
+	if collapsed(s) {
 		return s
 	}
 	var b strings.Builder
@@ -214,6 +214,20 @@ func collapse(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// collapsed reports whether collapse would return s unchanged: ASCII
+// with single spaces between words (the common case, checked cheaply).
+func collapsed(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80, c < ' ':
+			return false
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' '):
+			return false
+		}
+	}
+	return true
 }
 
 // assemble reads the blocks of a document into a rawDoc. what names the
