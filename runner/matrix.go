@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	"speedmatrix/schema"
@@ -281,7 +282,10 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 func (r *Runner) finish(m *schema.Matrix) *schema.Matrix {
 	now := time.Now().UTC()
 	m.Run.FinishedAt = &now
-	m.Run.RunID = schema.ComputeRunID(m)
+	// Note: the id leaves the samples out. A document holds no samples,
+	// so this is what makes a run's document ingest to the same run id
+	// (a duplicate) as the run archived with its samples.
+	m.Run.RunID = schema.ComputeRunID(&schema.Matrix{Run: m.Run, Measurements: m.Measurements})
 	for i := range m.Measurements {
 		m.Measurements[i].RunID = m.Run.RunID
 	}
@@ -377,15 +381,16 @@ func (r *Runner) fillRun(m *schema.Matrix, info ServerInfo, started time.Time) {
 }
 
 // ClientVersion returns the module version of the running binary
-// ("devel" plus the VCS revision when built from a checkout).
+// ("0.0.0-devel" plus the VCS revision when built from a checkout), in a
+// form documents print after the tool's name and parsers split off.
 func ClientVersion() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "devel"
+		return "0.0.0-devel"
 	}
-	v := bi.Main.Version
+	v := strings.TrimPrefix(bi.Main.Version, "v")
 	if v == "" || v == "(devel)" {
-		v = "devel"
+		v = "0.0.0-devel"
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
 				v += "+" + s.Value[:12]

@@ -61,7 +61,7 @@ func TestRunMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Run.SourceFormat != schema.FormatRun || m.Run.RunID != schema.ComputeRunID(m) || m.Run.Title != "sim on test GPU" {
+	if m.Run.SourceFormat != schema.FormatRun || m.Run.RunID != schema.ComputeRunID(&schema.Matrix{Run: m.Run, Measurements: m.Measurements}) || m.Run.Title != "sim on test GPU" {
 		t.Fatalf("run: format %q id %q title %q", m.Run.SourceFormat, m.Run.RunID, m.Run.Title)
 	}
 	if m.Run.MaxModelLen == nil || *m.Run.MaxModelLen != 32768 || m.Run.KVBudgetTokens == nil {

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"speedmatrix/archive"
+	"speedmatrix/parse"
+	"speedmatrix/schema"
+)
+
+const secret = "sk-test-0123456789abcdef0123"
+
+// runCmd runs the command with args and returns its exit code and output.
+func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// noSecret fails when the API key appears in any file under dir.
+func noSecret(t *testing.T, dir string, outputs ...string) {
+	t.Helper()
+	for _, o := range outputs {
+		if strings.Contains(o, secret) {
+			t.Fatal("API key printed")
+		}
+	}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		if bytes.Contains(b, []byte(secret)) {
+			t.Fatalf("API key stored in %s", p)
+		}
+		return nil
+	})
+}
+
+// TestSimulateArchiveAndDocument measures the default simulator, archives
+// the run and writes its document; the document ingests to the archived
+// run's id and rows, and the API key is nowhere.
+func TestSimulateArchiveAndDocument(t *testing.T) {
+	t.Setenv("SPEEDMATRIX_TEST_KEY", secret)
+	dir := t.TempDir()
+	arch := filepath.Join(dir, "archive")
+	out := filepath.Join(dir, "run.md")
+	code, stdout, stderr := runCmd(t, context.Background(), "-simulate", "default", "-contexts", "1K,2K", "-concurrency", "1,2",
+		"-duration", "500ms", "-max-tokens", "100", "-archive", arch, "-out", out, "-api-key-env", "SPEEDMATRIX_TEST_KEY",
+		"-launch-command", "vllm serve org/model --api-key "+secret+" --max-model-len 32768 --tensor-parallel-size 1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	noSecret(t, dir, stdout, stderr)
+	if _, err := os.Stat(out + ".checkpoint.json"); !os.IsNotExist(err) {
+		t.Fatal("checkpoint left behind after a finished run")
+	}
+	a, err := archive.Open(arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := a.Runs(context.Background())
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("archive runs %v, %v", runs, err)
+	}
+	got, err := a.Load(context.Background(), runs[0].RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := got[0]
+	if m.Run.SourceFormat != schema.FormatRun || len(m.Measurements) != 6 || len(m.Samples) == 0 {
+		t.Fatalf("archived run: format %q, %d cells, %d samples", m.Run.SourceFormat, len(m.Measurements), len(m.Samples))
+	}
+	if !strings.Contains(m.Run.LaunchCommand, "--api-key <redacted>") || m.Run.TensorParallel == nil {
+		t.Fatalf("launch command %q", m.Run.LaunchCommand)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := parse.Parse(f, out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Measurements) != len(m.Measurements) {
+		t.Fatalf("document has %d cells, archive %d", len(doc.Measurements), len(m.Measurements))
+	}
+	// Every figure of every row comes back, as its column or as an Extra
+	// metric of the same name.
+	for i := range m.Measurements {
+		g, w := columns(&doc.Measurements[i]), columns(&m.Measurements[i])
+		for k, v := range w {
+			if k == "context_tokens" || k == "status_reason" {
+				continue // not printed by the document forms (see report)
+			}
+			if g[k] != v {
+				t.Errorf("row %d: %s = %q, archived %q", i, k, g[k], v)
+			}
+		}
+	}
+	if doc.Run.Model != m.Run.Model || doc.Run.GPU != m.Run.GPU || doc.Run.BenchTool != m.Run.BenchTool ||
+		doc.Run.BenchVersion != m.Run.BenchVersion || doc.Run.LaunchCommand != m.Run.LaunchCommand {
+		t.Errorf("run facts differ: document %+v", doc.Run)
+	}
+	if doc.Run.RunID != m.Run.RunID {
+		// Known gap: the parsed document carries the printed key/value
+		// pairs (Run.Metadata) and a subtitle, which enter the run id.
+		t.Logf("document run id %s, archived %s", doc.Run.RunID, m.Run.RunID)
+	}
+}
+
+// columns flattens a measurement to column → value, reading Extra metrics
+// as the columns they are named after.
+func columns(x *schema.Measurement) map[string]string {
+	b, _ := json.Marshal(x)
+	var raw map[string]any
+	json.Unmarshal(b, &raw)
+	out := map[string]string{}
+	for k, v := range raw {
+		switch k {
+		case "extra", "printed", "source_line", "run_id":
+			continue
+		}
+		if v != nil {
+			out[k] = fmt.Sprint(v)
+		}
+	}
+	for _, e := range x.Extra {
+		if _, ok := out[e.Name]; !ok {
+			out[e.Name] = fmt.Sprint(e.Value)
+		}
+	}
+	return out
+}
+
+// TestInterruptResume stops a run once its first cell is checkpointed
+// (as Ctrl-C does) and continues it with -resume.
+func TestInterruptResume(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run.txt")
+	args := []string{"-simulate", "default", "-contexts", "1K", "-concurrency", "1,2,4", "-duration", "400ms", "-max-tokens", "100", "-out", out}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(out + ".checkpoint.json"); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	code, _, stderr := runCmd(t, ctx, args...)
+	cancel()
+	if code != exitInterrupted || !strings.Contains(stderr, "-resume") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	code, _, stderr = runCmd(t, context.Background(), append(args, "-resume")...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "resuming") {
+		t.Errorf("stderr %q", stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := parse.ParseBytes(b, out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Measurements) != 4 {
+		t.Fatalf("resumed run has %d cells, want 4", len(doc.Measurements))
+	}
+}
+
+func TestUsage(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no url", []string{"-model", "m", "-contexts", "8K"}, "-url is required"},
+		{"no model", []string{"-url", "http://127.0.0.1:1", "-contexts", "8K"}, "-model is required"},
+		{"no contexts", []string{"-url", "http://127.0.0.1:1", "-model", "m"}, "-contexts is required"},
+		{"bad contexts", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8X"}, "context"},
+		{"bad concurrency", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-concurrency", "0"}, "concurrency"},
+		{"bad out", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-out", filepath.Join(dir, "x.pdf")}, "extension"},
+		{"bad endpoint", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-endpoint", "embeddings"}, "endpoint"},
+		{"resume without checkpoint", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-out", filepath.Join(dir, "y.md"), "-resume"}, "no checkpoint"},
+		{"unknown flag", []string{"-bogus"}, "bogus"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCmd(t, context.Background(), tt.args...)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
+			}
+		})
+	}
+}
+
+// TestServerDown: a server that is not there fails the run with exit 1.
+func TestServerDown(t *testing.T) {
+	code, _, stderr := runCmd(t, context.Background(), "-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "1K")
+	if code != exitFail || !strings.Contains(stderr, "127.0.0.1:1") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
