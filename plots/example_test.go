@@ -68,7 +68,7 @@ func ExampleWriteReport() {
 		return
 	}
 	s := page.String()
-	fmt.Println(strings.Count(s, "<table>"), "tables,", strings.Count(s, "<svg "), "chart")
+	fmt.Println(strings.Count(s, "<table"), "tables,", strings.Count(s, "<svg "), "chart")
 	// Output:
 	// 2 tables, 1 chart
 }

@@ -62,6 +62,7 @@ type cellView struct {
 
 type tableView struct {
 	ID      string
+	Class   string
 	Caption string
 	Header  []string
 	Rows    []rowView
@@ -186,6 +187,7 @@ func WriteReport(w io.Writer, r Report) error {
 	v := reportView{Title: r.Title, Subtitle: r.Subtitle, Notes: r.Notes, Font: css}
 	if len(r.Runs.Rows) > 0 {
 		rt := viewTable("runs", r.Runs, true)
+		rt.Class = "runs"
 		if rt.Caption == "" {
 			rt.Caption = "Runs"
 		}
@@ -242,6 +244,8 @@ caption{text-align:left;font-weight:bold;padding:.3rem 0}
 th,td{border:1px solid #d8d8d8;padding:.2rem .5rem;vertical-align:top}
 th{background:#f0f0f0;text-align:left}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+table.runs td:first-child{white-space:nowrap;font-weight:bold}
+table.runs td{max-width:32rem;overflow-wrap:anywhere}
 tr.better td{background:#e9f6ec}
 tr.worse td{background:#fbeaea}
 tr.muted td{color:#888}
@@ -281,7 +285,7 @@ figcaption{color:#555;font-size:.9rem}
 {{end}}
 </body>
 </html>
-{{define "table"}}<div class="scroll"><table>
+{{define "table"}}<div class="scroll"><table{{with .Class}} class="{{.}}"{{end}}>
 {{- if .Header}}
 <thead><tr>{{range .Header}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
 {{- end}}
