@@ -29,13 +29,30 @@ func reportCharts(r *analysis.Report) []plots.Named {
 		{Name: "decode_total", Caption: "Decode total throughput against simultaneous requests, a line per context", Chart: plots.LineChart{
 			Title: "Sustained decode: total throughput", XLabel: "Simultaneous requests", YLabel: "Total output (tok/s)",
 			LogX2: true, LogY: true, GroupTitle: "Context", RunTitle: "Run",
-			Series: decodeSeries(r, analysis.TotalTokS),
+			Series: decodeSeries(r.Runs, analysis.TotalTokS),
 		}},
 		{Name: "decode_per_request", Caption: "Speed each request sees against simultaneous requests", Chart: plots.LineChart{
 			Title: "Sustained decode: speed per request", XLabel: "Simultaneous requests", YLabel: "Output per request (tok/s)",
 			LogX2: true, GroupTitle: "Context", RunTitle: "Run",
-			Series: decodeSeries(r, analysis.PerRequestTokS),
+			Series: decodeSeries(r.Runs, analysis.PerRequestTokS),
 		}},
+	}
+	for i, a := range r.Runs {
+		fits := uslFits(a)
+		if len(fits) == 0 {
+			continue
+		}
+		out = append(out, plots.Named{
+			Name:    "usl_" + strconv.Itoa(i),
+			Caption: "Decode throughput of " + a.Label + " with its Universal Scalability Law fit per context (σ, κ, N* and R² in the scaling table)",
+			Chart: plots.LineChart{
+				Title:  "Decode scaling with a Universal Scalability Law fit: " + a.Label,
+				XLabel: "Simultaneous requests", YLabel: "Total output (tok/s)",
+				LogX2: true, GroupTitle: "Context", FitLabel: "USL fit",
+				Series: decodeSeries([]analysis.RunAnalysis{a}, analysis.TotalTokS),
+				Fits:   fits,
+			},
+		})
 	}
 	for oi := range c.Others {
 		name := "ratio_total"
@@ -72,11 +89,26 @@ func reportCharts(r *analysis.Report) []plots.Named {
 	return out
 }
 
+// uslFits is the fitted curve of each context of a run, over the
+// concurrencies it was fitted on.
+func uslFits(a analysis.RunAnalysis) []plots.Fit {
+	var out []plots.Fit
+	for _, s := range a.Scaling {
+		if s.Fit == nil || s.Phase != schema.PhaseDecode || len(s.Points) == 0 {
+			continue
+		}
+		f := *s.Fit
+		out = append(out, plots.Fit{Group: s.ContextLabel, Run: a.Label, F: f.Predict,
+			Min: float64(s.Points[0].N), Max: float64(s.Points[len(s.Points)-1].N)})
+	}
+	return out
+}
+
 // decodeSeries is one series per run and decode context: mt against
 // concurrency, non-valid cells kept as status markers.
-func decodeSeries(r *analysis.Report, mt analysis.Metric) []plots.Series {
+func decodeSeries(runs []analysis.RunAnalysis, mt analysis.Metric) []plots.Series {
 	var out []plots.Series
-	for _, a := range r.Runs {
+	for _, a := range runs {
 		var cur *plots.Series
 		for _, cell := range a.Cells.Phase(schema.PhaseDecode) {
 			if cell.Key.Concurrency <= 0 {

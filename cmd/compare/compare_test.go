@@ -362,7 +362,7 @@ func TestPlotsAndHTML(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, name := range []string{"decode_total", "decode_per_request", "ratio_total", "prefill_tok_s", "prefill_ttft", "decode_context", "frontier"} {
+	for _, name := range []string{"decode_total", "decode_per_request", "ratio_total", "prefill_tok_s", "prefill_ttft", "decode_context", "frontier", "usl_0", "usl_1"} {
 		for _, ext := range []string{".png", ".svg"} {
 			st, err := os.Stat(filepath.Join(plotDir, name+ext))
 			if err != nil || st.Size() < 1000 {
