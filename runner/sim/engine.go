@@ -29,6 +29,8 @@ type seq struct {
 	stepPrefill int64 // prefill tokens planned for the current step
 	stepDecode  int64 // tokens planned for the current step
 	admitted    bool
+	// quiet requests (not streamed) are woken only when they finish.
+	quiet bool
 
 	produced    atomic.Int64
 	state       atomic.Int32
@@ -317,7 +319,7 @@ func (e *engine) finishStep() {
 			s.signal()
 			continue
 		}
-		if add > 0 {
+		if add > 0 && !s.quiet {
 			s.signal()
 		}
 		keep = append(keep, s)

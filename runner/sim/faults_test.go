@@ -226,3 +226,58 @@ func sum(xs []int) int {
 	}
 	return n
 }
+
+// TestFaultsNonStreaming checks the faults that apply to a whole
+// (non-streamed) response.
+func TestFaultsNonStreaming(t *testing.T) {
+	cases := []struct {
+		name   string
+		fault  Fault
+		status int
+		errSub string
+		tokens int64
+	}{
+		{"http_429", Fault{Kind: FaultHTTPStatus, Every: 1, Status: 429}, 429, "429", 0},
+		{"stream_error", Fault{Kind: FaultStreamError, Every: 1}, 500, "500", 0},
+		{"reset", Fault{Kind: FaultReset, Every: 1}, 0, "reset", 0},
+		{"stall", Fault{Kind: FaultStall, Every: 1, Duration: 100 * time.Millisecond}, 200, "", 20},
+		{"long_line", Fault{Kind: FaultLongLine, Every: 1, LineBytes: 2 << 20}, 200, "", 20},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := DefaultProfile()
+			p.Faults = []Fault{tc.fault}
+			s, c := startSim(t, p)
+			t0 := time.Now()
+			r, err := c.post(context.Background(), "/v1/completions", map[string]any{"prompt": "x", "max_tokens": 20, "ignore_eos": true})
+			elapsed := time.Since(t0)
+			var rec RequestRecord
+			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+				rec = s.Requests()[0]
+				if !rec.Finished.IsZero() || time.Now().After(deadline) {
+					break
+				}
+			}
+			if tc.status == 0 {
+				if err == nil || !errors.Is(err, syscall.ECONNRESET) && !strings.Contains(err.Error(), "EOF") {
+					t.Errorf("error %v, want a reset; got %+v", err, r)
+				}
+			} else if err != nil || r.Status != tc.status {
+				t.Fatalf("%v %+v", err, r)
+			}
+			if rec.OutputTokens != tc.tokens || (tc.errSub == "") != (rec.Err == "") || !strings.Contains(rec.Err, tc.errSub) {
+				t.Errorf("record: %d tokens, err %q; want %d tokens, err with %q", rec.OutputTokens, rec.Err, tc.tokens, tc.errSub)
+			}
+			switch tc.fault.Kind {
+			case FaultStall:
+				if elapsed < 100*time.Millisecond {
+					t.Errorf("answered after %v despite a 100 ms stall", elapsed)
+				}
+			case FaultLongLine:
+				if len(r.Body) < 2<<20 {
+					t.Errorf("body of %d bytes, want ≥ 2 MiB", len(r.Body))
+				}
+			}
+		})
+	}
+}

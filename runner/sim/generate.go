@@ -201,7 +201,7 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	rec.mu.Lock()
 	rec.chunks = make([]chunkRec, 0, min(target/int64(s.p.ChunkTokens)+2, 256))
 	rec.mu.Unlock()
-	sq := &seq{n: n, prompt: promptTokens, target: target, notify: make(chan struct{}, 1)}
+	sq := &seq{n: n, prompt: promptTokens, target: target, quiet: !req.Stream, notify: make(chan struct{}, 1)}
 	if s.p.PrefixCacheTokens > 0 {
 		sq.hashes = s.tok.blockHashes(text, s.p.BlockSize)
 	}
@@ -267,10 +267,13 @@ func statusType(status int) string {
 }
 
 // resetConn hijacks the connection under w and closes it with SO_LINGER 0,
-// so the peer sees a TCP reset.
-func resetConn(w http.ResponseWriter) error {
+// so the peer sees a TCP reset. With flush, what was written so far goes
+// out first; without, not even the status line does.
+func resetConn(w http.ResponseWriter, flush bool) error {
 	rc := http.NewResponseController(w)
-	_ = rc.Flush()
+	if flush {
+		_ = rc.Flush()
+	}
 	conn, _, err := rc.Hijack()
 	if err != nil {
 		return fmt.Errorf("hijack: %w", err)

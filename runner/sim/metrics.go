@@ -33,7 +33,7 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	}
 	metric("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.", float64(m.running.Load()))
 	metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", float64(m.waiting.Load()))
-	metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", float64(m.kvUsed.Load())/float64(s.p.KVTokens))
+	metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", min(1, float64(m.kvUsed.Load())/float64(s.p.KVTokens)))
 	metric("vllm:num_preemptions_total", "counter", "Cumulative number of preemption from the engine.", float64(m.preemptions.Load()))
 	metric("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", float64(m.promptTokens.Load()))
 	metric("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.", float64(m.generationTokens.Load()))

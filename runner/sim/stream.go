@@ -134,7 +134,7 @@ func (st *stream) fire(r *http.Request) bool {
 		st.setErr("stream error after %d tokens", st.sent)
 		return false
 	case FaultReset:
-		if err := resetConn(st.w); err != nil {
+		if err := resetConn(st.w, true); err != nil {
 			st.setErr("reset failed after %d tokens: %v", st.sent, err)
 		} else {
 			st.setErr("connection reset after %d tokens", st.sent)
@@ -313,7 +313,7 @@ func (st *stream) serveWhole(r *http.Request) {
 	if f := st.fault; f != nil {
 		switch f.Kind {
 		case FaultReset:
-			if err := resetConn(st.w); err != nil {
+			if err := resetConn(st.w, false); err != nil {
 				st.setErr("reset failed: %v", err)
 			} else {
 				st.setErr("connection reset")
