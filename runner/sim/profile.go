@@ -108,6 +108,10 @@ type Profile struct {
 	// SGLangServerInfo serves GET /get_server_info with
 	// max_total_num_tokens = KVTokens, as SGLang does.
 	SGLangServerInfo bool
+	// APIKey, when set, makes every /v1/ endpoint require the header
+	// "Authorization: Bearer APIKey" (401 otherwise), as vLLM's --api-key
+	// does; /metrics, /tokenize, /version and /health stay open.
+	APIKey string
 	// NoMetrics turns GET /metrics into 404, as servers without Prometheus
 	// metrics answer.
 	NoMetrics bool

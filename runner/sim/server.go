@@ -2,10 +2,12 @@ package sim
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,6 +104,11 @@ func (s *Server) Profile() Profile { return s.p }
 
 // ServeHTTP routes the OpenAI-compatible and vLLM endpoints.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.p.APIKey != "" && strings.HasPrefix(r.URL.Path, "/v1/") &&
+		subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+s.p.APIKey)) != 1 {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "Unauthorized"})
+		return
+	}
 	switch r.URL.Path {
 	case "/v1/chat/completions":
 		s.handleGenerate(w, r, true)

@@ -357,3 +357,40 @@ func TestClientGoesAway(t *testing.T) {
 }
 
 var _ http.Handler = (*Server)(nil)
+
+func TestAPIKey(t *testing.T) {
+	p := DefaultProfile()
+	p.APIKey = "sk-test"
+	_, c := startSim(t, p)
+	cases := []struct {
+		name   string
+		path   string
+		header string
+		want   int
+	}{
+		{"models_without", "/v1/models", "", 401},
+		{"models_wrong", "/v1/models", "Bearer nope", 401},
+		{"models_with", "/v1/models", "Bearer sk-test", 200},
+		{"metrics_open", "/metrics", "", 200},
+		{"version_open", "/version", "", 200},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, c.base+tc.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.header != "" {
+				req.Header.Set("Authorization", tc.header)
+			}
+			resp, err := c.hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("status %d, want %d", resp.StatusCode, tc.want)
+			}
+		})
+	}
+}
