@@ -316,6 +316,22 @@ func skipWS(b []byte, i int) int {
 // quotes with bytes.IndexByte (vectorized), which beats a byte loop for
 // all but the shortest strings.
 func scanString(b []byte, i int) ([]byte, int, bool, error) {
+	// Keys and most values are short: a plain loop over the first bytes
+	// beats the call into the vectorized search.
+	end := min(len(b), i+1+24)
+	for j := i + 1; j < end; j++ {
+		switch b[j] {
+		case '"':
+			return b[i+1 : j], j + 1, false, nil
+		case '\\':
+			return scanStringSlow(b, i)
+		}
+	}
+	return scanStringSlow(b, i)
+}
+
+// scanStringSlow is scanString for long strings and strings with escapes.
+func scanStringSlow(b []byte, i int) ([]byte, int, bool, error) {
 	j := i + 1
 	for j <= len(b) {
 		k := bytes.IndexByte(b[j:], '"')
