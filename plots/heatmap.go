@@ -143,7 +143,11 @@ func (h Heatmap) Figure() (*Figure, error) {
 	lo, hi = cm.Min(), cm.Max()
 
 	p := newPlot(h.Title, h.XLabel, h.YLabel)
-	hm := plotter.NewHeatMap(heatGrid{z: z}, cm.Palette(255))
+	pal, err := sampled(cm, 255)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %s: %w", h.Title, err)
+	}
+	hm := plotter.NewHeatMap(heatGrid{z: z}, pal)
 	hm.Min, hm.Max = lo, hi
 	hm.NaN = color.White
 	p.Add(hm, hatch{grid: heatGrid{z: z}})
@@ -177,8 +181,9 @@ func (h Heatmap) Figure() (*Figure, error) {
 		if err != nil {
 			return nil, err
 		}
+		size := cellTextSize(len(h.Rows), len(h.Cols))
 		for i := range lb.TextStyle {
-			lb.TextStyle[i] = textStyle(cellSize)
+			lb.TextStyle[i] = textStyle(size)
 			lb.TextStyle[i].Color = styles[i]
 			lb.TextStyle[i].XAlign = draw.XCenter
 			lb.TextStyle[i].YAlign = draw.YCenter
@@ -205,6 +210,48 @@ func (h Heatmap) Figure() (*Figure, error) {
 	p.Y.Min, p.Y.Max = -0.5, float64(nr)-0.5
 
 	return &Figure{Plot: p, Side: colorBar(cm, h.Ratio, h.ScaleLabel), SideWidth: vg.Points(62)}, nil
+}
+
+// colorList is a palette.Palette of fixed colours.
+type colorList []color.Color
+
+// Colors implements palette.Palette.
+func (l colorList) Colors() []color.Color { return l }
+
+// sampled returns n colours of cm evenly spread over its range.
+// Note: palette.Reverse(cm).Palette(n) leaves the middle colour nil when
+// n is odd (gonum/plot v0.17.0 swaps pairs i < j and never copies the
+// centre), which the heat map then draws as nothing: a white cell for a
+// ratio of exactly 1.
+func sampled(cm palette.ColorMap, n int) (palette.Palette, error) {
+	out := make(colorList, n)
+	lo, hi := cm.Min(), cm.Max()
+	for i := range out {
+		v := lo + (hi-lo)*float64(i)/float64(n-1)
+		if i == n-1 {
+			v = hi // no rounding past the end
+		}
+		c, err := cm.At(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// cellTextSize shrinks the cell text of large matrices so that a note
+// such as "over cap." still fits its cell at the default chart size:
+// full size up to 8 columns and 6 rows, never below 6 pt.
+func cellTextSize(rows, cols int) vg.Length {
+	size := float64(cellSize)
+	if cols > 8 {
+		size = math.Min(size, cellSize*8/float64(cols))
+	}
+	if rows > 6 {
+		size = math.Min(size, cellSize*6/float64(rows))
+	}
+	return vg.Length(math.Max(size, 6))
 }
 
 // scale returns the colour map for z values in [lo, hi] (log2 ratios

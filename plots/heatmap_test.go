@@ -117,3 +117,39 @@ func TestHeatmapScale(t *testing.T) {
 		})
 	}
 }
+
+func TestCellTextSize(t *testing.T) {
+	tests := []struct {
+		rows, cols int
+		want       float64
+	}{
+		{5, 8, 9}, {1, 1, 9}, {5, 12, 6}, {10, 8, 6}, {6, 9, 8}, {7, 9, 9 * 6.0 / 7}, {40, 40, 6},
+	}
+	for _, tt := range tests {
+		if got := float64(cellTextSize(tt.rows, tt.cols)); got != tt.want {
+			t.Errorf("cellTextSize(%d, %d) = %v, want %v", tt.rows, tt.cols, got, tt.want)
+		}
+	}
+}
+
+func TestHeatmapRatioOneIsFilled(t *testing.T) {
+	// A ratio of exactly 1 maps to the palette's middle colour; it must be
+	// drawn (pale grey, #DCDCDC), not left white like a cell without a value.
+	h := Heatmap{Title: "one", Rows: []string{"8K"}, Cols: []string{"1", "2", "4"}, Values: [][]float64{{0.5, 1, 2}}, Ratio: true}
+	svg := string(goldenSVG(t, h))
+	if n := strings.Count(svg, "fill:#DCDCDC"); n < 1 {
+		t.Errorf("the cell of ratio 1 is not filled with the palette centre (#DCDCDC)")
+	}
+	for _, lo := range []bool{false, true} {
+		cm := Heatmap{Ratio: true, LowerIsBetter: lo}.scale(-1, 1)
+		pal, err := sampled(cm, 255)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range pal.Colors() {
+			if c == nil {
+				t.Fatalf("LowerIsBetter=%v: colour %d is nil", lo, i)
+			}
+		}
+	}
+}
