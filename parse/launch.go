@@ -189,13 +189,13 @@ func RedactInline(s string) string {
 }
 
 // shellOperators end the command (what follows is another command).
-var shellOperators = map[string]bool{"|": true, "||": true, "&&": true, ";": true, "&": true, ">": true, ">>": true, "2>&1": true, "<": false}
+var shellOperators = map[string]bool{"|": true, "||": true, "&&": true, ";": true, "&": true, ">": true, ">>": true, "2>&1": true}
 
 // booleanFlags take no value even when a word that is not a flag follows.
 var booleanFlags = map[string]bool{
 	"trust-remote-code": true, "enforce-eager": true, "enable-prefix-caching": true, "no-enable-prefix-caching": true,
 	"enable-chunked-prefill": true, "enable-auto-tool-choice": true, "disable-log-requests": true,
-	"disable-log-stats": true, "enable-lora": true, "disable-custom-all-reduce": true, "flash-attn": false,
+	"disable-log-stats": true, "enable-lora": true, "disable-custom-all-reduce": true,
 	"cont-batching": true, "no-mmap": true, "mlock": true, "verbose": true, "disable-radix-cache": true,
 	"enable-torch-compile": true, "disable-cuda-graph": true, "enable-expert-parallel": true,
 }
