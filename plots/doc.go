@@ -10,9 +10,18 @@
 //	      ──► WriteReport ──► one HTML page with inline SVG and CSS
 //
 // Chart specs are plain data: series of points with a schema.Status, so a
-// looped or over-capacity cell is drawn as a marker rather than dropped.
+// looped or over-capacity cell is drawn as a marker (a cross, a hollow
+// square) on its series' line rather than dropped, and a heat-map cell
+// without a value is hatched and carries its note ("looped (INT4)").
 // The package imports no runner, archive or parse code; callers copy their
 // numbers into the specs.
+//
+// What gonum/plot lacks is added here, each with a note saying why: power
+// of two ticks (1, 2, 4 … 128) and 1-2-5 log ticks with readable labels,
+// a legend column beside the plot instead of over the data, outlined
+// markers thick enough for 1200 px, hatching, and a vector colour bar.
+// Series of one context share a colour and series of one run share a line
+// pattern and marker, so a two-run chart needs 5 + 2 legend entries, not 10.
 //
 // Output is deterministic: the same spec gives the same SVG bytes (no
 // times, no map iteration in drawing order), which the golden files under

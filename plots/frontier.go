@@ -30,6 +30,9 @@ type Frontier struct {
 // paretoFront returns the indices of the valid points of pts that no
 // other valid point dominates (at least as high on X and Y, higher on
 // one), ordered by X. Equal points are all kept.
+// Note: package analysis computes the front too; plots recomputes it (a
+// quadratic scan over at most a few hundred cells) so that a Frontier
+// spec needs nothing but points.
 func paretoFront(pts []Point) []int {
 	var idx []int
 	for i, p := range pts {
