@@ -105,49 +105,32 @@ func (a *Archive) lock(ctx context.Context, exclusive bool) (func(), error) {
 	return func() { fl.Close() }, nil
 }
 
-// prepared is one matrix as Append will store it.
-type prepared struct {
-	run     schema.Run
-	ms      []schema.Measurement
-	samples []schema.Sample
-}
-
-// prepare copies m with its ids filled in: the run id (computed when
-// empty), schema_version, ingested_at (now when zero) and every row's
-// run_id. A row naming another run is an error.
-func prepare(m *schema.Matrix, now time.Time) (prepared, error) {
-	p := prepared{run: m.Run}
-	if p.run.RunID == "" {
-		p.run.RunID = schema.ComputeRunID(m)
+// prepare returns m's run with its ids filled in: the run id (computed
+// when empty), schema_version and ingested_at (now when zero). A row of m
+// naming another run is an error; rows without a run id get the run's
+// when they are copied into the batch.
+func prepare(m *schema.Matrix, now time.Time) (schema.Run, error) {
+	r := m.Run
+	if r.RunID == "" {
+		r.RunID = schema.ComputeRunID(m)
 	}
-	if p.run.SchemaVersion == 0 {
-		p.run.SchemaVersion = schema.Version
+	if r.SchemaVersion == 0 {
+		r.SchemaVersion = schema.Version
 	}
-	if p.run.IngestedAt.IsZero() {
-		p.run.IngestedAt = now
+	if r.IngestedAt.IsZero() {
+		r.IngestedAt = now
 	}
-	id := p.run.RunID
-	p.ms = slices.Clone(m.Measurements)
-	for i := range p.ms {
-		switch p.ms[i].RunID {
-		case "":
-			p.ms[i].RunID = id
-		case id:
-		default:
-			return p, fmt.Errorf("archive: run %s: measurement %d has run_id %s", id, i, p.ms[i].RunID)
+	for i := range m.Measurements {
+		if id := m.Measurements[i].RunID; id != "" && id != r.RunID {
+			return r, fmt.Errorf("archive: run %s: measurement %d has run_id %s", r.RunID, i, id)
 		}
 	}
-	p.samples = slices.Clone(m.Samples)
-	for i := range p.samples {
-		switch p.samples[i].RunID {
-		case "":
-			p.samples[i].RunID = id
-		case id:
-		default:
-			return p, fmt.Errorf("archive: run %s: sample %d has run_id %s", id, i, p.samples[i].RunID)
+	for i := range m.Samples {
+		if id := m.Samples[i].RunID; id != "" && id != r.RunID {
+			return r, fmt.Errorf("archive: run %s: sample %d has run_id %s", r.RunID, i, id)
 		}
 	}
-	return p, nil
+	return r, nil
 }
 
 // Append adds the matrices to the archive, skipping those whose run id it
@@ -157,13 +140,13 @@ func prepare(m *schema.Matrix, now time.Time) (prepared, error) {
 // none do.
 func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, error) {
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	ps := make([]prepared, len(ms))
+	runs := make([]schema.Run, len(ms))
 	for i, m := range ms {
-		p, err := prepare(m, now)
+		r, err := prepare(m, now)
 		if err != nil {
 			return Result{}, err
 		}
-		ps[i] = p
+		runs[i] = r
 	}
 	unlock, err := a.lock(ctx, true)
 	if err != nil {
@@ -184,29 +167,46 @@ func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, erro
 			have[id] = true
 		}
 	}
-	res := Result{Items: make([]Item, len(ps))}
-	var runs []schema.Run
-	var rows []schema.Measurement
-	var samples []schema.Sample
-	for i, p := range ps {
-		id := p.run.RunID
-		res.Items[i] = Item{RunID: id, Outcome: Duplicate}
-		if have[id] {
+	res := Result{Items: make([]Item, len(ms))}
+	var add []int
+	nrows, nsamples := 0, 0
+	for i, r := range runs {
+		res.Items[i] = Item{RunID: r.RunID, Outcome: Duplicate}
+		if have[r.RunID] {
 			continue
 		}
-		have[id] = true
+		have[r.RunID] = true
 		res.Items[i].Outcome = Added
-		runs = append(runs, p.run)
-		rows = append(rows, p.ms...)
-		samples = append(samples, p.samples...)
+		add = append(add, i)
+		nrows += len(ms[i].Measurements)
+		nsamples += len(ms[i].Samples)
 	}
-	if len(runs) == 0 {
+	if len(add) == 0 {
 		return res, nil
+	}
+	// One copy of every row, into slices of the exact size: a batch of
+	// 1,000 documents holds tens of thousands of wide rows.
+	newRuns := make([]schema.Run, 0, len(add))
+	rows := make([]schema.Measurement, 0, nrows)
+	samples := make([]schema.Sample, 0, nsamples)
+	for _, i := range add {
+		id := runs[i].RunID
+		newRuns = append(newRuns, runs[i])
+		base := len(rows)
+		rows = append(rows, ms[i].Measurements...)
+		for k := base; k < len(rows); k++ {
+			rows[k].RunID = id
+		}
+		base = len(samples)
+		samples = append(samples, ms[i].Samples...)
+		for k := base; k < len(samples); k++ {
+			samples[k].RunID = id
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	res.Files, err = a.commit(l, newStem(now), runs, rows, samples, nil)
+	res.Files, err = a.commit(l, newStem(now), newRuns, rows, samples, nil)
 	if err != nil {
 		return Result{}, err
 	}
@@ -271,16 +271,27 @@ func (a *Archive) commit(l *layout, stem string, runs []schema.Run, ms []schema.
 		}
 	}
 	for _, o := range outs {
-		if o.rows.Len() == 0 {
-			continue
+		if o.rows.Len() > 0 {
+			o.temp = filepath.Join(a.dir, o.table, tempPrefix+stem+tempExt)
+			o.final = filepath.Join(a.dir, o.table, stem+dataExt)
+			written = append(written, o)
 		}
-		o.temp = filepath.Join(a.dir, o.table, tempPrefix+stem+tempExt)
-		o.final = filepath.Join(a.dir, o.table, stem+dataExt)
-		written = append(written, o)
-		if err := writeTemp(o.temp, func(f *os.File) error { return tableByName(o.table).write(f, o.rows) }); err != nil {
-			cleanup()
-			return nil, err
-		}
+	}
+	// The tables are written concurrently: encoding is CPU-bound and the
+	// files are independent until the renames.
+	errs := make([]error, len(written))
+	var wg sync.WaitGroup
+	for k, o := range written {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = writeTemp(o.temp, func(f *os.File) error { return tableByName(o.table).write(f, o.rows) })
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		cleanup()
+		return nil, err
 	}
 	jpath := filepath.Join(a.dir, journalPrefix+stem+journalExt)
 	jtemp := filepath.Join(a.dir, TableRuns, tempPrefix+"txn-"+stem+tempExt)
@@ -556,8 +567,13 @@ func (a *Archive) Compact(ctx context.Context) error {
 		return err
 	}
 	runs := make([]schema.Run, len(ms))
-	var rows []schema.Measurement
-	var samples []schema.Sample
+	nrows, nsamples := 0, 0
+	for _, m := range ms {
+		nrows += len(m.Measurements)
+		nsamples += len(m.Samples)
+	}
+	rows := make([]schema.Measurement, 0, nrows)
+	samples := make([]schema.Sample, 0, nsamples)
 	for i, m := range ms {
 		runs[i] = m.Run
 		rows = append(rows, m.Measurements...)

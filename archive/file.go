@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -57,19 +59,34 @@ func writerProps() *parquet.WriterProperties {
 	return parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
 }
 
-// record builds one Arrow record of rows (a slice of t.typ).
+// record builds one Arrow record of rows (a slice of t.typ). Columns are
+// independent builders, so they are filled by one goroutine per CPU.
 func (t *table) record(rows reflect.Value) arrow.RecordBatch {
 	rb := array.NewRecordBuilder(mem, t.schema)
 	defer rb.Release()
 	n := rows.Len()
-	for j, c := range t.cols {
-		fb := rb.Field(j)
-		fb.Reserve(n)
-		put := c.codec.put
-		for i := 0; i < n; i++ {
-			put(fb, rows.Index(i).Field(c.index))
-		}
+	next := make(chan int, len(t.cols))
+	for j := range t.cols {
+		next <- j
 	}
+	close(next)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(t.cols)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				c := t.cols[j]
+				fb := rb.Field(j)
+				fb.Reserve(n)
+				put := c.codec.put
+				for i := 0; i < n; i++ {
+					put(fb, rows.Index(i).Field(c.index))
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	return rb.NewRecordBatch()
 }
 
