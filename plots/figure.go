@@ -31,6 +31,7 @@ const (
 // Figure is a chart ready to draw: a gonum/plot Plot and, in a column to
 // its right, a legend and an optional side plot (a colour bar). gonum/plot
 // draws its own legend over the data area; Figure keeps it off the data.
+// A bare *plot.Plot is drawn with &Figure{Plot: p}.
 type Figure struct {
 	Plot *plot.Plot
 	// Legend, when it has entries, is drawn at the top of the right column.
