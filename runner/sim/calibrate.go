@@ -115,6 +115,10 @@ func FitStepModel(points []StepPoint) (StepFit, error) {
 //   - MaxModelLen: the run's, else the largest context + max output + 64.
 //   - MaxRunning, MaxBatchedTokens, BlockSize: the launch command's
 //     --max-num-seqs, --max-num-batched-tokens and --block-size when given.
+//   - CachedTokS: the seeds measure decode TTFT after a scout warmed the
+//     prefix cache, yet it grows with context; the rate is the
+//     least-squares fit through the origin of context over TTFT of the
+//     valid C=1 decode cells (0, cached prefixes free, without them).
 //   - LoopCells (LoopAfter 512) for cells the run marked looped.
 func ProfileFromMatrix(m *schema.Matrix) (Profile, error) {
 	if m == nil {
@@ -134,6 +138,7 @@ func ProfileFromMatrix(m *schema.Matrix) (Profile, error) {
 	var prefill []RatePoint
 	var steps []StepPoint
 	var validNeed, overNeed []int64
+	var warm []RatePoint // C=1 decode cells: context and TTFT in ms
 	var maxCtx int64
 	for i := range m.Measurements {
 		x := &m.Measurements[i]
@@ -157,6 +162,9 @@ func ProfileFromMatrix(m *schema.Matrix) (Profile, error) {
 			validNeed = append(validNeed, c*(ctx+maxOut))
 		case x.Status == schema.StatusValid && x.TotalTokS != nil && *x.TotalTokS > 0:
 			validNeed = append(validNeed, c*(ctx+maxOut))
+			if c == 1 && x.TTFTMs != nil && *x.TTFTMs > 0 {
+				warm = append(warm, RatePoint{Context: ctx, TokS: *x.TTFTMs})
+			}
 			steps = append(steps, StepPoint{
 				Context: ctx + maxOut/2,
 				Running: int(c),
@@ -170,6 +178,7 @@ func ProfileFromMatrix(m *schema.Matrix) (Profile, error) {
 	if len(prefill) > 0 {
 		p.PrefillTokS = mergeRatePoints(prefill)
 	}
+	p.CachedTokS = fitCachedRate(warm)
 	fit, err := FitStepModel(steps)
 	if err != nil {
 		return Profile{}, fmt.Errorf("sim: %w", err)
@@ -288,4 +297,20 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// fitCachedRate fits TTFT(ms) = context/rate through the origin to warm
+// (Context, TokS holding the TTFT in ms) and returns the rate in tokens/s,
+// or 0 without points.
+func fitCachedRate(warm []RatePoint) float64 {
+	var sxy, sxx float64
+	for _, w := range warm {
+		x, y := float64(w.Context), w.TokS/1000
+		sxy += x * y
+		sxx += x * x
+	}
+	if sxy <= 0 {
+		return 0
+	}
+	return sxx / sxy
 }

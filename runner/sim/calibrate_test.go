@@ -51,7 +51,7 @@ func TestProfileFromMatrixH200(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("fit: base %v, per seq %v, per 1K context tokens %v; KV %d tokens; max_model_len %d", p.StepBase, p.StepPerSeq, p.StepPerKToken, p.KVTokens, p.MaxModelLen)
+	t.Logf("fit: base %v, per seq %v, per 1K context tokens %v; KV %d tokens; max_model_len %d; cached tokens at %.0f tok/s", p.StepBase, p.StepPerSeq, p.StepPerKToken, p.KVTokens, p.MaxModelLen, p.CachedTokS)
 	if p.MaxModelLen != 131072 || p.ModelName != "ling" || len(p.PrefillTokS) != 6 {
 		t.Errorf("max_model_len %d, model %q, %d prefill points", p.MaxModelLen, p.ModelName, len(p.PrefillTokS))
 	}
@@ -59,6 +59,16 @@ func TestProfileFromMatrixH200(t *testing.T) {
 	lo, hi := int64(128*(65536+4096)), int64(128*(125952+4096))
 	if p.KVTokens <= lo || p.KVTokens >= hi {
 		t.Errorf("KV %d tokens, want in (%d, %d)", p.KVTokens, lo, hi)
+	}
+	// Warm TTFT at C=1: 44, 90, 137, 183, 268 ms at 8K–123K.
+	ctxs, ttfts := []float64{8192, 16384, 32768, 65536, 125952}, []float64{.044, .090, .137, .183, .268}
+	var sxx, sxy float64
+	for i := range ctxs {
+		sxx += ctxs[i] * ctxs[i]
+		sxy += ctxs[i] * ttfts[i]
+	}
+	if want := sxx / sxy; math.Abs(p.CachedTokS/want-1) > 1e-9 {
+		t.Errorf("CachedTokS %v, want %v", p.CachedTokS, want)
 	}
 	if got := p.PrefillRate(16384); got != 60900 {
 		t.Errorf("prefill at 16K = %v", got)

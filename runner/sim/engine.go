@@ -23,7 +23,9 @@ type seq struct {
 	hashes []uint64
 
 	// engine
-	prefillLeft int64
+	prefillLeft int64 // tokens still to prefill, cachedLeft of them cached
+	cachedLeft  int64
+	stepCached  int64 // cached tokens among stepPrefill
 	kv          int64 // tokens held in the KV cache
 	gen         int64 // tokens generated
 	stepPrefill int64 // prefill tokens planned for the current step
@@ -229,6 +231,11 @@ func (e *engine) admit() {
 		}
 		// After a preemption the generated tokens are recomputed too.
 		s.prefillLeft = s.prompt + s.gen - hit
+		if e.p.CachedTokS > 0 {
+			// Cached tokens still cost time, at CachedTokS.
+			s.prefillLeft += hit
+			s.cachedLeft = hit
+		}
 		s.kv = need
 		e.kvUsed += need
 		e.running = append(e.running, s)
@@ -263,13 +270,17 @@ func (e *engine) plan() time.Duration {
 	var decodeN int
 	var ctx int64
 	for _, s := range e.running {
-		s.stepPrefill, s.stepDecode = 0, 0
+		s.stepPrefill, s.stepCached, s.stepDecode = 0, 0, 0
 		if s.prefillLeft > 0 {
 			if budget > 0 {
 				t := min(budget, s.prefillLeft)
+				c := min(t, s.cachedLeft)
 				budget -= t
-				s.stepPrefill = t
-				prefill += float64(t) / e.p.PrefillRate(s.prompt)
+				s.stepPrefill, s.stepCached = t, c
+				prefill += float64(t-c) / e.p.PrefillRate(s.prompt)
+				if c > 0 {
+					prefill += float64(c) / e.p.CachedTokS
+				}
 			}
 			continue
 		}
@@ -290,6 +301,7 @@ func (e *engine) finishStep() {
 		switch {
 		case s.stepPrefill > 0:
 			s.prefillLeft -= s.stepPrefill
+			s.cachedLeft -= s.stepCached
 			if s.prefillLeft == 0 {
 				e.cache.insert(s.hashes)
 				// The step that ends a prefill samples the first token(s).

@@ -29,6 +29,12 @@ type Profile struct {
 	// and lengths outside are clamped to the nearest point. Prefilling the
 	// uncached part of a prompt of P tokens takes uncached/rate(P).
 	PrefillTokS []RatePoint
+	// CachedTokS, when > 0, makes prefix-cache hits cost time too: cached
+	// prompt tokens go through prefill at this rate (tokens/s) instead of
+	// for free. Calibrated profiles use it to reproduce the TTFT a real
+	// server shows for warm prompts (hybrid models that must restore state,
+	// per-request overheads that grow with context).
+	CachedTokS float64
 	// MaxBatchedTokens bounds the prefill tokens processed in one engine
 	// step (vLLM's chunked prefill budget); decode steps run between the
 	// chunks of a long prompt.

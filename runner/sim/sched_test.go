@@ -221,3 +221,36 @@ func TestSpecDecodeMetrics(t *testing.T) {
 		})
 	}
 }
+
+// TestCachedTokenCost checks that with CachedTokS a warm prompt's TTFT
+// includes its cached tokens at that rate.
+func TestCachedTokenCost(t *testing.T) {
+	cases := []struct {
+		name    string
+		rate    float64
+		minTTFT time.Duration
+		maxTTFT time.Duration
+	}{
+		{"free", 0, 0, 10 * time.Millisecond},
+		{"100k", 100_000, 2000 * time.Second / 100_000, time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := DefaultProfile()
+			p.CachedTokS = tc.rate
+			s, c := startSim(t, p)
+			prompt := proseOfTokens("warm", 2000)
+			for range 2 {
+				if r, err := c.post(context.Background(), "/v1/completions", map[string]any{"prompt": prompt, "max_tokens": 1, "stream": true}); err != nil || r.Status != 200 {
+					t.Fatalf("%v %+v", err, r)
+				}
+			}
+			warm := s.Requests()[1]
+			ttft := warm.FirstToken.Sub(warm.Start)
+			t.Logf("warm TTFT %v with %d cached tokens", ttft, warm.CachedTokens)
+			if warm.CachedTokens != 1999 || ttft < tc.minTTFT || ttft > tc.maxTTFT {
+				t.Errorf("cached %d, TTFT %v; want 1999 cached, TTFT in [%v, %v]", warm.CachedTokens, ttft, tc.minTTFT, tc.maxTTFT)
+			}
+		})
+	}
+}
