@@ -3,6 +3,9 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
+	"sync"
 
 	"speedmatrix/schema"
 )
@@ -241,8 +244,14 @@ func CompareCells(b *Cells, others []*Cells, opt Options) (*Comparison, error) {
 	c.groupCells()
 	c.Deltas = make([][]Delta, len(others))
 	c.stats = make([]map[int32]*CellStats, len(others))
-	for oi, o := range others {
-		ds := make([]Delta, 0, len(b.List)*4)
+	maxMetrics := 0
+	for _, idx := range perPhase {
+		maxMetrics = max(maxMetrics, len(idx))
+	}
+	perRun := len(c.Cells) * maxMetrics
+	one := func(oi int) (spread bool) {
+		o := others[oi]
+		ds := make([]Delta, 0, perRun)
 		for ci := range c.Cells {
 			k := c.Cells[ci].Key
 			bc := baseCells[ci]
@@ -264,7 +273,7 @@ func CompareCells(b *Cells, others []*Cells, opt Options) (*Comparison, error) {
 				if d.BaseState == StateValue && d.ValueState == StateValue {
 					st = cellStats(b, bc, o, oc, mt, opt)
 					if st != nil {
-						c.Spread = true
+						spread = true
 						if c.stats[oi] == nil {
 							c.stats[oi] = map[int32]*CellStats{}
 						}
@@ -276,7 +285,25 @@ func CompareCells(b *Cells, others []*Cells, opt Options) (*Comparison, error) {
 			}
 		}
 		c.Deltas[oi] = ds
+		return spread
 	}
+	// Note: the runs are independent and only read what is shared (the
+	// baseline, the key table), so a comparison against an archive
+	// spreads them over the processors; a handful of runs stays serial.
+	workers := min(runtime.GOMAXPROCS(0), len(others)/256+1)
+	spread := make([]bool, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for oi := w; oi < len(others); oi += workers {
+				if one(oi) {
+					spread[w] = true
+				}
+			}
+		})
+	}
+	wg.Wait()
+	c.Spread = slices.Contains(spread, true)
 	return c, nil
 }
 
