@@ -212,3 +212,36 @@ func TestManyStreams(t *testing.T) {
 		t.Fatalf("window tokens %d, server sent %d", f.tokens, truth)
 	}
 }
+
+// TestNoPerTokenAllocation streams one long request from the simulator in
+// its own process and counts this process's heap allocations: the
+// per-request ones (net/http, the record) are a fixed few dozen, so the
+// count per token must be far below one.
+func TestNoPerTokenAllocation(t *testing.T) {
+	url := simProcess(t, "-step", "50us")
+	c, err := NewClient(ClientConfig{URL: url, Model: "sim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := newStream()
+	s.log = make([]tick, 0, 30000)
+	body := c.completionBody("a short prompt", 20000)
+	var warm record
+	c.do(context.Background(), c.completionBody("warm up the connection", 10), time.Now(), s, &warm)
+	s.log = s.log[:0]
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	var rec record
+	c.do(context.Background(), body, time.Now(), s, &rec)
+	runtime.ReadMemStats(&ms1)
+	if rec.err != "" || rec.tokens != 20000 {
+		t.Fatalf("request: %d tokens, err %q", rec.tokens, rec.err)
+	}
+	allocs := ms1.Mallocs - ms0.Mallocs
+	perToken := float64(allocs) / float64(rec.tokens)
+	t.Logf("%d allocations for %d tokens (%.4f per token)", allocs, rec.tokens, perToken)
+	if perToken > 0.02 {
+		t.Fatalf("%.4f allocations per token", perToken)
+	}
+}

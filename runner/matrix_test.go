@@ -439,3 +439,40 @@ func TestParseContexts(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefillStandalone reports the median of unique cold prompts, and a
+// prefill-only context runs no decode cell.
+func TestPrefillStandalone(t *testing.T) {
+	_, c := startSim(t, fastProfile(), ClientConfig{})
+	cfg := testConfig()
+	cfg.Contexts, cfg.Concurrency = []int64{1024}, []int{1}
+	cfg.PrefillContexts = []int64{1024, 8192}
+	cfg.PrefillMode, cfg.PrefillRepeats = PrefillStandalone, 3
+	cfg.Duration = 300 * time.Millisecond
+	r, err := New(c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Measurements) != 3 || !strings.HasPrefix(m.Run.PrefillMode, "Standalone") {
+		t.Fatalf("%d cells, prefill mode %q", len(m.Measurements), m.Run.PrefillMode)
+	}
+	by := cellsByKey(m)
+	for _, label := range []string{"1K", "8K"} {
+		p := by[cellKey(schema.PhasePrefill, label, 1)]
+		if p.Status != schema.StatusValid || p.CompletedRequests == nil || *p.CompletedRequests != 3 {
+			t.Fatalf("prefill %s: %s, completed %v", label, p.Status, p.CompletedRequests)
+		}
+		// Cold prompts: TTFT covers the prefill of the whole prompt at
+		// the simulator's rate (200K–100K tok/s).
+		if want := float64(*p.PromptTokens) / 200_000 * 1000; *p.TTFTMs < want {
+			t.Errorf("prefill %s: TTFT %.2f ms below a cold prefill (%.2f ms)", label, *p.TTFTMs, want)
+		}
+	}
+	if _, ok := by[cellKey(schema.PhaseDecode, "8K", 1)]; ok {
+		t.Fatal("decode cell at a prefill-only context")
+	}
+}

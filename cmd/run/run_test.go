@@ -218,3 +218,33 @@ func TestServerDown(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestSimulateFromDocument calibrates the simulator from the H200 seed
+// and measures one of its cells.
+func TestSimulateFromDocument(t *testing.T) {
+	seed := filepath.Join("..", "..", "testdata", "seeds", "001_03cf9c936d246394.txt")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sim.txt")
+	code, stdout, stderr := runCmd(t, context.Background(), "-simulate", seed, "-contexts", "8K", "-concurrency", "2",
+		"-prefill-contexts", "8K", "-duration", "500ms", "-max-tokens", "200", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := parse.ParseBytes(b, out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Measurements) != 2 {
+		t.Fatalf("%d cells, want prefill and decode at 8K", len(doc.Measurements))
+	}
+	for _, x := range doc.Measurements {
+		if x.Status != schema.StatusValid || x.TotalTokS == nil || *x.TotalTokS <= 0 {
+			t.Fatalf("cell %s %s: %s", x.Phase, x.ContextLabel, x.Status)
+		}
+	}
+	t.Logf("%s", stderr)
+}
