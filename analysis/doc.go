@@ -9,11 +9,17 @@
 //
 // The pipeline:
 //
-//	[]*schema.Matrix ──► IndexCells (align.go: one Cell per phase, context, concurrency)
+//	[]*schema.Matrix ──► KeyTable.Index (align.go: one Cell per phase, context, concurrency)
 //	                 ──► Compare (delta.go: baseline vs each other run, per Metric)
-//	                 ──► Summarize (summary.go: geometric means per phase and context)
 //	                 ──► cellStats (stats.go: CIs and Mann–Whitney U when runs carry spread)
-//	                 ──► Write* (format.go: text, markdown, csv, json)
+//	                 ──► Summarize (summary.go: geometric means per phase and context)
+//	                 ──► NewReport (report.go: per-run scaling, frontier, targets)
+//	                 ──► Write* (format.go, table.go: text, markdown, csv, json)
+//
+// A comparison against a whole archive is the demanding case (see
+// BenchmarkCompare10000): runs share one KeyTable so aligning them hashes
+// each key once, deltas are small pointer-free values computed in
+// parallel, and summaries add into slices rather than maps.
 //
 // Beside it: Scale and FitUSL (scaling.go, usl.go), ContextScaling,
 // Frontier and BestAtUserRate (frontier.go), MeetSLO (slo.go), BuildTrend

@@ -24,7 +24,10 @@ const (
 // cellFlags collects repeated -cell flags.
 type cellFlags []string
 
-func (c *cellFlags) String() string     { return strings.Join(*c, ",") }
+// String implements flag.Value.
+func (c *cellFlags) String() string { return strings.Join(*c, ",") }
+
+// Set implements flag.Value: each -cell adds one cell.
 func (c *cellFlags) Set(v string) error { *c = append(*c, v); return nil }
 
 // options are the parsed flags.
@@ -47,6 +50,7 @@ type options struct {
 // usageError is a bad command line: exit status 2.
 type usageError struct{ msg string }
 
+// Error implements error.
 func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
