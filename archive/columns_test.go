@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -244,5 +245,40 @@ func TestSchemaDoc(t *testing.T) {
 				t.Errorf("docs/schema.md, table %s: no row for column %s (| `%s` | type | unit | meaning |)", table, c.Name, c.Name)
 			}
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/columns.golden")
+
+// TestColumnsGolden pins the Arrow schema of every table: a change to
+// schema/types.go shows up here as a reviewed diff (go test ./archive
+// -update rewrites the file).
+func TestColumnsGolden(t *testing.T) {
+	var b strings.Builder
+	for _, table := range Tables {
+		fmt.Fprintf(&b, "table %s\n", table)
+		for _, c := range Columns(table) {
+			null := ""
+			if c.Nullable {
+				null = " (nullable)"
+			}
+			fmt.Fprintf(&b, "  %s %s%s\n", c.Name, c.Type, null)
+		}
+	}
+	path := filepath.Join("testdata", "columns.golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./archive -update)", err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Fatalf("columns differ from %s (run go test ./archive -update if intended):\n%s", path, got)
 	}
 }
