@@ -88,8 +88,10 @@ func (f *Figure) Draw(c draw.Canvas) {
 
 	var colW vg.Length
 	hasLegend := legendEntries(f.Legend, c)
+	var legend plot.Legend
 	if hasLegend {
-		colW = f.Legend.Rectangle(c).Size().X
+		legend = fitLegend(*f.Legend, c.Max.Y-c.Min.Y)
+		colW = legend.Rectangle(c).Size().X
 	}
 	if f.Side != nil && f.SideWidth > colW {
 		colW = f.SideWidth
@@ -105,8 +107,8 @@ func (f *Figure) Draw(c draw.Canvas) {
 
 	col := draw.Crop(c, width-colW, 0, 0, 0)
 	if hasLegend {
-		f.Legend.Draw(col)
-		col.Max.Y -= f.Legend.Rectangle(col).Size().Y + vg.Points(12)
+		legend.Draw(col)
+		col.Max.Y -= legend.Rectangle(col).Size().Y + vg.Points(12)
 	}
 	// The side plot (a colour bar) spans the data area's height at most.
 	if col.Max.Y > data.Max.Y {
@@ -116,6 +118,18 @@ func (f *Figure) Draw(c draw.Canvas) {
 	if f.Side != nil && col.Max.Y-col.Min.Y > vg.Points(40) {
 		f.Side.Draw(col)
 	}
+}
+
+// fitLegend returns a copy of l whose text is small enough (down to 6 pt)
+// for the legend to fit in height; a long legend (many contexts and runs)
+// would otherwise run off the bottom of the figure. The copy shares l's
+// entries, which neither changes.
+func fitLegend(l plot.Legend, height vg.Length) plot.Legend {
+	c := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: 1000, Y: height}}}
+	for l.Rectangle(c).Size().Y > height && l.TextStyle.Font.Size > 6 {
+		l.TextStyle.Font.Size--
+	}
+	return l
 }
 
 // size converts pixels at DPI to points.

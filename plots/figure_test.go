@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 var (
@@ -256,5 +259,33 @@ func TestDrawConcurrently(t *testing.T) {
 	}
 	if fig.Plot.Title.Text != title {
 		t.Errorf("title changed to %q", fig.Plot.Title.Text)
+	}
+}
+
+func TestFitLegend(t *testing.T) {
+	// Thirty entries do not fit a 750-pixel figure at 10 pt: the text
+	// shrinks until they do, and the figure's own legend is untouched.
+	l := newLegend()
+	for i := range 30 {
+		addEntry(l, strings.Repeat("x", i%7+1))
+	}
+	_, h, err := size(DefaultWidthPx, DefaultHeightPx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fitLegend(*l, h)
+	if got.TextStyle.Font.Size >= l.TextStyle.Font.Size {
+		t.Errorf("font stayed %v", got.TextStyle.Font.Size)
+	}
+	if l.TextStyle.Font.Size != legendSize {
+		t.Errorf("original legend changed to %v", l.TextStyle.Font.Size)
+	}
+	c := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: 1000, Y: h}}}
+	if got.Rectangle(c).Size().Y > h {
+		t.Errorf("legend %v tall in %v", got.Rectangle(c).Size().Y, h)
+	}
+	// A short legend keeps its size.
+	if s := fitLegend(*newLegend(), h).TextStyle.Font.Size; s != legendSize {
+		t.Errorf("short legend shrank to %v", s)
 	}
 }
