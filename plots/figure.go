@@ -90,7 +90,7 @@ func (f *Figure) Draw(c draw.Canvas) {
 	hasLegend := legendEntries(f.Legend, c)
 	var legend plot.Legend
 	if hasLegend {
-		legend = fitLegend(*f.Legend, c.Max.Y-c.Min.Y)
+		legend = fitLegend(*f.Legend, c.Max.Y-c.Min.Y, 0.4*(c.Max.X-c.Min.X))
 		colW = legend.Rectangle(c).Size().X
 	}
 	if f.Side != nil && f.SideWidth > colW {
@@ -121,12 +121,16 @@ func (f *Figure) Draw(c draw.Canvas) {
 }
 
 // fitLegend returns a copy of l whose text is small enough (down to 6 pt)
-// for the legend to fit in height; a long legend (many contexts and runs)
-// would otherwise run off the bottom of the figure. The copy shares l's
-// entries, which neither changes.
-func fitLegend(l plot.Legend, height vg.Length) plot.Legend {
-	c := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: 1000, Y: height}}}
-	for l.Rectangle(c).Size().Y > height && l.TextStyle.Font.Size > 6 {
+// for the legend to fit in height and width; a long legend (many contexts
+// and runs) would otherwise run off the bottom of the figure, and long run
+// names would squeeze the plot. The copy shares l's entries, which
+// neither changes.
+func fitLegend(l plot.Legend, height, width vg.Length) plot.Legend {
+	c := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: width, Y: height}}}
+	for l.TextStyle.Font.Size > 6 {
+		if r := l.Rectangle(c).Size(); r.Y <= height && r.X <= width {
+			break
+		}
 		l.TextStyle.Font.Size--
 	}
 	return l

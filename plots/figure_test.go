@@ -269,11 +269,11 @@ func TestFitLegend(t *testing.T) {
 	for i := range 30 {
 		addEntry(l, strings.Repeat("x", i%7+1))
 	}
-	_, h, err := size(DefaultWidthPx, DefaultHeightPx)
+	w, h, err := size(DefaultWidthPx, DefaultHeightPx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := fitLegend(*l, h)
+	got := fitLegend(*l, h, w)
 	if got.TextStyle.Font.Size >= l.TextStyle.Font.Size {
 		t.Errorf("font stayed %v", got.TextStyle.Font.Size)
 	}
@@ -285,7 +285,15 @@ func TestFitLegend(t *testing.T) {
 		t.Errorf("legend %v tall in %v", got.Rectangle(c).Size().Y, h)
 	}
 	// A short legend keeps its size.
-	if s := fitLegend(*newLegend(), h).TextStyle.Font.Size; s != legendSize {
+	short := newLegend()
+	addEntry(short, "BF16 · H200 NVL")
+	if s := fitLegend(*short, h, 0.4*w).TextStyle.Font.Size; s != legendSize {
 		t.Errorf("short legend shrank to %v", s)
+	}
+	// A very long name shrinks the text to keep the plot wide.
+	wide := newLegend()
+	addEntry(wide, "RTX PRO 6000 Blackwell Server Edition 96GB · vLLM 0.30.1rc1.dev452+g73a583112 · INT4")
+	if got := fitLegend(*wide, h, 0.4*w); got.TextStyle.Font.Size >= legendSize {
+		t.Errorf("wide legend kept %v pt", got.TextStyle.Font.Size)
 	}
 }
