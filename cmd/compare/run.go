@@ -252,5 +252,14 @@ func writeFile(path string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-// runSetup keys the model and GPU a trend follows.
-func runSetup(r *schema.Run) string { return r.Model + " on " + r.GPU }
+// runSetup names the model and GPU a trend follows.
+func runSetup(r *schema.Run) string {
+	model, gpu := r.Model, r.GPU
+	if model == "" {
+		model = "(model not given)"
+	}
+	if gpu == "" {
+		gpu = "(GPU not given)"
+	}
+	return model + " on " + gpu
+}

@@ -59,19 +59,34 @@ func trend(ctx context.Context, in *inputs, o *options, stdout io.Writer) error 
 		g.runs = append(g.runs, m)
 	}
 	var all []analysis.Trend
+	kept := groups[:0]
 	for _, g := range groups {
 		cells := o.cells
 		if len(cells) == 0 {
-			k, ok := defaultCell(g.runs)
-			if !ok {
-				return fmt.Errorf("%s: no cell to follow; give -cell phase:context:N", g.setup)
+			if k, ok := defaultCell(g.runs); ok {
+				cells = []analysis.Key{k}
 			}
-			cells = []analysis.Key{k}
 		}
 		for _, k := range cells {
-			g.trends = append(g.trends, analysis.BuildTrend(g.runs, k, o.trendMetric, o.order, o.threshold))
+			tr := analysis.BuildTrend(g.runs, k, o.trendMetric, o.order, o.threshold)
+			if hasCell(tr) {
+				g.trends = append(g.trends, tr)
+			}
 		}
+		// Over the whole archive a group none of whose runs has the
+		// cells is noise; a group the user selected is shown anyway.
+		if len(g.trends) == 0 && len(o.args) == 0 {
+			continue
+		}
+		if len(g.trends) == 0 {
+			return fmt.Errorf("%s: no run has %s; give -cell phase:context:N", g.setup, cellList(cells))
+		}
+		kept = append(kept, g)
 		all = append(all, g.trends...)
+	}
+	groups = kept
+	if len(groups) == 0 {
+		return fmt.Errorf("no archived run has %s; give -cell phase:context:N", cellList(o.cells))
 	}
 	switch o.format {
 	case analysis.FormatCSV, analysis.FormatJSON:
@@ -122,6 +137,28 @@ func trend(ctx context.Context, in *inputs, o *options, stdout io.Writer) error 
 	return nil
 }
 
+// hasCell reports whether any run of a trend holds its cell (valid or
+// not).
+func hasCell(tr analysis.Trend) bool {
+	for _, p := range tr.Points {
+		if p.State != analysis.StateMissing && p.State != analysis.StateNoValue {
+			return true
+		}
+	}
+	return false
+}
+
+func cellList(cells []analysis.Key) string {
+	if len(cells) == 0 {
+		return "a cell to follow"
+	}
+	var s []string
+	for _, k := range cells {
+		s = append(s, fmt.Sprintf("%s:%s:%d", k.Phase, k.ContextLabel, k.Concurrency))
+	}
+	return strings.Join(s, ", ")
+}
+
 func orderName(o analysis.TrendOrder) string {
 	if o == analysis.ByDate {
 		return "date"
@@ -130,17 +167,22 @@ func orderName(o analysis.TrendOrder) string {
 }
 
 // defaultCell picks the cell a trend follows when none is given: the
-// decode cell at the shortest context with the most simultaneous
-// requests that most runs measured validly.
+// decode cell (else serve cell) at the shortest context with the most
+// simultaneous requests that most runs measured validly.
 func defaultCell(runs []*schema.Matrix) (analysis.Key, bool) {
 	count := map[analysis.Key]int{}
 	tokens := map[analysis.Key]int64{}
-	for _, m := range runs {
-		for _, c := range analysis.IndexCells(m).Phase(schema.PhaseDecode) {
-			if c.Status == schema.StatusValid && c.Key.Concurrency > 0 {
-				count[c.Key]++
-				tokens[c.Key] = c.ContextTokens
+	for _, phase := range []schema.Phase{schema.PhaseDecode, schema.PhaseServe} {
+		for _, m := range runs {
+			for _, c := range analysis.IndexCells(m).Phase(phase) {
+				if c.Status == schema.StatusValid && c.Key.Concurrency > 0 && c.Key.RequestRate == 0 {
+					count[c.Key]++
+					tokens[c.Key] = c.ContextTokens
+				}
 			}
+		}
+		if len(count) > 0 {
+			break
 		}
 	}
 	var best analysis.Key
