@@ -352,6 +352,17 @@ func TestTrend(t *testing.T) {
 		!strings.Contains(out, "◀ beyond threshold") {
 		t.Errorf("trend by date: exit %d, %s\n%s", code, errs, out)
 	}
+
+	// A cell no run has is an error, not empty tables.
+	code, out, errs = runCmd(t, "", "-archive", dir, "-trend", "-cell", "decode:999K:1")
+	if code != exitFail || !strings.Contains(errs, "no archived run has decode:999K:1") || out != "" {
+		t.Errorf("trend of a missing cell: exit %d, %q, %q", code, errs, out)
+	}
+	// Without -cell the default is the shortest context at the most requests.
+	code, out, _ = runCmd(t, "", "-archive", dir, "-trend", ms[1].Run.RunID[:8])
+	if code != exitOK || !strings.Contains(out, "at decode:8K:128") || !strings.Contains(out, "6,091.1") {
+		t.Errorf("default trend cell: exit %d\n%s", code, out)
+	}
 }
 
 func TestPlotsAndHTML(t *testing.T) {
