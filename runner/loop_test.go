@@ -20,7 +20,7 @@ func TestPeriodicTail(t *testing.T) {
 		{"100-char period", prose[:3000] + strings.Repeat(unit(100), 50), 100, 50, true},
 		{"3 cycles of 2000", prose[:3000] + strings.Repeat(unit(2000), 3), 0, 0, false},
 		{"4 cycles of 2000", prose[:3000] + strings.Repeat(unit(2000), 4), 2000, 4, true},
-		{"single char", prose[:100] + strings.Repeat("a", 5000), 1, 5000, true},
+		{"single char", prose[:100] + "Z" + strings.Repeat("a", 5000), 1, 5000, true},
 		{"period over 32 KiB", strings.Repeat(neutralText(rand.New(rand.NewPCG(3, 4)), 33000)[:33000], 4), 0, 0, false},
 		{"period 32 KiB", strings.Repeat(neutralText(rand.New(rand.NewPCG(3, 4)), 33000)[:32768], 4), 32768, 4, true},
 		{"loop seen while streaming, then fresh text", strings.Repeat(unit(100), 50) + prose[5000:5600], 100, 0, true},

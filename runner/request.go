@@ -33,8 +33,12 @@ type record struct {
 	done         bool  // finished normally (finish_reason or [DONE])
 	cut          bool  // stopped by the runner (window end, cell stop)
 	err          string
-	looped       bool
-	loop         LoopHit
+	// continuous is true when the server sent usage with every chunk, so
+	// the tick counts are the server's; otherwise they count chunks
+	// (corrected by the final usage when the request finished).
+	continuous bool
+	looped     bool
+	loop       LoopHit
 	loopAt       int64 // when the loop was detected
 }
 
@@ -196,6 +200,7 @@ func (c *Client) do(ctx context.Context, body []byte, epoch time.Time, s *stream
 		}
 	}
 	rec.t1 = len(s.log)
+	rec.continuous = continuous
 	if rec.err != "" {
 		return
 	}

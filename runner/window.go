@@ -51,6 +51,22 @@ type windowFigures struct {
 func figures(run *cellRun, keepSamples bool) windowFigures {
 	ws, we := run.ws, run.we
 	var f windowFigures
+	// Requests cut at the window's end by a server that does not send
+	// usage with every chunk have only a chunk count; scale it by the
+	// tokens per chunk of the cell's finished requests (exact when every
+	// chunk carries the same number of tokens).
+	var finTokens, finChunks int64
+	for qi := range run.recs {
+		q := &run.recs[qi]
+		if q.done && !q.continuous && !q.failed() && q.t1 > q.t0 {
+			finTokens += q.tokens
+			finChunks += int64(q.t1 - q.t0)
+		}
+	}
+	perChunk := 1.0
+	if finChunks > 0 {
+		perChunk = float64(finTokens) / float64(finChunks)
+	}
 	f.seconds = float64(we-ws) / 1e9
 	var activeNs int64
 	for qi := range run.recs {
@@ -128,6 +144,10 @@ func figures(run *cellRun, keepSamples bool) windowFigures {
 				f.samples = append(f.samples, s)
 			}
 			continue
+		}
+		if !q.done && !q.continuous && perChunk != 1 {
+			scale := func(v int64) int64 { return int64(math.Round(float64(v) * perChunk)) }
+			lastCum, before, firstCum = scale(lastCum), scale(before), scale(firstCum)
 		}
 		n := lastCum - before
 		f.tokens += n
