@@ -176,7 +176,7 @@ func (f Frontier) Figure() (*Figure, error) {
 }
 
 // spreadLabels clears the labels of points that would sit on top of a
-// label already placed (within 6% of the X span and 4% of the Y span),
+// label already placed (within 10% of the X span and 5% of the Y span),
 // keeping the higher-throughput one. norm maps a point to roughly where
 // it is drawn, as fractions of the axes.
 func spreadLabels(pts []Point, placed *[][2]float64, norm func(Point) (float64, float64)) []Point {
@@ -186,7 +186,7 @@ func spreadLabels(pts []Point, placed *[][2]float64, norm func(Point) (float64, 
 		x, y := norm(out[i])
 		clash := false
 		for _, q := range *placed {
-			if math.Abs(q[0]-x) < 0.06 && math.Abs(q[1]-y) < 0.04 {
+			if math.Abs(q[0]-x) < 0.1 && math.Abs(q[1]-y) < 0.05 {
 				clash = true
 				break
 			}
