@@ -19,7 +19,9 @@ const RunIDLen = 16
 // document was read (source path, hash, format, ingest time), the run id
 // itself, source line numbers and printed text. So the text, HTML and
 // Markdown forms of one document share one id, and re-ingesting any of
-// them is a duplicate.
+// them is a duplicate. Samples (per-request records) are left out too: a
+// document prints the measurements, not the requests behind them, and a
+// measuring run's archived rows and its document must share one id.
 //
 // Note: the hash is over a JSON encoding of the normalized structs, so
 // adding a field that is empty for old documents (omitempty) keeps old ids.
@@ -38,17 +40,11 @@ func ComputeRunID(m *Matrix) string {
 		nonFinite = append(nonFinite, clearNonFinite(i, &x)...)
 		ms[i] = x
 	}
-	ss := make([]Sample, len(m.Samples))
-	for i, x := range m.Samples {
-		x.RunID = ""
-		ss[i] = x
-	}
 	b, err := json.Marshal(struct {
 		Run          Run           `json:"run"`
 		Measurements []Measurement `json:"measurements"`
-		Samples      []Sample      `json:"samples,omitempty"`
 		NonFinite    []string      `json:"non_finite,omitempty"`
-	}{r, ms, ss, nonFinite})
+	}{r, ms, nonFinite})
 	if err != nil {
 		// Only NaN/Inf floats make Marshal fail, and clearNonFinite moved
 		// those of measurements aside; any left are a programming error.

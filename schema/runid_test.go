@@ -1,0 +1,79 @@
+package schema
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func testMatrix() *Matrix {
+	return &Matrix{
+		Run: Run{Title: "M on G 80GB", Model: "M", GPU: "G", VRAMGB: F64(80), SourcePath: "a.txt", SourceFormat: FormatText},
+		Measurements: []Measurement{
+			{Phase: PhaseDecode, ContextLabel: "8K", ContextTokens: I64(8192), Concurrency: I32(1), Status: StatusValid,
+				TotalTokS: F64(325.2), SourceLine: 12, Printed: []KV{{Key: "Total tok/s", Value: "325.2"}}},
+			{Phase: PhaseServe, ContextLabel: "1K", Status: StatusValid, RequestRate: F64(math.Inf(1)),
+				Extra: []Metric{{Name: "p99_9_ttft_ms", Value: 12.5}, {Name: "odd", Value: math.NaN()}}},
+		},
+	}
+}
+
+func TestComputeRunID(t *testing.T) {
+	base := ComputeRunID(testMatrix())
+	if len(base) != RunIDLen {
+		t.Fatalf("id %q has %d digits, want %d", base, len(base), RunIDLen)
+	}
+	tests := []struct {
+		name   string
+		change func(m *Matrix)
+		same   bool
+	}{
+		{"source and ingest facts", func(m *Matrix) {
+			m.Run.SourcePath, m.Run.SourceFormat, m.Run.SourceSHA256 = "b.html", FormatHTML, "ff"
+			m.Run.IngestedAt = time.Now()
+			m.Run.RunID = "x"
+		}, true},
+		{"line numbers and printed text", func(m *Matrix) {
+			m.Measurements[0].SourceLine = 99
+			m.Measurements[0].Printed = []KV{{Key: "Total tok/s", Value: "325.20"}}
+		}, true},
+		{"per-request samples", func(m *Matrix) { m.Samples = []Sample{{Request: 1, OutputTokens: 5}} }, true},
+		{"a figure", func(m *Matrix) { m.Measurements[0].TotalTokS = F64(325.3) }, false},
+		{"a status", func(m *Matrix) { m.Measurements[0].Status = StatusLooped }, false},
+		{"metadata", func(m *Matrix) { m.Run.Metadata = []Field{{Section: "Run", Key: "Note", Value: "x"}} }, false},
+		{"an infinite rate becomes finite", func(m *Matrix) { m.Measurements[1].RequestRate = F64(4) }, false},
+		{"an infinite rate becomes null", func(m *Matrix) { m.Measurements[1].RequestRate = nil }, false},
+		{"an extra figure", func(m *Matrix) { m.Measurements[1].Extra[0].Value = 12.6 }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := testMatrix()
+			tt.change(m)
+			if got := ComputeRunID(m); (got == base) != tt.same {
+				t.Errorf("id %s, base %s: same = %v, want %v", got, base, got == base, tt.same)
+			}
+		})
+	}
+}
+
+func TestComputeRunIDLeavesInputAlone(t *testing.T) {
+	m := testMatrix()
+	_ = ComputeRunID(m)
+	if !math.IsInf(*m.Measurements[1].RequestRate, 1) || !math.IsNaN(m.Measurements[1].Extra[1].Value) {
+		t.Fatal("ComputeRunID changed the matrix it hashed")
+	}
+	if m.Measurements[0].SourceLine != 12 || m.Run.SourcePath != "a.txt" {
+		t.Fatal("ComputeRunID cleared fields of the caller's matrix")
+	}
+}
+
+func BenchmarkComputeRunID(b *testing.B) {
+	m := testMatrix()
+	for len(m.Measurements) < 46 {
+		m.Measurements = append(m.Measurements, m.Measurements[0])
+	}
+	for b.Loop() {
+		ComputeRunID(m)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ids/s")
+}
