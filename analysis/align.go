@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"speedmatrix/schema"
 )
@@ -91,8 +92,10 @@ type Cells struct {
 }
 
 // KeyTable numbers cell keys. Runs indexed against one table share the
-// numbering, so aligning them needs no hashing per run and cell.
+// numbering, so aligning them needs no hashing per run and cell. Index
+// may be called from several goroutines at once.
 type KeyTable struct {
+	mu    sync.RWMutex
 	ids   map[Key]int32
 	cells []Cell // first cell seen per id (Key and ContextTokens; no rows)
 }
@@ -101,13 +104,39 @@ type KeyTable struct {
 func NewKeyTable() *KeyTable { return &KeyTable{ids: map[Key]int32{}} }
 
 func (kt *KeyTable) id(k Key, contextTokens int64) int32 {
+	kt.mu.RLock()
 	id, ok := kt.ids[k]
-	if !ok {
-		id = int32(len(kt.cells))
-		kt.ids[k] = id
-		kt.cells = append(kt.cells, Cell{Key: k, ContextTokens: contextTokens})
+	kt.mu.RUnlock()
+	if ok {
+		return id
 	}
+	kt.mu.Lock()
+	defer kt.mu.Unlock()
+	if id, ok := kt.ids[k]; ok {
+		return id
+	}
+	id = int32(len(kt.cells))
+	kt.ids[k] = id
+	kt.cells = append(kt.cells, Cell{Key: k, ContextTokens: contextTokens})
 	return id
+}
+
+// contextTokens returns the context length of key id when its rows do
+// not give one: the label read as a count, parsed once per key.
+func (kt *KeyTable) contextTokens(id int32, label string) int64 {
+	kt.mu.RLock()
+	ct := kt.cells[id].ContextTokens
+	kt.mu.RUnlock()
+	if ct >= 0 {
+		return ct
+	}
+	ct = ContextTokens(label)
+	kt.mu.Lock()
+	if kt.cells[id].ContextTokens < 0 {
+		kt.cells[id].ContextTokens = ct
+	}
+	kt.mu.Unlock()
+	return ct
 }
 
 // IndexCells groups a matrix's measurements by cell.
@@ -119,9 +148,12 @@ func IndexCells(m *schema.Matrix) *Cells { return NewKeyTable().Index(m) }
 // run costs no map of its own (key ids come from the shared table) and
 // the rows of all its cells share one backing array.
 func (kt *KeyTable) Index(m *schema.Matrix) *Cells {
-	cs := &Cells{Run: m, keys: kt, List: make([]Cell, 0, len(m.Measurements))}
+	kt.mu.RLock()
+	known := len(kt.cells)
+	kt.mu.RUnlock()
+	cs := &Cells{Run: m, keys: kt, List: make([]Cell, 0, len(m.Measurements)), byID: make([]int32, known)}
 	which := make([]int32, len(m.Measurements))
-	var counts []int32
+	counts := make([]int32, 0, len(m.Measurements))
 	for i := range m.Measurements {
 		x := &m.Measurements[i]
 		k := KeyOf(x)
@@ -138,11 +170,7 @@ func (kt *KeyTable) Index(m *schema.Matrix) *Cells {
 			j = int32(len(cs.List))
 			cs.byID[id] = j + 1
 			if ct < 0 {
-				// Parsed once per key, not once per run.
-				if ct = kt.cells[id].ContextTokens; ct < 0 {
-					ct = ContextTokens(x.ContextLabel)
-					kt.cells[id].ContextTokens = ct
-				}
+				ct = kt.contextTokens(id, x.ContextLabel)
 			}
 			cs.List = append(cs.List, Cell{Key: k, ContextTokens: ct, Status: x.Status})
 			counts = append(counts, 0)
@@ -166,7 +194,7 @@ func (kt *KeyTable) Index(m *schema.Matrix) *Cells {
 	if !slices.IsSortedFunc(cs.List, compareCells) {
 		slices.SortStableFunc(cs.List, compareCells)
 		for i, c := range cs.List {
-			cs.byID[kt.ids[c.Key]] = int32(i) + 1
+			cs.byID[kt.id(c.Key, c.ContextTokens)] = int32(i) + 1
 		}
 	}
 	if len(m.Samples) > 0 {
@@ -182,7 +210,9 @@ func (kt *KeyTable) Index(m *schema.Matrix) *Cells {
 
 // Get returns the cell for k, or nil when the run has none.
 func (cs *Cells) Get(k Key) *Cell {
+	cs.keys.mu.RLock()
 	id, ok := cs.keys.ids[k]
+	cs.keys.mu.RUnlock()
 	if !ok {
 		return nil
 	}
@@ -214,6 +244,8 @@ func Align(runs ...*Cells) []Cell {
 	var out []Cell
 	if shared(runs) {
 		kt := runs[0].keys
+		kt.mu.RLock()
+		defer kt.mu.RUnlock()
 		seen := make([]bool, len(kt.cells))
 		for _, r := range runs {
 			for id, j := range r.byID {

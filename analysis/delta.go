@@ -178,9 +178,10 @@ func Compare(baseline *schema.Matrix, others []*schema.Matrix, opt Options) (*Co
 	kt := NewKeyTable()
 	b := kt.Index(baseline)
 	os := make([]*Cells, len(others))
-	for i, m := range others {
-		os[i] = kt.Index(m)
-	}
+	parallel(len(others), func(i int) bool {
+		os[i] = kt.Index(others[i])
+		return false
+	})
 	return CompareCells(b, os, opt)
 }
 
@@ -287,24 +288,32 @@ func CompareCells(b *Cells, others []*Cells, opt Options) (*Comparison, error) {
 		c.Deltas[oi] = ds
 		return spread
 	}
-	// Note: the runs are independent and only read what is shared (the
-	// baseline, the key table), so a comparison against an archive
-	// spreads them over the processors; a handful of runs stays serial.
-	workers := min(runtime.GOMAXPROCS(0), len(others)/256+1)
-	spread := make([]bool, workers)
+	c.Spread = parallel(len(others), one)
+	return c, nil
+}
+
+// parallel calls f(0) … f(n−1) spread over the processors and reports
+// whether any call returned true. Fewer than 256 calls run one after
+// another.
+//
+// Note: the runs of a comparison are independent and only read what is
+// shared (the baseline, the key table, which locks itself), so a
+// comparison against an archive uses every core; a handful stays serial.
+func parallel(n int, f func(i int) bool) bool {
+	workers := min(runtime.GOMAXPROCS(0), n/256+1)
+	hit := make([]bool, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for oi := w; oi < len(others); oi += workers {
-				if one(oi) {
-					spread[w] = true
+			for i := w; i < n; i += workers {
+				if f(i) {
+					hit[w] = true
 				}
 			}
 		})
 	}
 	wg.Wait()
-	c.Spread = slices.Contains(spread, true)
-	return c, nil
+	return slices.Contains(hit, true)
 }
 
 func (c *Comparison) metricIndex(name string) int {
