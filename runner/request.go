@@ -39,7 +39,7 @@ type record struct {
 	continuous bool
 	looped     bool
 	loop       LoopHit
-	loopAt       int64 // when the loop was detected
+	loopAt     int64 // when the loop was detected
 }
 
 // failed reports whether the request is an error (counted, never counted
