@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -69,8 +70,11 @@ type getter func(a arrow.Array, i int, v reflect.Value)
 type codec struct {
 	dt       arrow.DataType
 	nullable bool
-	// put appends v (a value of the Go type) to b.
-	put func(b array.Builder, v reflect.Value)
+	// fill appends n values of the Go type to b, the i-th at
+	// p + i×stride: a column of a slice of rows, or a field of a slice of
+	// list elements. It reads memory directly (no reflect.Value per
+	// cell): encoding is most of the cost of Append.
+	fill func(b array.Builder, p unsafe.Pointer, stride uintptr, n int)
 	// bind returns the getter for a column of type dt as found in a file,
 	// or an error when dt cannot be read into the Go type.
 	bind func(dt arrow.DataType) (getter, error)
@@ -228,7 +232,12 @@ func errType(got, want arrow.DataType) error {
 
 func stringCodec() *codec {
 	c := &codec{dt: arrow.BinaryTypes.String}
-	c.put = func(b array.Builder, v reflect.Value) { b.(*array.StringBuilder).Append(v.String()) }
+	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
+		sb := b.(*array.StringBuilder)
+		for i := 0; i < n; i++ {
+			sb.Append(*(*string)(unsafe.Add(p, uintptr(i)*stride)))
+		}
+	}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		switch dt.ID() {
 		case arrow.STRING:
@@ -248,9 +257,13 @@ func stringCodec() *codec {
 func intCodec(dt arrow.DataType) *codec {
 	c := &codec{dt: dt}
 	if dt.ID() == arrow.INT32 {
-		c.put = func(b array.Builder, v reflect.Value) { b.(*array.Int32Builder).Append(int32(v.Int())) }
+		c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
+			b.(*array.Int32Builder).AppendValues(gather[int32](p, stride, n), nil)
+		}
 	} else {
-		c.put = func(b array.Builder, v reflect.Value) { b.(*array.Int64Builder).Append(v.Int()) }
+		c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
+			b.(*array.Int64Builder).AppendValues(gather[int64](p, stride, n), nil)
+		}
 	}
 	c.bind = func(got arrow.DataType) (getter, error) {
 		// An int32 column widens into an int64 field; nothing narrows.
@@ -267,7 +280,9 @@ func intCodec(dt arrow.DataType) *codec {
 
 func floatCodec() *codec {
 	c := &codec{dt: arrow.PrimitiveTypes.Float64}
-	c.put = func(b array.Builder, v reflect.Value) { b.(*array.Float64Builder).Append(v.Float()) }
+	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
+		b.(*array.Float64Builder).AppendValues(gather[float64](p, stride, n), nil)
+	}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		if dt.ID() != arrow.FLOAT64 {
 			return nil, errType(dt, c.dt)
@@ -279,7 +294,9 @@ func floatCodec() *codec {
 
 func boolCodec() *codec {
 	c := &codec{dt: arrow.FixedWidthTypes.Boolean}
-	c.put = func(b array.Builder, v reflect.Value) { b.(*array.BooleanBuilder).Append(v.Bool()) }
+	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
+		b.(*array.BooleanBuilder).AppendValues(gather[bool](p, stride, n), nil)
+	}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		if dt.ID() != arrow.BOOL {
 			return nil, errType(dt, c.dt)
@@ -295,9 +312,12 @@ var zeroMicros = time.Time{}.UnixMicro()
 
 func timeCodec() *codec {
 	c := &codec{dt: timestampType}
-	c.put = func(b array.Builder, v reflect.Value) {
-		t := v.Addr().Interface().(*time.Time)
-		b.(*array.TimestampBuilder).Append(arrow.Timestamp(t.UnixMicro()))
+	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
+		vals := make([]arrow.Timestamp, n)
+		for i := range vals {
+			vals[i] = arrow.Timestamp((*time.Time)(unsafe.Add(p, uintptr(i)*stride)).UnixMicro())
+		}
+		b.(*array.TimestampBuilder).AppendValues(vals, nil)
 	}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		ts, ok := dt.(*arrow.TimestampType)
@@ -324,12 +344,31 @@ func timeCodec() *codec {
 // pointerCodec makes a nullable column of a pointer field: nil is null.
 func pointerCodec(t reflect.Type, inner *codec) *codec {
 	c := &codec{dt: inner.dt, nullable: true}
-	c.put = func(b array.Builder, v reflect.Value) {
-		if v.IsNil() {
-			b.AppendNull()
+	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
+		// Bulk paths for the common pointees; others (*time.Time) go
+		// through inner one value at a time.
+		switch t.Elem().Kind() {
+		case reflect.Float64:
+			vals, valid := gatherPtr[float64](p, stride, n)
+			b.(*array.Float64Builder).AppendValues(vals, valid)
+			return
+		case reflect.Int64:
+			vals, valid := gatherPtr[int64](p, stride, n)
+			b.(*array.Int64Builder).AppendValues(vals, valid)
+			return
+		case reflect.Int32:
+			vals, valid := gatherPtr[int32](p, stride, n)
+			b.(*array.Int32Builder).AppendValues(vals, valid)
 			return
 		}
-		inner.put(b, v.Elem())
+		for i := 0; i < n; i++ {
+			q := *(*unsafe.Pointer)(unsafe.Add(p, uintptr(i)*stride))
+			if q == nil {
+				b.AppendNull()
+				continue
+			}
+			inner.fill(b, q, 0, 1)
+		}
 	}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		get, err := inner.bind(dt)
@@ -355,9 +394,10 @@ func pointerCodec(t reflect.Type, inner *codec) *codec {
 func listCodec(t reflect.Type) (*codec, error) {
 	et := t.Elem()
 	type child struct {
-		name  string
-		index int
-		codec *codec
+		name   string
+		index  int
+		offset uintptr
+		codec  *codec
 	}
 	var children []child
 	var fields []arrow.Field
@@ -371,24 +411,28 @@ func listCodec(t reflect.Type) (*codec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", et.Name(), f.Name, err)
 		}
-		children = append(children, child{name, i, cc})
+		children = append(children, child{name, i, f.Offset, cc})
 		fields = append(fields, arrow.Field{Name: name, Type: cc.dt, Nullable: cc.nullable})
 	}
 	st := arrow.StructOf(fields...)
 	c := &codec{dt: arrow.ListOfField(arrow.Field{Name: "element", Type: st}), nullable: true}
-	c.put = func(b array.Builder, v reflect.Value) {
+	size := et.Size()
+	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
 		lb := b.(*array.ListBuilder)
-		if v.IsNil() {
-			lb.AppendNull()
-			return
-		}
-		lb.Append(true)
 		sb := lb.ValueBuilder().(*array.StructBuilder)
-		for k := 0; k < v.Len(); k++ {
-			sb.Append(true)
-			e := v.Index(k)
+		for i := 0; i < n; i++ {
+			h := (*sliceHeader)(unsafe.Add(p, uintptr(i)*stride))
+			if h.data == nil { // a nil slice; empty ones point somewhere
+				lb.AppendNull()
+				continue
+			}
+			lb.Append(true)
+			if h.len == 0 {
+				continue
+			}
+			sb.AppendValues(trues(h.len))
 			for j, ch := range children {
-				ch.codec.put(sb.FieldBuilder(j), e.Field(ch.index))
+				ch.codec.fill(sb.FieldBuilder(j), unsafe.Add(h.data, ch.offset), size, h.len)
 			}
 		}
 	}
@@ -442,4 +486,52 @@ func listCodec(t reflect.Type) (*codec, error) {
 		}, nil
 	}
 	return c, nil
+}
+
+// sliceHeader is the memory layout of any Go slice.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// gather copies n values of type T found at p, p+stride, … into a slice.
+func gather[T any](p unsafe.Pointer, stride uintptr, n int) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = *(*T)(unsafe.Add(p, uintptr(i)*stride))
+	}
+	return out
+}
+
+// gatherPtr is gather for *T fields: nil pointers are invalid (null).
+func gatherPtr[T any](p unsafe.Pointer, stride uintptr, n int) ([]T, []bool) {
+	vals := make([]T, n)
+	valid := make([]bool, n)
+	for i := range vals {
+		if q := *(**T)(unsafe.Add(p, uintptr(i)*stride)); q != nil {
+			vals[i], valid[i] = *q, true
+		}
+	}
+	return vals, valid
+}
+
+// allTrue backs trues; lists rarely hold more than a few dozen elements.
+var allTrue = func() []bool {
+	b := make([]bool, 256)
+	for i := range b {
+		b[i] = true
+	}
+	return b
+}()
+
+// trues returns n true values (a validity vector with no nulls).
+func trues(n int) []bool {
+	if n <= len(allTrue) {
+		return allTrue[:n]
+	}
+	b := make([]bool, n)
+	for i := range b {
+		b[i] = true
+	}
+	return b
 }

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -65,6 +66,12 @@ func (t *table) record(rows reflect.Value) arrow.RecordBatch {
 	rb := array.NewRecordBuilder(mem, t.schema)
 	defer rb.Release()
 	n := rows.Len()
+	if n == 0 {
+		return rb.NewRecordBatch()
+	}
+	// rows stays referenced until the record is built, so its backing
+	// array cannot move or be freed under base.
+	base := rows.UnsafePointer()
 	next := make(chan int, len(t.cols))
 	for j := range t.cols {
 		next <- j
@@ -79,10 +86,7 @@ func (t *table) record(rows reflect.Value) arrow.RecordBatch {
 				c := t.cols[j]
 				fb := rb.Field(j)
 				fb.Reserve(n)
-				put := c.codec.put
-				for i := 0; i < n; i++ {
-					put(fb, rows.Index(i).Field(c.index))
-				}
+				c.codec.fill(fb, unsafe.Add(base, t.typ.Field(c.index).Offset), t.typ.Size(), n)
 			}
 		}()
 	}
