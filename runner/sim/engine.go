@@ -69,6 +69,7 @@ type engine struct {
 	kvUsed  int64
 	cache   *prefixCache
 	stats   engineStats
+	woken   []*seq // requests to wake after a step, reused
 }
 
 // engineStats counts how late the engine woke for its step deadlines.
@@ -328,16 +329,24 @@ func (e *engine) finishStep() {
 			e.kvUsed -= s.kv
 			s.kv = 0
 			s.state.CompareAndSwap(seqActive, seqFinished)
-			s.signal()
+			e.woken = append(e.woken, s)
 			continue
 		}
 		if add > 0 && !s.quiet {
-			s.signal()
+			e.woken = append(e.woken, s)
 		}
 		keep = append(keep, s)
 	}
 	clear(e.running[len(keep):])
 	e.running = keep
+	// Gauges first, so a client that sees its request end sees it gone
+	// from /metrics too.
+	e.publishGauges()
+	for _, s := range e.woken {
+		s.signal()
+	}
+	clear(e.woken)
+	e.woken = e.woken[:0]
 }
 
 // abortAll ends every request still inside a closing engine.
