@@ -250,6 +250,18 @@ func CompareCells(b *Cells, others []*Cells, opt Options) (*Comparison, error) {
 		maxMetrics = max(maxMetrics, len(idx))
 	}
 	perRun := len(c.Cells) * maxMetrics
+	// The baseline side of every delta, computed once, not once per run.
+	type side struct {
+		state State
+		value float64
+	}
+	baseSide := make([]side, len(c.Cells)*len(c.Metrics))
+	for ci := range c.Cells {
+		for _, mi := range perPhase[c.Cells[ci].Key.Phase] {
+			st, v := stateOf(baseCells[ci], c.Metrics[mi])
+			baseSide[ci*len(c.Metrics)+int(mi)] = side{st, v}
+		}
+	}
 	one := func(oi int) (spread bool) {
 		o := others[oi]
 		ds := make([]Delta, 0, perRun)
@@ -267,8 +279,8 @@ func CompareCells(b *Cells, others []*Cells, opt Options) (*Comparison, error) {
 			}
 			for _, mi := range perPhase[k.Phase] {
 				mt := c.Metrics[mi]
-				d := Delta{Cell: int32(ci), Metric: mi}
-				d.BaseState, d.Baseline = stateOf(bc, mt)
+				bs := baseSide[ci*len(c.Metrics)+int(mi)]
+				d := Delta{Cell: int32(ci), Metric: mi, BaseState: bs.state, Baseline: bs.value}
 				d.ValueState, d.Value = stateOf(oc, mt)
 				var st *CellStats
 				if d.BaseState == StateValue && d.ValueState == StateValue {
