@@ -15,8 +15,10 @@ type RatePoint struct {
 
 // Profile describes the simulated model server: how fast it prefills and
 // decodes, how much fits in its KV cache, what its stream looks like and
-// which faults it injects. The zero value is not usable; start from
-// DefaultProfile or ProfileFromMatrix and change fields.
+// which faults it injects. Start from DefaultProfile or ProfileFromMatrix
+// and change fields; New gives zero numeric fields DefaultProfile's values
+// (a zero step model included), except PrefixCacheTokens, CachedTokS,
+// LoopAfter and the booleans, whose zero means off.
 type Profile struct {
 	// Name labels the profile in /version and in logs.
 	Name string
@@ -181,6 +183,10 @@ func (p Profile) withDefaults() Profile {
 	}
 	if len(p.PrefillTokS) == 0 {
 		p.PrefillTokS = d.PrefillTokS
+	}
+	if p.StepBase <= 0 && p.StepPerSeq <= 0 && p.StepPerKToken <= 0 {
+		// A step model of zero would make the engine spin.
+		p.StepBase, p.StepPerSeq, p.StepPerKToken = d.StepBase, d.StepPerSeq, d.StepPerKToken
 	}
 	if p.MaxBatchedTokens <= 0 {
 		p.MaxBatchedTokens = d.MaxBatchedTokens

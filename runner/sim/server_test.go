@@ -394,3 +394,21 @@ func TestAPIKey(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroProfile checks that a zero Profile serves with defaults rather
+// than spinning or dividing by zero.
+func TestZeroProfile(t *testing.T) {
+	s, c := startSim(t, Profile{})
+	r, err := c.post(context.Background(), "/v1/chat/completions", chatBody("zero", 20, nil))
+	if err != nil || r.Status != 200 || !r.sawDone() {
+		t.Fatalf("%v %+v", err, r)
+	}
+	rec := s.Requests()[0]
+	d := DefaultProfile()
+	if got := s.Profile(); got.StepBase != d.StepBase || got.KVTokens != d.KVTokens || got.CharsPerToken != d.CharsPerToken || got.Speedup != 1 {
+		t.Errorf("profile %+v", got)
+	}
+	if rec.OutputTokens != 20 {
+		t.Errorf("%d tokens", rec.OutputTokens)
+	}
+}
