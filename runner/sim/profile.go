@@ -121,7 +121,9 @@ type Profile struct {
 	// does; /metrics, /tokenize, /version and /health stay open.
 	APIKey string
 	// NoMetrics turns GET /metrics into 404, as servers without Prometheus
-	// metrics answer.
+	// metrics answer; NoTokenize does the same to POST /tokenize, as
+	// servers without it answer (clients then calibrate from usage).
+	NoTokenize bool
 	NoMetrics bool
 
 	// Faults lists injected faults; the first one that fires for a request

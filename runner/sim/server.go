@@ -115,6 +115,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/v1/completions":
 		s.handleGenerate(w, r, false)
 	case "/tokenize":
+		if s.p.NoTokenize {
+			http.NotFound(w, r)
+			return
+		}
 		s.handleTokenize(w, r)
 	case "/v1/models":
 		s.handleModels(w, r)

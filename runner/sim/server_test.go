@@ -412,3 +412,39 @@ func TestZeroProfile(t *testing.T) {
 		t.Errorf("%d tokens", rec.OutputTokens)
 	}
 }
+
+// TestEndpointsOff checks the switches that make endpoints absent, as on
+// servers that do not have them.
+func TestEndpointsOff(t *testing.T) {
+	cases := []struct {
+		name   string
+		mod    func(*Profile)
+		method string
+		path   string
+		want   int
+	}{
+		{"no_tokenize", func(p *Profile) { p.NoTokenize = true }, "POST", "/tokenize", 404},
+		{"no_metrics", func(p *Profile) { p.NoMetrics = true }, "GET", "/metrics", 404},
+		{"no_server_info", func(p *Profile) {}, "GET", "/get_server_info", 404},
+		{"tokenize_on", func(p *Profile) {}, "POST", "/tokenize", 200},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := DefaultProfile()
+			tc.mod(&p)
+			_, c := startSim(t, p)
+			req, err := http.NewRequest(tc.method, c.base+tc.path, strings.NewReader(`{"prompt":"x"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := c.hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("status %d, want %d", resp.StatusCode, tc.want)
+			}
+		})
+	}
+}
