@@ -124,7 +124,7 @@ type Profile struct {
 	// metrics answer; NoTokenize does the same to POST /tokenize, as
 	// servers without it answer (clients then calibrate from usage).
 	NoTokenize bool
-	NoMetrics bool
+	NoMetrics  bool
 
 	// Faults lists injected faults; the first one that fires for a request
 	// applies.
