@@ -151,6 +151,9 @@ func (t *table) markdown(w io.Writer) error {
 	if len(t.notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range t.notes {
+			if len(t.notes) > 1 {
+				b.WriteString("- ") // one line each, not one paragraph
+			}
 			b.WriteString(mdEscape(n) + "\n")
 		}
 	}
