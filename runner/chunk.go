@@ -40,7 +40,9 @@ var errJSON = errors.New("malformed JSON in stream chunk")
 // server streaming 20K tok/s would spend more CPU in the client's decoder
 // than the issue's budget of 8 µs per token. This scanner walks the bytes
 // once, allocates nothing and reads only the handful of fields above;
-// TestScanChunkMatchesEncodingJSON checks it against encoding/json.
+// TestScanChunkMatchesEncodingJSON and FuzzScanChunk check it against
+// encoding/json. Its helpers return indexes, -1 for malformed input,
+// rather than slices and errors, which keeps the hot loop in registers.
 func scanChunk(b []byte, c *chunk) error {
 	*c = chunk{choices: -1}
 	i := skipWS(b, 0)
@@ -49,247 +51,246 @@ func scanChunk(b []byte, c *chunk) error {
 	}
 	i++
 	for first := true; ; first = false {
-		key, v, done, err := objNext(b, i, first)
-		if err != nil {
-			return err
+		ks, ke, v := objNext(b, i, first)
+		if v < 0 {
+			return errJSON
 		}
-		if done {
+		if ks < 0 {
 			return nil
 		}
-		switch string(key) {
+		switch string(b[ks:ke]) {
 		case "choices":
-			i, err = scanChoices(b, v, c)
+			i = scanChoices(b, v, c)
 		case "usage":
-			i, err = scanUsage(b, v, c)
+			i = scanUsage(b, v, c)
 		case "error":
 			c.err = true
-			i, err = scanError(b, v, c)
+			i = scanError(b, v, c)
 		default:
-			i, err = skipValue(b, v)
+			i = skipValue(b, v)
 		}
-		if err != nil {
-			return err
+		if i < 0 {
+			return errJSON
 		}
 	}
 }
 
 // objNext moves to the next member of an object: i is just after '{'
 // (first) or just after the previous value. It returns the member's key
-// (raw bytes) and the index of its value, or done at the closing brace.
+// as b[ks:ke] and the index v of its value; at the closing brace ks is -1
+// and v the index after it; v is -1 for malformed input.
 //
 // Note: the scanner walks objects with this loop rather than a callback
-// per key so that nothing escapes and no call is indirect; it is the hot
-// path of the client.
-func objNext(b []byte, i int, first bool) (key []byte, v int, done bool, err error) {
+// per key so that nothing escapes and no call is indirect.
+func objNext(b []byte, i int, first bool) (ks, ke, v int) {
 	i = skipWS(b, i)
 	if i >= len(b) {
-		return nil, 0, false, errJSON
+		return -1, -1, -1
 	}
 	if !first {
 		switch b[i] {
 		case ',':
 			i = skipWS(b, i+1)
 		case '}':
-			return nil, i + 1, true, nil
+			return -1, -1, i + 1
 		default:
-			return nil, 0, false, errJSON
+			return -1, -1, -1
 		}
 	} else if b[i] == '}' {
-		return nil, i + 1, true, nil
+		return -1, -1, i + 1
 	}
 	if i >= len(b) || b[i] != '"' {
-		return nil, 0, false, errJSON
+		return -1, -1, -1
 	}
-	key, j, _, err := scanString(b, i)
-	if err != nil {
-		return nil, 0, false, err
+	e, _ := strEnd(b, i)
+	if e < 0 {
+		return -1, -1, -1
 	}
-	j = skipWS(b, j)
+	j := skipWS(b, e+1)
 	if j >= len(b) || b[j] != ':' {
-		return nil, 0, false, errJSON
+		return -1, -1, -1
 	}
-	return key, skipWS(b, j+1), false, nil
+	return i + 1, e, skipWS(b, j+1)
 }
 
-func scanChoices(b []byte, i int, c *chunk) (int, error) {
+// str reads the string at b[i] == '"' into *dst (raw bytes) and *esc
+// (whether it holds escapes); it returns the index after it, or -1.
+func str(b []byte, i int, dst *[]byte, esc *bool) int {
+	e, bs := strEnd(b, i)
+	if e < 0 {
+		return -1
+	}
+	*dst = b[i+1 : e]
+	*esc = bs || bytes.IndexByte(*dst, '\\') >= 0
+	return e + 1
+}
+
+func scanChoices(b []byte, i int, c *chunk) int {
 	if i < len(b) && b[i] == 'n' {
 		return skipValue(b, i)
 	}
 	if i >= len(b) || b[i] != '[' {
-		return 0, errJSON
+		return -1
 	}
 	c.choices = 0
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == ']' {
-		return i + 1, nil
+		return i + 1
 	}
 	for {
-		var err error
 		if c.choices == 0 && i < len(b) && b[i] == '{' {
-			i, err = scanChoice(b, i, c)
+			i = scanChoice(b, i, c)
 		} else {
-			i, err = skipValue(b, i)
+			i = skipValue(b, i)
 		}
-		if err != nil {
-			return 0, err
+		if i < 0 {
+			return -1
 		}
 		c.choices++
 		i = skipWS(b, i)
 		if i >= len(b) {
-			return 0, errJSON
+			return -1
 		}
 		switch b[i] {
 		case ',':
 			i = skipWS(b, i+1)
 		case ']':
-			return i + 1, nil
+			return i + 1
 		default:
-			return 0, errJSON
+			return -1
 		}
 	}
 }
 
 // scanChoice reads choices[0], at b[i] == '{'.
-func scanChoice(b []byte, i int, c *chunk) (int, error) {
+func scanChoice(b []byte, i int, c *chunk) int {
 	i++
 	for first := true; ; first = false {
-		key, v, done, err := objNext(b, i, first)
-		if err != nil {
-			return 0, err
+		ks, ke, v := objNext(b, i, first)
+		if ks < 0 {
+			return v
 		}
-		if done {
-			return v, nil
-		}
-		switch string(key) {
+		isStr := v < len(b) && b[v] == '"'
+		switch string(b[ks:ke]) {
 		case "delta":
-			i, err = scanDelta(b, v, c)
+			i = scanDelta(b, v, c)
 		case "text":
-			if v < len(b) && b[v] == '"' {
-				c.text, i, c.textEsc, err = scanString(b, v)
-				c.textEsc = hasEscape(c.text, c.textEsc)
+			if isStr {
+				i = str(b, v, &c.text, &c.textEsc)
 			} else {
-				i, err = skipValue(b, v)
+				i = skipValue(b, v)
 			}
 		case "finish_reason":
-			c.finish = v < len(b) && b[v] == '"'
-			i, err = skipValue(b, v)
+			c.finish = isStr
+			i = skipValue(b, v)
 		default:
-			i, err = skipValue(b, v)
+			i = skipValue(b, v)
 		}
-		if err != nil {
-			return 0, err
+		if i < 0 {
+			return -1
 		}
 	}
 }
 
-func scanDelta(b []byte, i int, c *chunk) (int, error) {
+func scanDelta(b []byte, i int, c *chunk) int {
 	if i < len(b) && b[i] != '{' {
 		return skipValue(b, i)
 	}
 	i++
 	for first := true; ; first = false {
-		key, v, done, err := objNext(b, i, first)
-		if err != nil {
-			return 0, err
-		}
-		if done {
-			return v, nil
+		ks, ke, v := objNext(b, i, first)
+		if ks < 0 {
+			return v
 		}
 		isStr := v < len(b) && b[v] == '"'
-		switch string(key) {
+		switch string(b[ks:ke]) {
 		case "content":
 			if isStr {
-				c.content, i, c.contentEsc, err = scanString(b, v)
-				c.contentEsc = hasEscape(c.content, c.contentEsc)
-				break
+				i = str(b, v, &c.content, &c.contentEsc)
+			} else {
+				i = skipValue(b, v)
 			}
-			i, err = skipValue(b, v)
 		case "reasoning_content", "reasoning":
 			if isStr {
 				var s []byte
 				var esc bool
-				s, i, esc, err = scanString(b, v)
+				i = str(b, v, &s, &esc)
 				if len(s) > 0 || c.reasoning == nil {
-					c.reasoning, c.reasoningEsc = s, hasEscape(s, esc)
+					c.reasoning, c.reasoningEsc = s, esc
 				}
-				break
+			} else {
+				i = skipValue(b, v)
 			}
-			i, err = skipValue(b, v)
 		case "role":
 			c.role = isStr
-			i, err = skipValue(b, v)
+			i = skipValue(b, v)
 		case "tool_calls":
 			c.toolCalls = v < len(b) && b[v] == '['
-			i, err = skipValue(b, v)
+			i = skipValue(b, v)
 		default:
-			i, err = skipValue(b, v)
+			i = skipValue(b, v)
 		}
-		if err != nil {
-			return 0, err
+		if i < 0 {
+			return -1
 		}
 	}
 }
 
-func scanUsage(b []byte, i int, c *chunk) (int, error) {
+func scanUsage(b []byte, i int, c *chunk) int {
 	if i < len(b) && b[i] != '{' {
 		return skipValue(b, i)
 	}
 	c.usage = true
 	i++
 	for first := true; ; first = false {
-		key, v, done, err := objNext(b, i, first)
-		if err != nil {
-			return 0, err
+		ks, ke, v := objNext(b, i, first)
+		if ks < 0 {
+			return v
 		}
-		if done {
-			return v, nil
-		}
-		var n int64
-		var ok bool
-		switch string(key) {
+		i = -1
+		switch string(b[ks:ke]) {
 		case "completion_tokens":
-			if n, i, ok = scanInt(b, v); ok {
+			var n int64
+			if n, i = scanInt(b, v); i >= 0 {
 				c.completionTokens = n
-				continue
 			}
 		case "prompt_tokens":
-			if n, i, ok = scanInt(b, v); ok {
+			var n int64
+			if n, i = scanInt(b, v); i >= 0 {
 				c.promptTokens = n
-				continue
 			}
 		}
-		if i, err = skipValue(b, v); err != nil {
-			return 0, err
+		if i < 0 {
+			if i = skipValue(b, v); i < 0 {
+				return -1
+			}
 		}
 	}
 }
 
-func scanError(b []byte, i int, c *chunk) (int, error) {
+func scanError(b []byte, i int, c *chunk) int {
 	if i >= len(b) {
-		return 0, errJSON
+		return -1
 	}
 	switch b[i] {
 	case '"':
-		s, j, _, err := scanString(b, i)
-		c.errMsg = s
-		return j, err
+		var esc bool
+		return str(b, i, &c.errMsg, &esc)
 	case '{':
 		i++
 		for first := true; ; first = false {
-			key, v, done, err := objNext(b, i, first)
-			if err != nil {
-				return 0, err
+			ks, ke, v := objNext(b, i, first)
+			if ks < 0 {
+				return v
 			}
-			if done {
-				return v, nil
-			}
-			if string(key) == "message" && v < len(b) && b[v] == '"' {
-				c.errMsg, i, _, err = scanString(b, v)
+			if string(b[ks:ke]) == "message" && v < len(b) && b[v] == '"' {
+				var esc bool
+				i = str(b, v, &c.errMsg, &esc)
 			} else {
-				i, err = skipValue(b, v)
+				i = skipValue(b, v)
 			}
-			if err != nil {
-				return 0, err
+			if i < 0 {
+				return -1
 			}
 		}
 	case 'n': // "error": null is no error
@@ -297,9 +298,6 @@ func scanError(b []byte, i int, c *chunk) (int, error) {
 	}
 	return skipValue(b, i)
 }
-
-// hasEscape reports whether a string body holds a backslash escape.
-func hasEscape(s []byte, esc bool) bool { return esc || bytes.IndexByte(s, '\\') >= 0 }
 
 func skipWS(b []byte, i int) int {
 	if i < len(b) && b[i] > ' ' {
@@ -311,53 +309,50 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-// scanString returns the raw bytes of the string at b[i] == '"', the
-// index after its closing quote and whether it holds escapes. It finds
-// quotes with bytes.IndexByte (vectorized), which beats a byte loop for
-// all but the shortest strings.
-func scanString(b []byte, i int) ([]byte, int, bool, error) {
-	// Keys and most values are short: a plain loop over the first bytes
-	// beats the call into the vectorized search.
+// strEnd returns the index of the closing quote of the string at
+// b[i] == '"' (-1 when unterminated) and whether a backslash preceded a
+// quote in it (an escaped quote: the string holds escapes).
+//
+// Keys and most values are short: a plain loop over the first bytes beats
+// the call into the vectorized search, which takes over for long strings.
+func strEnd(b []byte, i int) (int, bool) {
 	end := min(len(b), i+1+24)
 	for j := i + 1; j < end; j++ {
 		switch b[j] {
 		case '"':
-			return b[i+1 : j], j + 1, false, nil
+			return j, false
 		case '\\':
-			return scanStringSlow(b, i)
+			return strEndSlow(b, i)
 		}
 	}
-	return scanStringSlow(b, i)
+	return strEndSlow(b, i)
 }
 
-// scanStringSlow is scanString for long strings and strings with escapes.
-func scanStringSlow(b []byte, i int) ([]byte, int, bool, error) {
+func strEndSlow(b []byte, i int) (int, bool) {
 	j := i + 1
+	esc := false
 	for j <= len(b) {
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
 			break
 		}
 		q := j + k
-		if b[q-1] != '\\' {
-			// esc is only reported when a backslash precedes a quote;
-			// callers that decode text check the rest (hasEscape).
-			return b[i+1 : q], q + 1, false, nil
-		}
 		n := 0
 		for p := q - 1; p > i && b[p] == '\\'; p-- {
 			n++
 		}
 		if n%2 == 0 {
-			return b[i+1 : q], q + 1, true, nil
+			return q, esc || n > 0
 		}
+		esc = true
 		j = q + 1
 	}
-	return nil, 0, false, errJSON
+	return -1, false
 }
 
-// scanInt reads a non-negative integer (a token count).
-func scanInt(b []byte, i int) (int64, int, bool) {
+// scanInt reads a non-negative integer (a token count); the index is -1
+// when the value is not one.
+func scanInt(b []byte, i int) (int64, int) {
 	var n int64
 	j := i
 	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
@@ -365,20 +360,24 @@ func scanInt(b []byte, i int) (int64, int, bool) {
 		j++
 	}
 	if j == i || (j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E')) {
-		return 0, i, false
+		return 0, -1
 	}
-	return n, j, true
+	return n, j
 }
 
-// skipValue returns the index after the JSON value starting at b[i].
-func skipValue(b []byte, i int) (int, error) {
+// skipValue returns the index after the JSON value starting at b[i], or
+// -1.
+func skipValue(b []byte, i int) int {
 	if i >= len(b) {
-		return 0, errJSON
+		return -1
 	}
 	switch b[i] {
 	case '"':
-		_, j, _, err := scanString(b, i)
-		return j, err
+		e, _ := strEnd(b, i)
+		if e < 0 {
+			return -1
+		}
+		return e + 1
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
@@ -388,35 +387,38 @@ func skipValue(b []byte, i int) (int, error) {
 			case '}', ']':
 				depth--
 				if depth == 0 {
-					return j + 1, nil
+					return j + 1
 				}
 			case '"':
-				_, k, _, err := scanString(b, j)
-				if err != nil {
-					return 0, err
+				e, _ := strEnd(b, j)
+				if e < 0 {
+					return -1
 				}
-				j = k - 1
+				j = e
 			}
 		}
-		return 0, errJSON
+		return -1
 	default:
 		j := i
 		for j < len(b) {
 			switch b[j] {
 			case ',', '}', ']', ' ', '\n', '\t', '\r':
 				if j == i {
-					return 0, errJSON
+					return -1
 				}
-				return j, nil
+				return j
 			}
 			j++
 		}
 		if j == i {
-			return 0, errJSON
+			return -1
 		}
-		return j, nil
+		return j
 	}
 }
+
+// hasEscape reports whether a string body holds a backslash escape.
+func hasEscape(s []byte, esc bool) bool { return esc || bytes.IndexByte(s, '\\') >= 0 }
 
 // appendUnescaped appends the JSON string body s (without quotes) to dst,
 // decoding escapes. Invalid escapes are copied as they are.
