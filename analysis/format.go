@@ -281,7 +281,7 @@ func describeFit(s Scaling) string {
 		return "no fit (" + s.FitError + ")"
 	}
 	f := s.Fit
-	peak := "no peak (κ = 0)"
+	peak := "throughput never falls (no peak)"
 	switch {
 	case math.IsNaN(f.PeakN):
 		peak = "no peak (σ ≥ 1)"
