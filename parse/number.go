@@ -113,25 +113,28 @@ func parseQuantity(s string) (quantity, error) {
 	if commas {
 		num = string(digits)
 	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsInf(v, 0) {
-		return quantity{}, fmt.Errorf("malformed number %q", s)
-	}
-	mult := 1.0
+	mult, exp := 1.0, ""
 	if i < len(s) {
 		switch s[i] {
 		case 'K', 'k':
 			// "55K" but not a unit word that starts with k.
 			if i+1 == len(s) || !isLetter(s[i+1]) {
-				mult, i = 1e3, i+1
+				mult, exp, i = 1e3, "e3", i+1
 			}
 		case 'M':
 			if i+1 == len(s) || !isLetter(s[i+1]) {
-				mult, i = 1e6, i+1
+				mult, exp, i = 1e6, "e6", i+1
 			}
 		}
 	}
-	q := quantity{Value: v * mult, Step: math.Pow10(-decimals) * mult}
+	// Note: a K or M figure is read with its decimal point shifted
+	// ("32.2e3"), not as the mantissa times 1,000: 32.2 × 1,000 is
+	// 32200.000000000004 in float64, while "32.2K" means exactly 32,200.
+	v, err := strconv.ParseFloat(num+exp, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return quantity{}, fmt.Errorf("malformed number %q", s)
+	}
+	q := quantity{Value: v, Step: math.Pow10(-decimals) * mult}
 	if neg {
 		q.Value = -q.Value
 	}

@@ -1,7 +1,9 @@
 package parse
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -168,6 +170,40 @@ func TestNumberConcurrency(t *testing.T) {
 		got, err := parseConcurrency(tt.in)
 		if (err != nil) != tt.bad || got != tt.want {
 			t.Errorf("parseConcurrency(%q) = %d, %v; want %d (error %v)", tt.in, got, err, tt.want, tt.bad)
+		}
+	}
+}
+
+// TestNumberKiloExact reads every three-significant-digit K figure from
+// 10.0K to 999K: each must be exactly the number it stands for (the
+// decimal point shifted, not the mantissa multiplied by 1,000, which makes
+// 32.2K 32200.000000000004), in every printing of it.
+func TestNumberKiloExact(t *testing.T) {
+	for n := int64(100); n < 1000; n++ {
+		tests := []struct {
+			in   string
+			want float64
+		}{
+			{strconv.FormatInt(n/10, 10) + "." + strconv.FormatInt(n%10, 10) + "K", float64(n * 100)},
+			{strconv.FormatInt(n, 10) + "K", float64(n * 1000)},
+			{strconv.FormatInt(n, 10) + "K tok/s", float64(n * 1000)},
+			{"-" + strconv.FormatInt(n, 10) + "K", -float64(n * 1000)},
+			{fmt.Sprintf("%d.%02dM", n/100, n%100), float64(n * 10000)},
+		}
+		if n%10 == 0 {
+			tests = append(tests, struct {
+				in   string
+				want float64
+			}{strconv.FormatInt(n/10, 10) + "K", float64(n * 100)})
+		}
+		for _, tt := range tests {
+			q, err := parseQuantity(tt.in)
+			if err != nil {
+				t.Fatalf("parseQuantity(%q): %v", tt.in, err)
+			}
+			if q.Value != tt.want {
+				t.Errorf("parseQuantity(%q) = %v, want exactly %v", tt.in, q.Value, tt.want)
+			}
 		}
 	}
 }

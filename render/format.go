@@ -98,14 +98,14 @@ func FormatDecimal(v float64, min int) string {
 }
 
 // kilo returns v in the seeds' K form when v is in [10,000, 1,000,000)
-// and the K form reads back as v: when v has three significant digits and
-// equals the printed mantissa × 1,000 as float64 computes it.
+// and the K form reads back as exactly v: when v has three significant
+// digits ("32.2K" is 32,200, "123K" is 123,000).
 //
-// Note: package parse reads "32.2K" as 32.2 × 1,000, which is
-// 32200.000000000004 in float64 (10 of the 1,800 three-digit mantissas are
-// inexact like this). So a seed's "32.2K" parses to 32200.000000000004 and
-// must print as "32.2K" again, while a measured 32200 must not print as
-// "32.2K" (it would read back wrong): it prints as "32,200.0".
+// Note: package parse reads "32.2K" with the decimal point shifted
+// ("32.2e3"), which is exactly 32,200, so the test here is exact equality
+// with the mantissa read the same way. A value the K form would round
+// (32,200.5, or 32,200.000000000004 from a reader that multiplies the
+// mantissa by 1,000) prints with its decimals instead.
 func kilo(v float64) (string, bool) {
 	if v < 1e4 || v >= 1e6 {
 		return "", false
@@ -124,8 +124,7 @@ func kilo(v float64) (string, bool) {
 	if frac := strings.TrimRight(s[n:3], "0"); frac != "" {
 		mant += "." + frac
 	}
-	f, _ := strconv.ParseFloat(mant, 64)
-	if v != f*1e3 {
+	if f, err := strconv.ParseFloat(mant+"e3", 64); err != nil || v != f {
 		return "", false
 	}
 	return mant + "K", true

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"speedmatrix/parse"
@@ -144,5 +146,42 @@ func TestGoldenSeeds(t *testing.T) {
 				golden(t, name+".golden."+f.ext, b.Bytes())
 			})
 		}
+	}
+}
+
+// TestKiloRoundTrip prints every three-significant-digit K figure from
+// 10.0K to 999K as a table's tok/s and parses the document back: each
+// must print in the K form and read back as exactly its value.
+func TestKiloRoundTrip(t *testing.T) {
+	m := &schema.Matrix{Run: schema.Run{Title: "k-model on K GPU 80GB"}}
+	var values []float64
+	for n := 100; n < 1000; n++ {
+		values = append(values, float64(n*100), float64(n*1000))
+	}
+	for i, v := range values {
+		if s := FormatTokS(v); !strings.HasSuffix(s, "K") || strings.Contains(s, ",") {
+			t.Errorf("FormatTokS(%v) = %q, want the K form", v, s)
+		}
+		ctx := int64(i/30 + 1)
+		m.Measurements = append(m.Measurements, schema.Measurement{
+			Phase: schema.PhaseDecode, ContextLabel: strconv.FormatInt(ctx, 10) + "K", ContextTokens: schema.I64(ctx * 1024),
+			Concurrency: schema.I32(int32(i%30 + 1)), Status: schema.StatusValid,
+			TotalTokS: schema.F64(v), PerRequestTokS: schema.F64(values[len(values)-1-i]), TTFTMs: schema.F64(41),
+		})
+	}
+	for _, f := range roundTripForms {
+		t.Run(f.ext, func(t *testing.T) {
+			back := renderParse(t, m, f.ext, f.format)
+			if len(back.Measurements) != len(m.Measurements) {
+				t.Fatalf("%d rows, want %d", len(back.Measurements), len(m.Measurements))
+			}
+			for i, x := range back.Measurements {
+				w := m.Measurements[i]
+				if *x.TotalTokS != *w.TotalTokS || *x.PerRequestTokS != *w.PerRequestTokS {
+					t.Errorf("row %d: %v and %v tok/s (printed %q, %q), want exactly %v and %v", i,
+						*x.TotalTokS, *x.PerRequestTokS, FormatTokS(*w.TotalTokS), FormatTokS(*w.PerRequestTokS), *w.TotalTokS, *w.PerRequestTokS)
+				}
+			}
+		})
 	}
 }
