@@ -476,3 +476,22 @@ func TestPrefillStandalone(t *testing.T) {
 		t.Fatal("decode cell at a prefill-only context")
 	}
 }
+
+// TestCompletionsEndpoint measures through /v1/completions.
+func TestCompletionsEndpoint(t *testing.T) {
+	_, c := startSim(t, fastProfile(), ClientConfig{Endpoint: EndpointCompletions})
+	cfg := testConfig()
+	cfg.Contexts, cfg.Concurrency, cfg.Duration = []int64{1024}, []int{2}, 400*time.Millisecond
+	r, err := New(c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := cellsByKey(m)[cellKey(schema.PhaseDecode, "1K", 2)]
+	if m.Run.Endpoint != EndpointCompletions || d.Status != schema.StatusValid || *d.OutputTokens == 0 || *d.PromptTokens != 1024 {
+		t.Fatalf("endpoint %q: %s %s, prompt %v", m.Run.Endpoint, d.Status, d.StatusReason, d.PromptTokens)
+	}
+}
