@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -157,12 +158,12 @@ func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
+	idLists, err := a.idLists(ctx, l, l.committed())
+	if err != nil {
+		return Result{}, err
+	}
 	have := map[string]bool{}
-	for _, s := range l.committed() {
-		ids, err := a.runIDs(l.files[TableRuns][s])
-		if err != nil {
-			return Result{}, err
-		}
+	for _, ids := range idLists {
 		for _, id := range ids {
 			have[id] = true
 		}
@@ -227,6 +228,38 @@ func (a *Archive) recovered() (*layout, error) {
 		return nil, err
 	}
 	return scan(a.dir)
+}
+
+// idLists returns the run ids of the runs file of each stem.
+func (a *Archive) idLists(ctx context.Context, l *layout, stems []string) ([][]string, error) {
+	out := make([][]string, len(stems))
+	err := parallel(ctx, len(stems), func(k int) (err error) {
+		out[k], err = a.runIDs(l.files[TableRuns][stems[k]])
+		return err
+	})
+	return out, err
+}
+
+// stemsWith returns the stems whose runs file holds any of ids.
+func (a *Archive) stemsWith(ctx context.Context, l *layout, stems, ids []string) ([]string, error) {
+	lists, err := a.idLists(ctx, l, stems)
+	if err != nil {
+		return nil, err
+	}
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	var out []string
+	for k, list := range lists {
+		for _, id := range list {
+			if want[id] {
+				out = append(out, stems[k])
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // runIDs returns the run ids of a runs file, from the cache when it can.
@@ -380,21 +413,22 @@ type storedRun struct {
 	stem string
 }
 
-// readRuns reads the runs of every committed stem. A run id present in
+// readRuns reads the runs of the given committed stems. A run id present in
 // several stems (archives merged by copying files, each of which had
 // ingested the same document) is kept once: the earliest ingested, then
 // the smallest stem. The result is sorted by ingested_at, then run_id.
-func (a *Archive) readRuns(ctx context.Context, l *layout) ([]storedRun, error) {
+func (a *Archive) readRuns(ctx context.Context, l *layout, stems []string) ([]storedRun, error) {
+	files := make([][]schema.Run, len(stems))
+	err := parallel(ctx, len(stems), func(k int) (err error) {
+		files[k], err = ReadFile[schema.Run](l.files[TableRuns][stems[k]])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	best := map[string]storedRun{}
-	for _, s := range l.committed() {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rs, err := ReadFile[schema.Run](l.files[TableRuns][s])
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rs {
+	for k, s := range stems {
+		for _, r := range files[k] {
 			prev, ok := best[r.RunID]
 			if ok && !r.IngestedAt.Before(prev.run.IngestedAt) {
 				continue // stems come sorted: ties keep the smaller
@@ -427,7 +461,7 @@ func (a *Archive) Runs(ctx context.Context) ([]schema.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	srs, err := a.readRuns(ctx, l)
+	srs, err := a.readRuns(ctx, l, l.committed())
 	if err != nil {
 		return nil, err
 	}
@@ -452,7 +486,15 @@ func (a *Archive) Load(ctx context.Context, runIDs ...string) ([]*schema.Matrix,
 	if err != nil {
 		return nil, err
 	}
-	srs, err := a.readRuns(ctx, l)
+	stems := l.committed()
+	if len(runIDs) > 0 {
+		// Decode only the runs files holding the ids asked for, found
+		// from their run_id columns.
+		if stems, err = a.stemsWith(ctx, l, stems, runIDs); err != nil {
+			return nil, err
+		}
+	}
+	srs, err := a.readRuns(ctx, l, stems)
 	if err != nil {
 		return nil, err
 	}
@@ -501,31 +543,32 @@ func (a *Archive) load(ctx context.Context, l *layout, srs []storedRun, runIDs [
 		stems = append(stems, s)
 	}
 	slices.Sort(stems)
-	for _, s := range stems {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	ms := make([][]schema.Measurement, len(stems))
+	ss := make([][]schema.Sample, len(stems))
+	err := parallel(ctx, 2*len(stems), func(k int) (err error) {
+		s := stems[k/2]
+		if k%2 == 0 {
+			if p, ok := l.files[TableMeasurements][s]; ok {
+				ms[k/2], err = ReadFile[schema.Measurement](p)
+			}
+		} else if p, ok := l.files[TableSamples][s]; ok {
+			ss[k/2], err = ReadFile[schema.Sample](p)
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k, s := range stems {
 		byRun := want[s]
-		if p, ok := l.files[TableMeasurements][s]; ok {
-			rows, err := ReadFile[schema.Measurement](p)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range rows {
-				if m := byRun[r.RunID]; m != nil {
-					m.Measurements = append(m.Measurements, r)
-				}
+		for _, r := range ms[k] {
+			if m := byRun[r.RunID]; m != nil {
+				m.Measurements = append(m.Measurements, r)
 			}
 		}
-		if p, ok := l.files[TableSamples][s]; ok {
-			rows, err := ReadFile[schema.Sample](p)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range rows {
-				if m := byRun[r.RunID]; m != nil {
-					m.Samples = append(m.Samples, r)
-				}
+		for _, r := range ss[k] {
+			if m := byRun[r.RunID]; m != nil {
+				m.Samples = append(m.Samples, r)
 			}
 		}
 	}
@@ -558,7 +601,7 @@ func (a *Archive) Compact(ctx context.Context) error {
 	if len(stems) < 2 {
 		return nil
 	}
-	srs, err := a.readRuns(ctx, l)
+	srs, err := a.readRuns(ctx, l, stems)
 	if err != nil {
 		return err
 	}
@@ -583,5 +626,49 @@ func (a *Archive) Compact(ctx context.Context) error {
 		return err
 	}
 	_, err = a.commit(l, newStem(time.Now()), runs, rows, samples, stems)
+	return err
+}
+
+// parallel calls f(0), …, f(n-1) on one goroutine per CPU and returns the
+// first error (or ctx's). Reading is CPU-bound (decompression, decoding)
+// and files are independent.
+func parallel(ctx context.Context, n int, f func(i int) error) error {
+	next := make(chan int)
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := f(i); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	var err error
+feed:
+	for i := 0; i < n; i++ {
+		select {
+		case next <- i:
+		case err = <-errs:
+			break feed
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err == nil {
+		select {
+		case err = <-errs:
+		default:
+		}
+	}
 	return err
 }
