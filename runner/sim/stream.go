@@ -31,6 +31,7 @@ type stream struct {
 	prefix    []byte // `data: {"id":…,"choices":[`
 	sent      int64
 	roleSent  bool
+	cachedSet bool
 	faultDone bool
 	padNext   bool
 }
@@ -86,6 +87,13 @@ func (st *stream) serveStream(r *http.Request) {
 		if state == seqAborted {
 			st.setErr("server closed after %d tokens", st.sent)
 			return
+		}
+		if produced > 0 && !st.cachedSet {
+			// The prefix-cache hit is known once the prefill is done;
+			// record it now for readers of requests still in flight.
+			st.cachedSet = true
+			hit := st.sq.cached.Load()
+			st.rec.update(func(r *RequestRecord) { r.CachedTokens = hit })
 		}
 		if produced > st.sent && st.chat && !st.roleSent && !st.writeRole() {
 			return
