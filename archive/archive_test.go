@@ -494,6 +494,15 @@ func TestMergeByCopy(t *testing.T) {
 		}
 	}
 	checkArchive(t, merged.Dir(), 5)
+	// Run 2 is in both copies: loading it by id gives it once, with its
+	// rows once.
+	two, err := merged.Load(ctx, testMatrix(2).Run.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(two) != 1 || !reflect.DeepEqual(two[0], stored(testMatrix(2))) {
+		t.Fatalf("Load(run 2) from a merged archive: %d matrices, %+v", len(two), two)
+	}
 	if err := merged.Compact(ctx); err != nil {
 		t.Fatal(err)
 	}
