@@ -282,3 +282,33 @@ func TestColumnsGolden(t *testing.T) {
 		t.Fatalf("columns differ from %s (run go test ./archive -update if intended):\n%s", path, got)
 	}
 }
+
+// TestReadFileCorrupt checks that damaged files are errors, not panics.
+func TestReadFileCorrupt(t *testing.T) {
+	var good strings.Builder
+	if err := WriteFile(&good, []schema.Run{filled[schema.Run](t, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	g := good.String()
+	tests := []struct{ name, content string }{
+		{"empty", ""},
+		{"junk", strings.Repeat("not parquet ", 100)},
+		{"truncated", g[:len(g)/2]},
+		{"footer only", "PAR1" + g[len(g)-8:]},
+		{"body garbled", g[:4] + strings.Repeat("\xff", len(g)/2) + g[4+len(g)/2:]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "x.parquet")
+			if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ReadFile[schema.Run](p); err == nil {
+				t.Fatal("no error")
+			}
+			if _, err := readRunIDs(p); err == nil {
+				t.Fatal("readRunIDs: no error")
+			}
+		})
+	}
+}

@@ -147,7 +147,8 @@ func (t *table) openParquet(r parquet.ReaderAtSeeker, name string) (*pqarrow.Fil
 // read decodes every row of a Parquet file of table t. grow is called once
 // per record batch with its row count and returns a slice of t.typ of that
 // length to fill.
-func (t *table) read(r parquet.ReaderAtSeeker, name string, grow func(n int) reflect.Value) error {
+func (t *table) read(r parquet.ReaderAtSeeker, name string, grow func(n int) reflect.Value) (err error) {
+	defer recoverCorrupt(name, &err)
 	fr, err := t.openParquet(r, name)
 	if err != nil {
 		return err
@@ -204,7 +205,8 @@ func (t *table) read(r parquet.ReaderAtSeeker, name string, grow func(n int) ref
 
 // readRunIDs reads only the run_id column of a runs file: the dedupe
 // check needs nothing else, and skipping the other columns keeps it fast.
-func readRunIDs(path string) ([]string, error) {
+func readRunIDs(path string) (_ []string, err error) {
+	defer recoverCorrupt(path, &err)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -237,4 +239,13 @@ func readRunIDs(path string) ([]string, error) {
 		return nil, fmt.Errorf("archive: %s: %w", path, err)
 	}
 	return ids, nil
+}
+
+// recoverCorrupt turns a panic inside the Parquet decoder into an error:
+// a damaged file (a disk error, a copy cut short) must fail the read, not
+// the process.
+func recoverCorrupt(name string, err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("archive: %s: corrupt Parquet file: %v", name, p)
+	}
 }
