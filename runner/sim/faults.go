@@ -39,7 +39,9 @@ type Fault struct {
 	// Status is the HTTP status of FaultHTTPStatus.
 	Status int
 	// AfterTokens is how many tokens are streamed before a mid-stream
-	// fault strikes.
+	// fault strikes; a fault whose AfterTokens exceeds the answer's length
+	// does not strike (the record still names it). At exactly the answer's
+	// length it strikes before the usage chunk and [DONE].
 	AfterTokens int
 	// Duration is how long FaultStall stalls (divided by Speedup).
 	Duration time.Duration
