@@ -2,6 +2,9 @@ package parse
 
 import (
 	"fmt"
+	"math"
+	"reflect"
+	"strconv"
 	"strings"
 
 	"speedmatrix/schema"
@@ -115,7 +118,7 @@ func classifyHeader(h []string) headerKind {
 		if _, err := parseConcurrency(c); err == nil {
 			continue
 		}
-		if _, err := contextTokens(c); err == nil {
+		if n, err := contextTokens(c); err == nil && n > 0 {
 			continue
 		}
 		return headerOther
@@ -166,6 +169,8 @@ func parsePhase(s string) (schema.Phase, bool) {
 		return schema.PhasePrefill, true
 	case "sustaineddecode", "decode", "generation", "tg", "decodephase", "sustainedgeneration":
 		return schema.PhaseDecode, true
+	case "serve", "serving", "servephase", "servebenchmark":
+		return schema.PhaseServe, true
 	}
 	// Longer printings: "Prefill (prompt processing)", "Decode, sustained".
 	k := headerKey(s)
@@ -174,6 +179,8 @@ func parsePhase(s string) (schema.Phase, bool) {
 		return schema.PhasePrefill, true
 	case strings.Contains(k, "decode"):
 		return schema.PhaseDecode, true
+	case strings.HasPrefix(k, "serve"):
+		return schema.PhaseServe, true
 	}
 	return "", false
 }
@@ -235,16 +242,55 @@ type tableRow struct {
 
 // cellName names a cell in messages: "decode 8K×128", "prefill 8K".
 func cellName(phase schema.Phase, label string, conc int32) string {
-	if phase == schema.PhasePrefill {
+	switch {
+	case phase == schema.PhasePrefill:
 		return "prefill " + label
+	case phase == schema.PhaseServe && conc == 0:
+		return "serve " + label
 	}
 	return fmt.Sprintf("%s %s×%d", phase, label, conc)
 }
 
-type rowKey struct {
+// rowName names a row in messages: its cell, then its repeat and request
+// rate when it has them ("decode 8K×128 repeat 2", "serve 1K at 4 req/s").
+func rowName(r *tableRow) string {
+	s := cellName(r.m.Phase, r.m.ContextLabel, r.conc)
+	if r.m.Phase == schema.PhaseServe && r.m.RequestRate != nil {
+		s += " at " + strconv.FormatFloat(*r.m.RequestRate, 'g', -1, 64) + " req/s"
+	}
+	if r.m.Repeat != nil {
+		s += " repeat " + strconv.FormatInt(int64(*r.m.Repeat), 10)
+	}
+	return s
+}
+
+// tableCell is a cell of the matrix: what a decode-matrix cell or a prefill
+// figure refers to.
+type tableCell struct {
 	phase schema.Phase
 	ctx   int64
 	conc  int32
+}
+
+// rowKey identifies a row of the All measurements table: its cell, its
+// repeat (-1 when it has none) and, for serve rows, its request rate (a
+// rate sweep has no concurrency).
+type rowKey struct {
+	tableCell
+	repeat  int64
+	rate    uint64 // math.Float64bits of the rate
+	hasRate bool
+}
+
+func keyOf(r *tableRow) rowKey {
+	k := rowKey{tableCell: tableCell{r.m.Phase, r.ctx, r.conc}, repeat: -1}
+	if r.m.Repeat != nil {
+		k.repeat = int64(*r.m.Repeat)
+	}
+	if r.m.Phase == schema.PhaseServe && r.m.RequestRate != nil {
+		k.rate, k.hasRate = math.Float64bits(*r.m.RequestRate), true
+	}
+	return k
 }
 
 // build turns a rawDoc into a matrix: the run's metadata, one measurement
@@ -263,9 +309,12 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 		return nil, err
 	}
 	index := make(map[rowKey]*tableRow, len(rows))
+	// cells maps a cell to its first row: the one a summary figure shows
+	// when the cell was measured more than once.
+	cells := make(map[tableCell]*tableRow, len(rows))
 	m.Measurements = make([]schema.Measurement, 0, len(rows))
 	for _, r := range rows {
-		k := rowKey{r.m.Phase, r.ctx, r.conc}
+		k := keyOf(r)
 		if prev, ok := index[k]; ok {
 			what := "repeats"
 			for i, kv := range r.m.Printed {
@@ -278,12 +327,15 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 					break
 				}
 			}
-			return nil, errorf(raw.Name, r.line, "%s: duplicated row: line %d %s line %d", cellName(r.m.Phase, r.m.ContextLabel, r.conc), r.line, what, prev.line)
+			return nil, errorf(raw.Name, r.line, "%s: duplicated row: line %d %s line %d", rowName(r), r.line, what, prev.line)
 		}
 		index[k] = r
+		if _, ok := cells[k.tableCell]; !ok {
+			cells[k.tableCell] = r
+		}
 		m.Measurements = append(m.Measurements, *r.m)
 	}
-	if err := checkMatrix(raw, index); err != nil {
+	if err := checkMatrix(raw, cells); err != nil {
 		return nil, err
 	}
 	if err := checkPrefill(raw, rows); err != nil {
@@ -314,14 +366,163 @@ var columnKinds = [numColumns]unitKind{
 	colAvgActive: kindPlain, colCompleted: kindCount, colOutput: kindCount, colMeasured: kindSeconds,
 }
 
-// buildRows reads the All measurements table: columns by header text,
-// one measurement per row, every cell kept as printed.
-func buildRows(raw *rawDoc) ([]*tableRow, error) {
-	t := raw.Table
-	cols := make([]column, len(t.Header))
-	var at [numColumns]int // header index + 1 of each known column
-	for i, h := range t.Header {
-		c := columnOf(h)
+// typedColumn is a Measurement field a column of the All measurements
+// table sets when its header is the field's column name (its JSON tag),
+// as render prints every figure beyond the seeds' twelve columns
+// ("ttft_p90_ms", "errored_requests", "context_tokens", "repeat").
+type typedColumn struct {
+	name  string
+	field int          // index in schema.Measurement
+	kind  reflect.Kind // of the value: Float64, Int64, Int32 or String
+	unit  unitKind     // the unit the value is read in
+}
+
+// notTyped are the Measurement fields no typed column sets: the row's
+// identity and status, which the base columns read with their own rules,
+// the base columns' figures, and what is not a figure.
+var notTyped = map[string]bool{
+	"RunID": true, "Phase": true, "ContextLabel": true, "Concurrency": true, "Status": true,
+	"TotalTokS": true, "PerRequestTokS": true, "TTFTMs": true, "TBTMs": true, "AvgActiveRequests": true,
+	"CompletedRequests": true, "OutputTokens": true, "MeasuredS": true,
+	"Extra": true, "SourceLine": true, "Printed": true,
+}
+
+// typedColumns maps a column name to the field it sets, built once by
+// reflection over schema.Measurement's JSON tags, so a column added to
+// the schema is read back without touching the parser.
+var typedColumns = func() map[string]typedColumn {
+	out := map[string]typedColumn{}
+	t := reflect.TypeFor[schema.Measurement]()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if notTyped[f.Name] || name == "" || name == "-" {
+			continue
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		c := typedColumn{name: name, field: i, kind: ft.Kind()}
+		switch c.kind {
+		case reflect.Float64:
+			switch {
+			case strings.HasSuffix(name, "_tok_s"):
+				c.unit = kindRate
+			case strings.HasSuffix(name, "_ms"):
+				c.unit = kindMillis
+			case strings.HasSuffix(name, "_s"):
+				c.unit = kindSeconds
+			default:
+				c.unit = kindPlain
+			}
+		case reflect.Int64, reflect.Int32:
+			c.unit = kindCount
+		case reflect.String:
+			if f.Type != reflect.TypeFor[string]() {
+				continue // a named string type (Phase, Status) has its own rules
+			}
+		default:
+			continue
+		}
+		out[name] = c
+	}
+	return out
+}()
+
+// typedColumnOf returns the typed column a header names, if any: the
+// header is a column name, matched without surrounding space or case.
+func typedColumnOf(header string) (typedColumn, bool) {
+	c, ok := typedColumns[strings.ToLower(trimSpace(header))]
+	return c, ok
+}
+
+// set stores a cell's text in the column's field of m. A null text ("—")
+// makes the field null (empty for a string).
+func (c typedColumn) set(m *schema.Measurement, text string) error {
+	f := reflect.ValueOf(m).Elem().Field(c.field)
+	t := trimSpace(text)
+	if nullTexts[t] {
+		f.SetZero() // null: context_tokens "—" is no token count, not the label's
+		return nil
+	}
+	if c.kind == reflect.String {
+		f.SetString(t)
+		return nil
+	}
+	var v float64
+	if inf, ok := infinity(t); ok && c.kind == reflect.Float64 {
+		v = inf
+	} else {
+		q, err := parseQuantity(t)
+		if err == nil {
+			q, err = q.convert(c.unit)
+		}
+		if err != nil {
+			return err
+		}
+		v = q.Value
+	}
+	switch c.kind {
+	case reflect.Float64:
+		f.Set(reflect.ValueOf(&v))
+	case reflect.Int64:
+		n := int64(v)
+		f.Set(reflect.ValueOf(&n))
+	case reflect.Int32:
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return fmt.Errorf("%v is out of range", v)
+		}
+		n := int32(v)
+		f.Set(reflect.ValueOf(&n))
+	}
+	return nil
+}
+
+// infinity reads the printings of an infinite figure ("inf", "Infinity",
+// "-inf"), which other tools write for an unbounded request rate.
+func infinity(s string) (float64, bool) {
+	switch strings.ToLower(s) {
+	case "inf", "+inf", "infinity", "+infinity", "∞":
+		return math.Inf(1), true
+	case "-inf", "-infinity", "−inf", "−infinity", "-∞", "−∞":
+		return math.Inf(-1), true
+	}
+	return 0, false
+}
+
+// identityColumns are the base columns that identify a row.
+var identityColumns = [numColumns]bool{colPhase: true, colContext: true, colConcurrency: true, colStatus: true}
+
+// tableColumns resolves the header of the All measurements table: the
+// base column each header is, or the typed column it names. A header
+// that names a typed column sets that field ("context_tokens" beside
+// "Context", "ttft_p50_ms" beside "TTFT"), unless it is the table's only
+// column for a base identity column ("context_tokens" alone is the
+// context). A second header for a base column is kept as an extra.
+func tableColumns(header []string) ([]column, []*typedColumn, [numColumns]int) {
+	cols := make([]column, len(header))
+	typed := make([]*typedColumn, len(header))
+	var plain [numColumns]bool // base columns some header names without being a typed column
+	for i, h := range header {
+		cols[i] = columnOf(h)
+		if tc, ok := typedColumnOf(h); ok {
+			typed[i] = &tc
+		} else {
+			plain[cols[i]] = true
+		}
+	}
+	var at [numColumns]int // header index + 1 of each base column
+	for i := range header {
+		c := cols[i]
+		if typed[i] != nil {
+			if c != colUnknown && identityColumns[c] && !plain[c] && at[c] == 0 {
+				typed[i] = nil // the table's only column for c
+			} else {
+				cols[i] = colUnknown
+				continue
+			}
+		}
 		if c != colUnknown && at[c] != 0 {
 			c = colUnknown // a second column with a known name is kept as an extra
 		}
@@ -330,6 +531,14 @@ func buildRows(raw *rawDoc) ([]*tableRow, error) {
 			at[c] = i + 1
 		}
 	}
+	return cols, typed, at
+}
+
+// buildRows reads the All measurements table: columns by header text,
+// one measurement per row, every cell kept as printed.
+func buildRows(raw *rawDoc) ([]*tableRow, error) {
+	t := raw.Table
+	cols, typed, at := tableColumns(t.Header)
 	for _, need := range []column{colPhase, colContext} {
 		if at[need] == 0 {
 			return nil, errorf(raw.Name, t.HeaderLine, "All measurements table has no %s column (header: %s)", columnNames[need], strings.Join(t.Header, " | "))
@@ -349,6 +558,9 @@ func buildRows(raw *rawDoc) ([]*tableRow, error) {
 		}
 		ms := r.m
 		ms.Printed = make([]schema.KV, len(t.Header))
+		// Typed columns are set after the row's base columns, so that
+		// context_tokens overrides the label's nominal tokens.
+		var late []int
 		for i, text := range tr.Cells {
 			h := t.Header[i]
 			ms.Printed[i] = schema.KV{Key: h, Value: text}
@@ -357,11 +569,15 @@ func buildRows(raw *rawDoc) ([]*tableRow, error) {
 			fail := func(format string, args ...any) error {
 				return errorf(raw.Name, tr.Line, "column %q: %s", h, fmt.Sprintf(format, args...))
 			}
+			if typed[i] != nil {
+				late = append(late, i)
+				continue
+			}
 			switch c {
 			case colPhase:
 				p, ok := parsePhase(text)
 				if !ok {
-					return nil, fail("unknown phase %q (want Prefill or Sustained decode)", text)
+					return nil, fail("unknown phase %q (want Prefill, Sustained decode or Serve)", text)
 				}
 				ms.Phase = p
 			case colContext:
@@ -386,6 +602,10 @@ func buildRows(raw *rawDoc) ([]*tableRow, error) {
 				}
 				ms.Status = s
 			case colUnknown:
+				if v, ok := infinity(trimSpace(text)); ok {
+					ms.Extra = append(ms.Extra, schema.Metric{Name: metricName(h, ""), Value: v})
+					continue
+				}
 				q, err := parseQuantity(text)
 				if err == nil && !q.Null {
 					ms.Extra = append(ms.Extra, schema.Metric{Name: metricName(h, q.Unit), Value: q.Value})
@@ -420,6 +640,11 @@ func buildRows(raw *rawDoc) ([]*tableRow, error) {
 				case colMeasured:
 					ms.MeasuredS = schema.F64(q.Value)
 				}
+			}
+		}
+		for _, i := range late {
+			if err := typed[i].set(ms, tr.Cells[i]); err != nil {
+				return nil, errorf(raw.Name, tr.Line, "column %q: %v", t.Header[i], err)
 			}
 		}
 		if ms.Phase == schema.PhaseDecode && ms.Concurrency == nil {
@@ -635,7 +860,7 @@ func agree(name string, f figure, r *tableRow, metric column) (*cellReading, err
 }
 
 // checkMatrix checks every decode matrix cell against its table row.
-func checkMatrix(raw *rawDoc, index map[rowKey]*tableRow) error {
+func checkMatrix(raw *rawDoc, index map[tableCell]*tableRow) error {
 	metric := colTotal
 	if c := headerKey(raw.MatrixCaption); strings.Contains(c, "perrequest") || strings.Contains(c, "peruser") {
 		metric = colPerRequest
@@ -651,7 +876,7 @@ func checkMatrix(raw *rawDoc, index map[rowKey]*tableRow) error {
 		}
 		label := trimSpace(c.Context)
 		what := cellName(schema.PhaseDecode, label, conc)
-		r, ok := index[rowKey{schema.PhaseDecode, ctx, conc}]
+		r, ok := index[tableCell{schema.PhaseDecode, ctx, conc}]
 		if !ok {
 			if nullTexts[trimSpace(c.Glued+c.TokS+c.TTFT)] {
 				continue // an empty or "—" cell claims nothing

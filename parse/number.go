@@ -248,8 +248,9 @@ func sameValue(a, b quantity) bool {
 
 // contextTokens converts a printed context label to tokens: "8K" is
 // 8 × 1024 = 8192 (the tool behind the documents counts 1024 tokens per
-// K), "1M" is 1024 × 1024, a plain number is taken as is. Labels are
-// rounded: the exact prompt length is not printed.
+// K), "1M" is 1024 × 1024, a plain number ("509", "0" for an empty
+// prompt) is that many tokens. Labels are rounded: the exact prompt
+// length is not printed (a context_tokens column gives it).
 func contextTokens(label string) (int64, error) {
 	s := trimSpace(label)
 	s = strings.TrimSuffix(strings.TrimSuffix(s, " tokens"), " context")
@@ -264,7 +265,7 @@ func contextTokens(label string) (int64, error) {
 		mult, s = 1024*1024, s[:len(s)-1]
 	}
 	q, err := parseQuantity(s)
-	if err != nil || q.Null || q.Unit != "" || q.Value <= 0 {
+	if err != nil || q.Null || q.Unit != "" || q.Value < 0 {
 		return 0, fmt.Errorf("context %q is not a length like 8K or 8192", label)
 	}
 	t := q.Value * mult
