@@ -266,3 +266,38 @@ func (c *Client) path() string {
 	}
 	return "/v1/completions"
 }
+
+// Negotiate sends a one-token request and, when the server rejects it as
+// malformed (HTTP 400 or 422, as strict OpenAI-compatible servers answer
+// unknown fields), drops the optional fields one at a time:
+// stream_options.continuous_usage_stats, then ignore_eos, then
+// stream_options. It returns the fields dropped, and an error only when
+// even the minimal request is rejected (a wrong model name, say).
+func (c *Client) Negotiate(ctx context.Context) ([]string, error) {
+	var dropped []string
+	steps := []struct {
+		name string
+		drop func()
+	}{
+		{"continuous_usage_stats", func() { c.contUsage = false }},
+		{"ignore_eos", func() { c.ignoreEOS = false }},
+		{"stream_options", func() { c.streamOpts = false }},
+	}
+	for i := 0; ; i++ {
+		rec := c.probe(ctx, "Hello")
+		if !rec.failed() {
+			return dropped, nil
+		}
+		rejected := strings.HasPrefix(rec.err, "HTTP 400") || strings.HasPrefix(rec.err, "HTTP 422")
+		if !rejected {
+			// Another failure (a 5xx, a reset) is no verdict on the
+			// request's fields; the cells will record it as data.
+			return dropped, nil
+		}
+		if i == len(steps) {
+			return dropped, fmt.Errorf("even a minimal request is rejected: %s", rec.err)
+		}
+		steps[i].drop()
+		dropped = append(dropped, steps[i].name)
+	}
+}

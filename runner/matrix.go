@@ -178,7 +178,14 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 		return nil, err
 	}
 	r.info = info
+	dropped, err := r.c.Negotiate(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("server %s: %w", r.c.base, err)
+	}
 	r.fillRun(m, info, started)
+	if len(dropped) > 0 && cfg.Done == nil {
+		m.Run.Metadata = append(m.Run.Metadata, schema.Field{Section: "Run", Key: "Request fields the server rejected", Value: strings.Join(dropped, ", ")})
+	}
 
 	maxC := 1
 	for _, c := range cfg.Concurrency {

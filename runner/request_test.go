@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -217,5 +218,48 @@ func TestAPIKeyNeverStored(t *testing.T) {
 	}
 	if s := fmt.Sprintf("%v %+v %s", c, c, c.String()); strings.Contains(s, key) {
 		t.Fatalf("client description holds the key: %s", s)
+	}
+}
+
+// TestNegotiate drops request fields a strict server rejects.
+func TestNegotiate(t *testing.T) {
+	tests := []struct {
+		name    string
+		rejects []string
+		dropped string
+		fail    bool
+	}{
+		{"accepts all", nil, "", false},
+		{"rejects continuous usage", []string{"continuous_usage_stats"}, "continuous_usage_stats", false},
+		{"rejects ignore_eos too", []string{"continuous_usage_stats", "ignore_eos"}, "continuous_usage_stats,ignore_eos", false},
+		{"rejects stream_options", []string{"stream_options"}, "continuous_usage_stats,ignore_eos,stream_options", false},
+		{"rejects the model", []string{`"model"`}, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				for _, f := range tt.rejects {
+					if strings.Contains(string(b), f) {
+						w.WriteHeader(http.StatusBadRequest)
+						fmt.Fprintf(w, `{"error":{"message":"unknown field %s"}}`, f)
+						return
+					}
+				}
+				fmt.Fprint(w, content("x")+"\n\n"+finishStop+"\n\n"+done+"\n\n")
+			}))
+			defer srv.Close()
+			c, err := NewClient(ClientConfig{URL: srv.URL, Model: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dropped, err := c.Negotiate(context.Background())
+			if (err != nil) != tt.fail {
+				t.Fatalf("err = %v", err)
+			}
+			if got := strings.Join(dropped, ","); !tt.fail && got != tt.dropped {
+				t.Fatalf("dropped %q, want %q", got, tt.dropped)
+			}
+		})
 	}
 }
