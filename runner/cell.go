@@ -157,9 +157,16 @@ func (c *Client) runCell(ctx context.Context, cfg cellConfig, pool []*stream) ce
 			case <-t.C:
 				now := int64(time.Since(epoch))
 				for i := 0; i < C; i++ {
-					if active[i].Load() && now-pool[i].last.Load() > int64(cfg.idle) {
+					limit := cfg.idle
+					if !pool[i].streaming.Load() {
+						// Waiting for its first event: queued behind
+						// other prefills, a request may be silent for
+						// long; the ramp-up bound applies.
+						limit = max(limit, cfg.startTimeout)
+					}
+					if active[i].Load() && now-pool[i].last.Load() > int64(limit) {
 						if f := cancels[i].Load(); f != nil {
-							(*f)(fmt.Errorf("%w: no bytes for %v", errStalled, cfg.idle))
+							(*f)(fmt.Errorf("%w: no bytes for %v", errStalled, limit))
 						}
 					}
 				}

@@ -54,8 +54,10 @@ type stream struct {
 	log                []tick
 	content, reasoning loopDetector
 	// last is the arrival time (ns from epoch) of the latest bytes, read
-	// by the stall watchdog.
-	last atomic.Int64
+	// by the stall watchdog; streaming tells it the request has received
+	// its first event (before that, a queued prefill may be silent long).
+	last      atomic.Int64
+	streaming atomic.Bool
 	// Hooks of the cell this stream serves; nil outside cells.
 	onFirst func(t int64)   // the request's first token arrived at t
 	onLoop  func(r *record) // the request's text loops
@@ -81,6 +83,7 @@ func (c *Client) do(ctx context.Context, body []byte, epoch time.Time, s *stream
 	s.reasoning.reset()
 	rec.start = int64(time.Since(epoch))
 	s.last.Store(rec.start)
+	s.streaming.Store(false)
 	req, err := c.newRequest(ctx, http.MethodPost, c.path(), body)
 	if err != nil {
 		rec.err = err.Error()
@@ -132,6 +135,9 @@ func (c *Client) do(ctx context.Context, body []byte, epoch time.Time, s *stream
 		}
 		t := int64(at.Sub(epoch))
 		s.last.Store(t)
+		if !s.streaming.Load() {
+			s.streaming.Store(true)
+		}
 		if len(p) == 6 && string(p) == "[DONE]" {
 			rec.done = true
 			rec.end = t
