@@ -1,10 +1,12 @@
 package parse
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"speedmatrix/schema"
 )
@@ -63,14 +65,23 @@ func buildRun(raw *rawDoc, run *schema.Run) error {
 		}
 	}
 	if launch != "" {
+		// Note: a pair the document printed (a measuring run's Server
+		// section: what the server itself reported) wins over what the
+		// launch command implies; the launch command fills the rest.
 		l := ParseLaunch(launch)
 		run.LaunchCommand = l.Command
-		if l.ModelID != "" {
+		if run.ModelID == "" {
 			run.ModelID = l.ModelID
 		}
-		run.TensorParallel = l.TensorParallel
-		run.MaxModelLen = l.MaxModelLen
-		run.GPUMemoryUtilization = l.GPUMemoryUtilization
+		if run.TensorParallel == nil {
+			run.TensorParallel = l.TensorParallel
+		}
+		if run.MaxModelLen == nil {
+			run.MaxModelLen = l.MaxModelLen
+		}
+		if run.GPUMemoryUtilization == nil {
+			run.GPUMemoryUtilization = l.GPUMemoryUtilization
+		}
 		run.LaunchQuantization = l.Quantization
 		run.LaunchDType = l.DType
 		if l.Flags != nil {
@@ -178,6 +189,81 @@ func setField(raw *rawDoc, run *schema.Run, f rawField, value string, launch *st
 		if *launch == "" {
 			*launch = v
 		}
+	// What a measuring run prints (render's Run and Server sections).
+	case "dataset":
+		run.Dataset = v
+	case "endpoint", "apiendpoint":
+		run.Endpoint = v
+	case "serverurl", "url", "baseurl", "endpointurl":
+		run.ServerURL = v
+	case "host", "hostname", "clienthost":
+		run.Host = v
+	case "clientversion":
+		run.ClientVersion = v
+	case "started", "startedat", "starttime":
+		t, err := runTime(v)
+		if err != nil {
+			return errorf(raw.Name, f.Line, "%s %q is not a time like 2026-12-02T15:00:00Z (RFC 3339)", f.Key, v)
+		}
+		run.StartedAt = t
+	case "finished", "finishedat", "endtime", "ended":
+		t, err := runTime(v)
+		if err != nil {
+			return errorf(raw.Name, f.Line, "%s %q is not a time like 2026-12-02T15:00:00Z (RFC 3339)", f.Key, v)
+		}
+		run.FinishedAt = t
+	case "kvbudget", "kvbudgettokens", "kvcachetokens", "kvtokens", "kvcachesize":
+		n, err := tokenCount(v)
+		if err != nil {
+			return errorf(raw.Name, f.Line, "%s %q is not a token count like 200,000 tokens", f.Key, v)
+		}
+		run.KVBudgetTokens = schema.I64(n)
+	case "maxmodellength", "maxmodellen", "maxcontextlength", "contextlimit":
+		n, err := tokenCount(v)
+		if err != nil {
+			return errorf(raw.Name, f.Line, "%s %q is not a token count like 32,768 tokens", f.Key, v)
+		}
+		run.MaxModelLen = schema.I64(n)
+	case "tensorparallel", "tensorparallelsize":
+		n, err := tokenCount(v)
+		if err != nil || n < 1 || n > math.MaxInt32 {
+			return errorf(raw.Name, f.Line, "%s %q is not a number of GPUs", f.Key, v)
+		}
+		run.TensorParallel = schema.I32(int32(n))
+	case "gpumemoryutilization", "gpumemoryutil", "gpumemoryfraction":
+		q, err := parseQuantity(v)
+		if err != nil || q.Null || (q.Unit != "" && q.Unit != "%") {
+			return errorf(raw.Name, f.Line, "%s %q is not a fraction like 0.9", f.Key, v)
+		}
+		u := q.Value
+		if q.Unit == "%" {
+			u /= 100
+		}
+		run.GPUMemoryUtilization = schema.F64(u)
 	}
 	return nil
+}
+
+// tokenCount reads a whole, non-negative count with an optional unit
+// ("200,000 tokens", "2").
+func tokenCount(v string) (int64, error) {
+	q, err := parseQuantity(v)
+	if err == nil {
+		q, err = q.convert(kindCount)
+	}
+	if err != nil || q.Null || q.Value < 0 {
+		return 0, fmt.Errorf("not a count: %q", v)
+	}
+	return int64(q.Value), nil
+}
+
+// runTime reads a run's start or end time: RFC 3339 with optional
+// fractional seconds, as render prints it. The time keeps its printed
+// offset's instant, in UTC when the offset is zero.
+func runTime(v string) (*time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
 }

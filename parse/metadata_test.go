@@ -84,6 +84,32 @@ func TestMetaFields(t *testing.T) {
 			check:  map[string]string{"bench_tool": "in-house", "bench_version": "", "measure_seconds": "0.5"},
 		},
 		{
+			name:  "a measuring run's pairs, keys in any case",
+			title: "tiny on Sim GPU 80GB",
+			fields: []rawField{
+				{Section: "Hardware", Key: "GPU count", Value: "2"},
+				{Section: "Run", Key: "Dataset", Value: "neutral prose, tag ab12"}, {Section: "Run", Key: "endpoint", Value: "chat"},
+				{Section: "Run", Key: "Server URL", Value: "http://127.0.0.1:8000"}, {Section: "Run", Key: "HOST", Value: "bench-01"},
+				{Section: "Run", Key: "Client version", Value: "speedmatrix 0.1.0"},
+				{Section: "Run", Key: "Started", Value: "2026-12-02T15:00:00Z"}, {Section: "Run", Key: "Finished", Value: "2026-12-02T15:07:01.5Z"},
+				{Section: "Run", Key: "KV budget", Value: "200,000 tokens"},
+				{Section: "Server", Key: "Model id", Value: "sim/tiny"}, {Section: "Server", Key: "Tensor parallel", Value: "4"},
+				{Section: "Server", Key: "Max model length", Value: "32,768 tokens"}, {Section: "Server", Key: "GPU memory utilization", Value: "0.875"},
+			},
+			check: map[string]string{"gpu_count": "2", "dataset": "neutral prose, tag ab12", "endpoint": "chat",
+				"server_url": "http://127.0.0.1:8000", "host": "bench-01", "client_version": "speedmatrix 0.1.0",
+				"started_at": "2026-12-02T15:00:00Z", "finished_at": "2026-12-02T15:07:01.5Z", "kv_budget_tokens": "200000",
+				"model_id": "sim/tiny", "model": "tiny", "tensor_parallel": "4", "max_model_len": "32768", "gpu_memory_utilization": "0.875"},
+		},
+		{
+			name: "printed pairs win over the launch command",
+			fields: []rawField{
+				{Section: "Run", Key: "Launch command", Value: "vllm serve org/m -tp 2 --max-model-len 4096 --gpu-memory-utilization 0.9"},
+				{Section: "Server", Key: "Model id", Value: "served-m"}, {Section: "Server", Key: "Max model length", Value: "8,192 tokens"},
+			},
+			check: map[string]string{"model_id": "served-m", "tensor_parallel": "2", "max_model_len": "8192", "gpu_memory_utilization": "0.9"},
+		},
+		{
 			name:   "launch command given as a pair",
 			fields: []rawField{{Section: "Run", Key: "Launch command", Value: "vllm serve org/m -tp 2 --api-key abc"}},
 			check:  map[string]string{"model_id": "org/m", "model": "org/m", "tensor_parallel": "2", "launch_command": "vllm serve org/m -tp 2 --api-key <redacted>"},
@@ -146,6 +172,12 @@ func TestMetaBadValues(t *testing.T) {
 		{"Max output", "4,09 tokens", `is not a token count like 4,096 tokens`},
 		{"Max output", "4.5", `is not a token count`},
 		{"GPU count", "two", `is not a number of GPUs`},
+		{"Started", "yesterday", `Started "yesterday" is not a time like 2026-12-02T15:00:00Z (RFC 3339)`},
+		{"Finished", "2026-12-02 15:07", `is not a time`},
+		{"KV budget", "lots", `KV budget "lots" is not a token count`},
+		{"Max model length", "32,76 tokens", `is not a token count`},
+		{"Tensor parallel", "0", `is not a number of GPUs`},
+		{"GPU memory utilization", "0.9 GB", `is not a fraction like 0.9`},
 	}
 	for _, tt := range tests {
 		var run schema.Run
