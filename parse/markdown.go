@@ -27,10 +27,62 @@ var markdown = goldmark.New(goldmark.WithExtensions(extension.Table, extension.S
 // and the full table. The same rules as the HTML form apply (assemble).
 func extractMarkdown(b []byte, name string) (*rawDoc, error) {
 	idx := newLineIndex(b)
+	if err := mdGuard(b, name, idx); err != nil {
+		return nil, err
+	}
 	root := markdown.Parser().Parse(text.NewReader(b))
 	w := &mdWalker{src: b, idx: idx}
 	w.walk(root)
 	return assemble(w.blocks, name, idx.count(), "a # heading")
+}
+
+// Bounds on what a line may hold before goldmark sees it. goldmark's
+// time grows with the square of the unclosed link brackets on one line
+// and of the depth of nested block quotes and lists (a 64 KiB line of
+// "[a](" takes seconds), and no speed-test document comes near them.
+const (
+	mdMaxBrackets = 512 // "[" on one line
+	mdMaxQuotes   = 32  // leading ">" on one line
+	mdMaxIndent   = 256 // leading columns of white space
+)
+
+// mdGuard rejects input that would make goldmark slow, at the line that
+// would.
+func mdGuard(b []byte, name string, idx *lineIndex) error {
+	start := 0
+	for start <= len(b) {
+		end := bytes.IndexByte(b[start:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += start
+		}
+		line := b[start:end]
+		if n := bytes.Count(line, []byte("[")); n > mdMaxBrackets {
+			return errorf(name, idx.line(start), "%d link brackets on one line (more than %d): not a speed-test document", n, mdMaxBrackets)
+		}
+		quotes, cols := 0, 0
+	prefix:
+		for _, c := range line {
+			switch c {
+			case '>':
+				quotes++
+			case '-', '*', '+':
+				// list markers; a thematic break of many dashes is fine
+			case ' ':
+				cols++
+			case '\t':
+				cols += 4
+			default:
+				break prefix
+			}
+		}
+		if quotes > mdMaxQuotes || cols > mdMaxIndent {
+			return errorf(name, idx.line(start), "nested %d block quotes deep, %d columns in (more than %d, %d): not a speed-test document", quotes, cols, mdMaxQuotes, mdMaxIndent)
+		}
+		start = end + 1
+	}
+	return nil
 }
 
 // mdWalker turns a goldmark tree into blocks.

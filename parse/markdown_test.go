@@ -158,6 +158,12 @@ var fxMDErrors = []fxErrorCase{
 		at: "56K", names: []fxLineOf{{"| Prefill |", 1}}, msg: []string{"duplicated row", "contradicts"}},
 	{name: "garbled number", doc: "# " + fxTitle + "\n" + strings.Replace(fxMDFull, "325.2", "32x5.2", 1),
 		at: "32x5.2", msg: []string{"Total tok/s"}},
+	{name: "link brackets that would make goldmark slow", doc: "# " + fxTitle + "\n\n" + strings.Repeat("[a](", 600) + "\n" + fxMDFull,
+		at: "[a](", msg: []string{"link brackets"}},
+	{name: "deeply nested quotes", doc: "# " + fxTitle + "\n\n" + strings.Repeat("> ", 40) + "x\n" + fxMDFull,
+		at: "> >", msg: []string{"block quotes"}},
+	{name: "deeply nested lists", doc: "# " + fxTitle + "\n\n" + strings.Repeat("  - x\n", 3) + strings.Repeat(" ", 300) + "- x\n" + strings.Repeat("-", 400) + "\n" + fxMDFull,
+		at: "      - x", msg: []string{"columns in"}},
 	{name: "truncated table row", doc: "# " + fxTitle + "\n" + strings.Replace(fxMDFull, "| 41 ms |", "", 1),
 		at: "| Sustained decode | 8K | 1 |", msg: []string{"cells"}},
 }
