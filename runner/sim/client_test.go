@@ -32,6 +32,7 @@ type event struct {
 	Raw  []byte
 	Done bool
 	// Decoded fields.
+	ID      string `json:"id"`
 	Choices []struct {
 		Delta struct {
 			Role             string `json:"role"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -280,4 +281,65 @@ func TestFaultsNonStreaming(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoopCellsClosedLoop checks that in a closed loop of C streams (a
+// finished request is resent at once) every request sees C in flight, so a
+// looped cell loops on every request and its neighbours on none.
+func TestLoopCellsClosedLoop(t *testing.T) {
+	cases := []struct {
+		name  string
+		c     int
+		loops bool
+	}{
+		{"looped_cell", 2, true},
+		{"neighbour_below", 1, false},
+		{"neighbour_above", 3, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := DefaultProfile()
+			p.LoopAfter, p.LoopCells = 100, []LoopCell{{ContextLabel: "0K", Concurrency: 2}}
+			_, c := startSim(t, p)
+			var mu sync.Mutex
+			looped := map[string]bool{} // by response id
+			var wg sync.WaitGroup
+			for range tc.c {
+				wg.Go(func() {
+					for range 5 {
+						r, err := c.post(context.Background(), "/v1/completions", map[string]any{"prompt": "loop", "max_tokens": 200, "ignore_eos": true, "stream": true})
+						if err != nil || r.Status != 200 || len(r.Events) == 0 {
+							t.Errorf("%v %+v", err, r)
+							return
+						}
+						_, content, _ := r.tokenEvents()
+						mu.Lock()
+						looped[r.Events[0].ID] = isLoop(strings.Fields(content), 100)
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			for n := 1; n <= 5*tc.c; n++ {
+				id := "cmpl-sim" + strconv.Itoa(n)
+				if got, ok := looped[id]; !ok || got != tc.loops {
+					t.Errorf("%s: looped %v (seen %v), want %v", id, got, ok, tc.loops)
+				}
+			}
+		})
+	}
+}
+
+// isLoop reports whether words repeat loopText from word from on.
+func isLoop(words []string, from int) bool {
+	period := len(loopText)
+	if len(words) < from+2*period {
+		return false
+	}
+	for i := from; i < len(words); i++ {
+		if words[i] != strings.TrimSpace(loopText[(i-from)%period]) {
+			return false
+		}
+	}
+	return true
 }

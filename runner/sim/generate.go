@@ -154,7 +154,16 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	arrived := time.Now()
 	n := s.seqNum.Add(1)
 	s.inflight.Add(1)
-	defer s.inflight.Add(-1)
+	released := false
+	// release stops counting the request as in flight; streams call it
+	// just before their last write.
+	release := func() {
+		if !released {
+			released = true
+			s.inflight.Add(-1)
+		}
+	}
+	defer release()
 	rec := &record{}
 	rec.r.N = n
 	if chat {
@@ -206,12 +215,20 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 		sq.hashes = s.tok.blockHashes(text, s.p.BlockSize)
 	}
 	ans := answer{seed: mix(s.p.Seed, n, 0x77), loopAfter: -1}
-	if s.p.LoopAfter > 0 && (s.loops == nil || s.loops[LoopCell{ContextLabel: contextLabel(promptTokens), Concurrency: int(s.inflight.Load())}]) {
+	loopPending := false
+	switch {
+	case s.p.LoopAfter <= 0:
+	case s.loops == nil:
+		ans.loopAfter = int64(s.p.LoopAfter)
+	case req.Stream:
+		// Decided when the stream reaches LoopAfter (see writeChunk).
+		loopPending = true
+	case s.loops[LoopCell{ContextLabel: contextLabel(promptTokens), Concurrency: int(s.inflight.Load())}]:
 		ans.loopAfter = int64(s.p.LoopAfter)
 	}
-	st := &stream{
+	st := &stream{loopPending: loopPending,
 		s: s, w: w, rec: rec, sq: sq, ans: ans, chat: chat, fault: fault, finish: finish,
-		prompt: promptTokens, req: req,
+		prompt: promptTokens, req: req, release: release,
 	}
 	if chat && s.p.Reasoning {
 		st.reasoning = int64(s.p.ReasoningTokens)

@@ -74,7 +74,7 @@ func TestWireGolden(t *testing.T) {
 				s: s, w: w, rec: rec, chat: tc.chat, finish: "length", prompt: 7, fault: tc.fault,
 				sq:  &seq{target: 5},
 				ans: answer{seed: 42, loopAfter: -1},
-				req: &genRequest{StreamOptions: tc.opts},
+				req: &genRequest{StreamOptions: tc.opts}, release: func() {},
 			}
 			if tc.chat && s.p.Reasoning {
 				st.reasoning = int64(s.p.ReasoningTokens)

@@ -88,7 +88,9 @@ type Profile struct {
 	ReasoningField  string
 	// LoopAfter makes every answer repeat one fixed paragraph after this
 	// many tokens (0 = never), as a model stuck in a loop does. LoopCells,
-	// when non-empty, restricts looping to requests of those cells.
+	// when non-empty, restricts looping to requests of those cells: a
+	// stream's cell is its prompt's context label and the requests in the
+	// server (running + waiting) when it reaches LoopAfter tokens.
 	LoopAfter int
 	LoopCells []LoopCell
 	// EOSMeanTokens is the mean answer length of a request sent without
@@ -138,8 +140,8 @@ type Profile struct {
 }
 
 // LoopCell names one decode cell whose requests loop: requests whose prompt
-// has ContextLabel (floor(tokens/1024), as "8K") and that arrive while
-// Concurrency requests (themselves included) are in the server.
+// has ContextLabel (floor(tokens/1024), as "8K") while Concurrency
+// requests (themselves included) are in the server.
 type LoopCell struct {
 	ContextLabel string
 	Concurrency  int

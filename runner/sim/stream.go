@@ -26,14 +26,19 @@ type stream struct {
 	prompt int64
 	// reasoning is how many leading tokens go out as reasoning deltas.
 	reasoning int64
+	// release is called before the last write (see handleGenerate).
+	release func()
 
 	buf       []byte
 	prefix    []byte // `data: {"id":…,"choices":[`
 	sent      int64
 	roleSent  bool
 	cachedSet bool
-	faultDone bool
-	padNext   bool
+	// loopPending defers the LoopCells decision to the first write past
+	// LoopAfter.
+	loopPending bool
+	faultDone   bool
+	padNext     bool
 }
 
 // midStream reports whether f strikes inside a stream.
@@ -226,6 +231,9 @@ func (st *stream) writeChunk(from, to int64, last bool) bool {
 	} else {
 		b = append(b, `{"index":0,"text":"`...)
 	}
+	if st.loopPending && to > int64(st.s.p.LoopAfter) {
+		st.decideLoop()
+	}
 	b = st.ans.appendText(b, from, to)
 	if st.padNext {
 		st.padNext = false
@@ -288,6 +296,7 @@ func (st *stream) end() {
 		b = append(b, "data: [DONE]\n\n"...)
 	}
 	st.buf = b
+	st.release()
 	if len(b) > 0 {
 		if _, err := st.w.Write(b); err != nil {
 			st.setErr("client went away at the end: write: %v", err)
@@ -368,6 +377,7 @@ func (st *stream) serveWhole(r *http.Request) {
 		st.setErr("encode: %v", err)
 		return
 	}
+	st.release()
 	st.w.Header().Set("Content-Type", "application/json")
 	st.w.WriteHeader(http.StatusOK)
 	if _, err := st.w.Write(b); err != nil {
@@ -414,5 +424,20 @@ func (s *Server) countFinish(reason string) {
 		s.m.successLength.Add(1)
 	} else {
 		s.m.successStop.Add(1)
+	}
+}
+
+// decideLoop decides whether a stream of a LoopCells profile loops: it
+// does when its cell (context label, requests in the server) is listed.
+// Note: the count is taken when the stream reaches LoopAfter rather than at
+// arrival: a closed loop's requests end and are resent together, so at
+// arrival the others are often between requests, while mid-answer all C
+// are in the server.
+func (st *stream) decideLoop() {
+	st.loopPending = false
+	m := &st.s.m
+	c := int(m.running.Load() + m.waiting.Load())
+	if st.s.loops[LoopCell{ContextLabel: contextLabel(st.prompt), Concurrency: c}] {
+		st.ans.loopAfter = int64(st.s.p.LoopAfter)
 	}
 }
