@@ -413,14 +413,15 @@ type storedRun struct {
 	stem string
 }
 
-// readRuns reads the runs of the given committed stems. A run id present in
+// readRuns reads the runs of the given committed stems (those whose
+// run_id keep accepts, when keep is not nil). A run id present in
 // several stems (archives merged by copying files, each of which had
 // ingested the same document) is kept once: the earliest ingested, then
 // the smallest stem. The result is sorted by ingested_at, then run_id.
-func (a *Archive) readRuns(ctx context.Context, l *layout, stems []string) ([]storedRun, error) {
+func (a *Archive) readRuns(ctx context.Context, l *layout, stems []string, keep func(string) bool) ([]storedRun, error) {
 	files := make([][]schema.Run, len(stems))
 	err := parallel(ctx, len(stems), func(k int) (err error) {
-		files[k], err = ReadFile[schema.Run](l.files[TableRuns][stems[k]])
+		files[k], err = readRows[schema.Run](l.files[TableRuns][stems[k]], keep)
 		return err
 	})
 	if err != nil {
@@ -461,7 +462,7 @@ func (a *Archive) Runs(ctx context.Context) ([]schema.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	srs, err := a.readRuns(ctx, l, l.committed())
+	srs, err := a.readRuns(ctx, l, l.committed(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -487,14 +488,20 @@ func (a *Archive) Load(ctx context.Context, runIDs ...string) ([]*schema.Matrix,
 		return nil, err
 	}
 	stems := l.committed()
+	var keep func(string) bool
 	if len(runIDs) > 0 {
-		// Decode only the runs files holding the ids asked for, found
-		// from their run_id columns.
+		// Decode only the runs asked for, and only in the runs files
+		// holding them, found from their run_id columns.
 		if stems, err = a.stemsWith(ctx, l, stems, runIDs); err != nil {
 			return nil, err
 		}
+		want := make(map[string]bool, len(runIDs))
+		for _, id := range runIDs {
+			want[id] = true
+		}
+		keep = func(id string) bool { return want[id] }
 	}
-	srs, err := a.readRuns(ctx, l, stems)
+	srs, err := a.readRuns(ctx, l, stems, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -547,12 +554,13 @@ func (a *Archive) load(ctx context.Context, l *layout, srs []storedRun, runIDs [
 	ss := make([][]schema.Sample, len(stems))
 	err := parallel(ctx, 2*len(stems), func(k int) (err error) {
 		s := stems[k/2]
+		keep := func(id string) bool { return want[s][id] != nil }
 		if k%2 == 0 {
 			if p, ok := l.files[TableMeasurements][s]; ok {
-				ms[k/2], err = ReadFile[schema.Measurement](p)
+				ms[k/2], err = readRows[schema.Measurement](p, keep)
 			}
 		} else if p, ok := l.files[TableSamples][s]; ok {
-			ss[k/2], err = ReadFile[schema.Sample](p)
+			ss[k/2], err = readRows[schema.Sample](p, keep)
 		}
 		return err
 	})
@@ -601,7 +609,7 @@ func (a *Archive) Compact(ctx context.Context) error {
 	if len(stems) < 2 {
 		return nil
 	}
-	srs, err := a.readRuns(ctx, l, stems)
+	srs, err := a.readRuns(ctx, l, stems, nil)
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,26 @@ func WriteFile[T Row](w io.Writer, rows []T) error {
 	return tableOf[T]().write(w, reflect.ValueOf(rows))
 }
 
+// readRows reads the rows of a file of T's table whose run_id keep
+// accepts (every row when keep is nil). Rows left out are not decoded.
+func readRows[T Row](path string, keep func(runID string) bool) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []T
+	err = tableOf[T]().read(f, path, keep, func(n int) reflect.Value {
+		base := len(out)
+		out = append(out, make([]T, n)...)
+		return reflect.ValueOf(out[base:])
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ReadFile reads every row of a Parquet file of T's table. Columns are
 // matched by name: a column the file lacks leaves the field zero (nil for
 // pointers), a column the struct lacks is ignored, so files written before
@@ -42,7 +62,7 @@ func ReadFile[T Row](path string) ([]T, error) {
 	}
 	defer f.Close()
 	var out []T
-	err = tableOf[T]().read(f, path, func(n int) reflect.Value {
+	err = tableOf[T]().read(f, path, nil, func(n int) reflect.Value {
 		base := len(out)
 		out = append(out, make([]T, n)...)
 		return reflect.ValueOf(out[base:])
@@ -147,7 +167,7 @@ func (t *table) openParquet(r parquet.ReaderAtSeeker, name string) (*pqarrow.Fil
 // read decodes every row of a Parquet file of table t. grow is called once
 // per record batch with its row count and returns a slice of t.typ of that
 // length to fill.
-func (t *table) read(r parquet.ReaderAtSeeker, name string, grow func(n int) reflect.Value) (err error) {
+func (t *table) read(r parquet.ReaderAtSeeker, name string, keep func(string) bool, grow func(n int) reflect.Value) (err error) {
 	defer recoverCorrupt(name, &err)
 	fr, err := t.openParquet(r, name)
 	if err != nil {
@@ -182,18 +202,43 @@ func (t *table) read(r parquet.ReaderAtSeeker, name string, grow func(n int) ref
 		return fmt.Errorf("archive: %s: %w", name, err)
 	}
 	defer rr.Release()
+	idPos := -1
+	if keep != nil {
+		idx := sc.FieldIndices("run_id")
+		if len(idx) == 0 || sc.Field(idx[0]).Type.ID() != arrow.STRING {
+			return fmt.Errorf("archive: %s: no utf8 run_id column to filter on", name)
+		}
+		idPos = idx[0]
+	}
+	var sel []int // rows of the batch to decode
 	for rr.Next() {
 		rec := rr.RecordBatch()
 		n := int(rec.NumRows())
-		rows := grow(n)
+		sel = sel[:0]
+		if idPos >= 0 {
+			ids := rec.Column(idPos).(*array.String)
+			for i := 0; i < n; i++ {
+				if keep(ids.Value(i)) {
+					sel = append(sel, i)
+				}
+			}
+		} else {
+			for i := 0; i < n; i++ {
+				sel = append(sel, i)
+			}
+		}
+		if len(sel) == 0 {
+			continue
+		}
+		rows := grow(len(sel))
 		for _, b := range bs {
 			a := rec.Column(b.pos)
 			nulls := a.NullN() > 0
-			for i := 0; i < n; i++ {
+			for k, i := range sel {
 				if nulls && a.IsNull(i) {
 					continue
 				}
-				b.get(a, i, rows.Index(i).Field(b.index))
+				b.get(a, i, rows.Index(k).Field(b.index))
 			}
 		}
 	}
