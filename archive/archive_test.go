@@ -165,8 +165,8 @@ func TestAppendLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(two) != 2 || two[0].Run.RunID != ms[3].Run.RunID || two[1].Run.RunID != ms[1].Run.RunID {
-		t.Fatalf("Load(3, 1) returned the wrong runs")
+	if len(two) != 2 || !reflect.DeepEqual(two[0], stored(ms[3])) || !reflect.DeepEqual(two[1], stored(ms[1])) {
+		t.Fatalf("Load(3, 1) returned\n%+v\nwant runs 3 and 1 with their rows", two)
 	}
 	if _, err := a.Load(ctx, "0000000000000000"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Load(unknown id): err = %v, want ErrNotFound", err)
