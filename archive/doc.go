@@ -70,4 +70,23 @@
 // copy in object storage, replaces files other hosts may have cached; so
 // ingest in batches when you can and compact occasionally (cmd/ingest
 // -compact), not after every run.
+//
+// # Figures
+//
+// Measured on the 2-core development machine while other jobs ran (load
+// 7–15), so CPU time is the steadier figure (go test ./archive -bench
+// Runs10000 -benchtime 3x; go test ./cmd/ingest -bench Ingest1000
+// -benchtime 3x):
+//
+//	Append of 1,000 parsed documents (46,000 rows), one call   ≈ 0.6 ms CPU per document
+//	Runs of 10,000 runs, compacted / in 10 batch files         ≈ 125 / 170 ms CPU
+//	Load of all 10,000 runs (50,000 rows), compacted / batched ≈ 420 / 490 ms CPU
+//	Load of one run by id, compacted / batched                  ≈ 100 / 55 ms CPU
+//	dedupe scan of a fresh Append, compacted / batched          ≈ 7 / 19 ms CPU
+//	the same 1,000 runs left in 1,000 small files: Runs ≈ 3.7 s CPU, dedupe ≈ 0.6 s
+//
+// Every Parquet file costs a few milliseconds to open (footer, stored
+// Arrow schema, a 16 KiB page buffer per column in arrow-go), whatever its
+// size: hence batches and Compact. Reads of several files run on one
+// goroutine per CPU, and Load by id decodes only the rows it returns.
 package archive
