@@ -60,9 +60,12 @@
 //
 // # Cost
 //
-// Measured on the shared 2-core machine this was written on
-// (BenchmarkServer, raw client that only reads bytes, CPU of both):
-// about 4 µs of CPU per token at 64 streams (≈190K tok/s delivered of 193K
-// modelled), 2–3 µs at 256–2,048 streams, where the process saturates at
-// roughly 150K–300K tok/s depending on machine load.
+// Measured on the shared 2-core machine this was written on, with a raw
+// client that only reads bytes running in a child process
+// (BenchmarkServerCPU): the server spends about 3.8 µs of CPU per token at
+// 64 streams (190K tok/s delivered of 193K modelled) and 1.8 µs at 512 and
+// 2,048 streams, where it saturates near 360K tok/s; with the client in
+// the same process (BenchmarkServer) both together saturate at roughly
+// 150K–300K tok/s, depending on the machine's load. Most of the cost is the
+// write system call per chunk.
 package sim

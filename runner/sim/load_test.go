@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -185,4 +187,40 @@ func TestManyStreams(t *testing.T) {
 		}
 	}
 	t.Logf("%d streams, %d tokens in %v (%.0f tok/s); engine %+v", streams, total, last.Sub(first), float64(total)/last.Sub(first).Seconds(), s.Stats())
+}
+
+// BenchmarkServerCPU measures the server's own CPU per token: the raw
+// client runs in a child process (this test binary, see TestMain), so the
+// CPU this process spends is the simulator's (engine, handlers, HTTP,
+// syscalls). It reports server and client µs per token and the delivered
+// rate.
+func BenchmarkServerCPU(b *testing.B) {
+	for _, batch := range []int{64, 512, 2048} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			s, base, err := Start(DefaultProfile())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			per := min(max(b.N/batch, 1), 30000)
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%d", rawClientEnv, strings.TrimPrefix(base, "http://"), batch, per))
+			cmd.Stderr = os.Stderr
+			b.ResetTimer()
+			cpu0, t0 := cpuTime(), time.Now()
+			if err := cmd.Run(); err != nil {
+				b.Fatalf("client: %v", err)
+			}
+			elapsed, cpu := time.Since(t0), cpuTime()-cpu0
+			b.StopTimer()
+			var tokens int64
+			for _, rec := range s.Requests() {
+				tokens += rec.OutputTokens
+			}
+			client := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(tokens), "server-cpu-µs/token")
+			b.ReportMetric(float64(client.Nanoseconds())/1e3/float64(tokens), "client-cpu-µs/token")
+			b.ReportMetric(float64(tokens)/elapsed.Seconds(), "tok/s")
+		})
+	}
 }
