@@ -173,9 +173,7 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	rec.r.Start = arrived
-	s.mu.Lock()
-	s.records = append(s.records, rec)
-	s.mu.Unlock()
+	s.addRecord(rec)
 	fail := func(status int, typ, msg string) {
 		writeError(w, status, typ, msg)
 		rec.update(func(r *RequestRecord) {

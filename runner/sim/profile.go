@@ -128,6 +128,12 @@ type Profile struct {
 	NoTokenize bool
 	NoMetrics  bool
 
+	// MaxRecords, when > 0, bounds the truth kept: Requests returns only
+	// the most recent MaxRecords requests, older records are dropped (each
+	// costs 16 bytes per chunk). Long runs that do not read the truth, such
+	// as a demo, set it or call Reset between cells.
+	MaxRecords int
+
 	// Faults lists injected faults; the first one that fires for a request
 	// applies.
 	Faults []Fault

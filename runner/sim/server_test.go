@@ -448,3 +448,36 @@ func TestEndpointsOff(t *testing.T) {
 		})
 	}
 }
+
+func TestMaxRecords(t *testing.T) {
+	cases := []struct {
+		name      string
+		max, sent int
+		wantFirst uint64 // arrival number of the oldest record kept
+		wantLen   int
+	}{
+		{"unbounded", 0, 7, 1, 7},
+		{"bounded", 3, 7, 5, 3},
+		{"under", 10, 4, 1, 4},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := DefaultProfile()
+			p.MaxRecords = tc.max
+			s, c := startSim(t, p)
+			for range tc.sent {
+				if r, err := c.post(context.Background(), "/v1/completions", map[string]any{"prompt": "x", "max_tokens": 2}); err != nil || r.Status != 200 {
+					t.Fatalf("%v %+v", err, r)
+				}
+			}
+			recs := s.Requests()
+			if len(recs) != tc.wantLen || recs[0].N != tc.wantFirst || recs[len(recs)-1].N != uint64(tc.sent) {
+				t.Errorf("%d records from %d to %d; want %d from %d to %d", len(recs), recs[0].N, recs[len(recs)-1].N, tc.wantLen, tc.wantFirst, tc.sent)
+			}
+			s.Reset()
+			if n := len(s.Requests()); n != 0 {
+				t.Errorf("%d records after Reset", n)
+			}
+		})
+	}
+}

@@ -125,7 +125,11 @@ func (rec *record) snapshot(epoch time.Time) RequestRecord {
 // as they stand.
 func (s *Server) Requests() []RequestRecord {
 	s.mu.Lock()
-	recs := append([]*record(nil), s.records...)
+	recs := s.records
+	if k := s.p.MaxRecords; k > 0 && len(recs) > k {
+		recs = recs[len(recs)-k:]
+	}
+	recs = append([]*record(nil), recs...)
 	s.mu.Unlock()
 	out := make([]RequestRecord, len(recs))
 	for i, rec := range recs {
@@ -142,5 +146,18 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	clear(s.records)
 	s.records = s.records[:0]
+	s.mu.Unlock()
+}
+
+// addRecord keeps rec, dropping the oldest records beyond MaxRecords (in
+// batches, so the cost per request stays constant).
+func (s *Server) addRecord(rec *record) {
+	s.mu.Lock()
+	s.records = append(s.records, rec)
+	if k := s.p.MaxRecords; k > 0 && len(s.records) >= 2*k {
+		n := copy(s.records, s.records[len(s.records)-k:])
+		clear(s.records[n:])
+		s.records = s.records[:n]
+	}
 	s.mu.Unlock()
 }
