@@ -391,25 +391,29 @@ type assembler struct {
 	looseCode *block
 }
 
-// findTitle returns the index of the title block: the first h1 that is
-// not the "Speed test matrix" kicker, else the first heading before any
-// known section that is not the kicker, else the first text after a
-// kicker heading; -1 when there is none.
+// findTitle returns the index of the title block: an h1 that is not the
+// "Speed test matrix" kicker, else a heading before any known section
+// that is not the kicker, else the first text after a kicker heading; -1
+// when there is none. Among several candidates one that reads "MODEL on
+// GPU" wins over the first (a site name in an h1 above the document).
 func findTitle(blocks []block) int {
-	for i, b := range blocks {
-		if b.Kind == blockHeading && b.Level == 1 && normKey(b.Text) != kicker && b.Text != "" {
-			if _, known := classifySection(b.Text); !known {
+	pick := func(cands []int) int {
+		for _, i := range cands {
+			if strings.Contains(blocks[i].Text, " on ") {
 				return i
 			}
 		}
-	}
-	kickerAt := -1
-	for i, b := range blocks {
-		if b.Kind != blockHeading {
-			continue
+		if len(cands) > 0 {
+			return cands[0]
 		}
-		if _, known := classifySection(b.Text); known {
-			break
+		return -1
+	}
+	var h1s, heads []int
+	kickerAt := -1
+	inSections := false
+	for i, b := range blocks {
+		if b.Kind != blockHeading || b.Text == "" {
+			continue
 		}
 		if normKey(b.Text) == kicker {
 			if kickerAt < 0 {
@@ -417,9 +421,22 @@ func findTitle(blocks []block) int {
 			}
 			continue
 		}
-		if b.Text != "" {
-			return i
+		if _, known := classifySection(b.Text); known {
+			inSections = true
+			continue
 		}
+		if b.Level == 1 {
+			h1s = append(h1s, i)
+		}
+		if !inSections {
+			heads = append(heads, i)
+		}
+	}
+	if i := pick(h1s); i >= 0 {
+		return i
+	}
+	if i := pick(heads); i >= 0 {
+		return i
 	}
 	if kickerAt >= 0 {
 		for i := kickerAt + 1; i < len(blocks) && blocks[i].Kind != blockHeading; i++ {
@@ -444,7 +461,7 @@ func (a *assembler) findSubtitle(blocks []block, title int) {
 		if b.Kind == blockKV {
 			text = collapse(b.Text + " " + b.Value)
 		}
-		if strings.Contains(text, "·") {
+		if strings.Contains(text, "·") || strings.Contains(text, "•") {
 			a.doc.Subtitle, a.doc.SubtitleLine, a.subtitleIdx = text, b.Line, i
 			return
 		}

@@ -27,7 +27,7 @@ func extractHTML(b []byte, name string) (*rawDoc, error) {
 	idx := newLineIndex(b)
 	root, err := html.Parse(bytes.NewReader(annotateLines(b, idx)))
 	if err != nil {
-		return nil, errorf(name, 0, "HTML: %v", err)
+		return nil, errorf(name, 0, "not readable as HTML: %v", err)
 	}
 	doc := goquery.NewDocumentFromNode(root)
 	w := &htmlWalker{}
@@ -494,8 +494,8 @@ func (w *htmlWalker) list(n *html.Node) {
 // code inside it are read after it.
 func (w *htmlWalker) item(n *html.Node) {
 	var own, nested []*html.Node
+	// split reports whether n holds a list, table or pre.
 	var split func(n *html.Node) bool
-	// nestedIn reports whether n holds a list, table or pre.
 	split = func(n *html.Node) bool {
 		if n.Type != html.ElementNode {
 			return false

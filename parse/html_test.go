@@ -124,6 +124,12 @@ var fxHTMLCases = []fxCase{
 			prefill: fxPrefill, matrix: fxMatrix, rows: fxRows},
 	},
 	{
+		name: "site name in an h1 above the title",
+		doc: `<header><h1>Bench Lab</h1><nav><a href="/">Home</a></nav></header>
+<h1>` + fxTitle + `</h1><p>vllm • 0.27.2</p>` + fxHTMLMatrix + fxHTMLFull,
+		want: fxWant{title: fxTitle, subtitle: "vllm • 0.27.2", matrix: fxMatrix, rows: fxRows},
+	},
+	{
 		name: "kicker h1, title in h2, card labels as sub-headings, label-first prefill",
 		doc: `<h1>Speed test matrix</h1><h2>` + fxTitle + `</h2>
 <h2>Prefill</h2><p>prompt tok/s by context length</p>
