@@ -653,6 +653,10 @@ func (a *assembler) table(t *table, sec sectionKind, secName string) error {
 		switch sec {
 		case secMeta, secNone:
 			if len(t.Header) == 2 {
+				// A caption that names a section files the pairs there.
+				if k, known := classifySection(t.Caption); known && k == secMeta {
+					secName = collapse(t.Caption)
+				}
 				a.keyValueTable(t, secName)
 			}
 		case secPrefill:
@@ -679,14 +683,14 @@ func (a *assembler) matrix(t *table) {
 	transposed := classifyTable(t, secDecode) == tableMatrixT
 	cols := make([]string, len(t.Header))
 	for i, c := range t.Header {
-		cols[i] = headLabel(c.Text, !transposed)
+		cols[i] = cellLabel(c, !transposed)
 	}
 	for _, r := range t.Rows {
 		cells := cellTexts(r.Cells)
 		if skipRow(cells, len(cols)) || len(r.Cells) == 0 {
 			continue
 		}
-		label := headLabel(r.Cells[0].Text, transposed)
+		label := cellLabel(r.Cells[0], transposed)
 		for j := 1; j < len(r.Cells); j++ {
 			c := r.Cells[j]
 			rc := rawCell{Context: label, Line: c.Line}
@@ -703,6 +707,20 @@ func (a *assembler) matrix(t *table) {
 			a.doc.Matrix = append(a.doc.Matrix, rc)
 		}
 	}
+}
+
+// cellLabel returns the label of a matrix header cell. When the whole
+// cell does not read as one ("8K" with a tooltip "8,192 tokens" beside
+// it), its first piece is tried.
+func cellLabel(c cell, concurrency bool) string {
+	re := contextLabelRe
+	if concurrency {
+		re = concurrencyRe
+	}
+	if !re.MatchString(strings.ToLower(collapse(c.Text))) && len(c.Pieces) > 1 && re.MatchString(strings.ToLower(c.Pieces[0])) {
+		return headLabel(c.Pieces[0], concurrency)
+	}
+	return headLabel(c.Text, concurrency)
 }
 
 // headLabel returns a matrix header as the builder expects it: a context

@@ -124,6 +124,17 @@ var fxHTMLCases = []fxCase{
 			prefill: fxPrefill, matrix: fxMatrix, rows: fxRows},
 	},
 	{
+		name: "tooltips beside matrix labels, captioned key/value tables",
+		doc: `<h1>` + fxTitle + `</h1>
+<table><caption>Engine</caption><tr><th>Engine</th><td>vllm</td></tr><tr><th>Backend</th><td>cuda</td></tr></table>
+<h2>Sustained decode</h2>
+<table>
+<tr><th>Context</th><th>1<sup>req</sup></th><th>2 <abbr title="simultaneous requests">req</abbr></th></tr>
+<tr><th>8K<span class="tip">8,192 tokens</span></th><td><span>325.2</span><span>41 ms TTFT</span></td><td>Looped</td></tr>
+</table>` + fxHTMLFull,
+		want: fxWant{title: fxTitle, fields: []string{"Engine/Engine=vllm", "Engine/Backend=cuda"}, matrix: fxMatrix, rows: fxRows},
+	},
+	{
 		name: "site name in an h1 above the title",
 		doc: `<header><h1>Bench Lab</h1><nav><a href="/">Home</a></nav></header>
 <h1>` + fxTitle + `</h1><p>vllm • 0.27.2</p>` + fxHTMLMatrix + fxHTMLFull,
