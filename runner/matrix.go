@@ -46,8 +46,9 @@ type Labels struct {
 
 // Config describes a measuring run.
 type Config struct {
-	// Contexts are the decode contexts in tokens, before capping;
-	// PrefillContexts those of the prefill phase (nil: Contexts).
+	// Contexts are the decode contexts in tokens, before capping (each
+	// also gets a prefill cell, from its scout); PrefillContexts adds
+	// prefill-only contexts.
 	Contexts        []int64
 	PrefillContexts []int64
 	Concurrency     []int
@@ -125,9 +126,6 @@ func New(c *Client, cfg Config) (*Runner, error) {
 	}
 	if cfg.MaxErrorRate <= 0 {
 		cfg.MaxErrorRate = 0.1
-	}
-	if cfg.PrefillContexts == nil {
-		cfg.PrefillContexts = cfg.Contexts
 	}
 	if cfg.Tag == "" {
 		cfg.Tag = NewTag()
@@ -424,12 +422,15 @@ type planCell struct {
 func (c planCell) key() string { return cellKey(c.phase, c.label, int32(c.c)) }
 
 // plan lists contexts (capped, labelled, deduplicated, ascending) with
-// their prefill cell first and decode cells by concurrency.
+// their prefill cell first and decode cells by concurrency. Every decode
+// context gets a prefill cell (its scout measures it for free), and so
+// does every prefill context, as the seeds' "prefill at 8K, …, 123K,
+// 128K" shows. Decode contexts are capped at max_model_len − max_tokens −
+// 64; prefill-only ones, sent with max_tokens=1, at max_model_len − 65.
 func (r *Runner) plan() []planContext {
 	cfg := &r.cfg
 	byTokens := map[int64]*planContext{}
 	get := func(t int64) *planContext {
-		t = capContext(t, r.info.MaxModelLen, cfg.MaxTokens)
 		if p := byTokens[t]; p != nil {
 			return p
 		}
@@ -437,14 +438,14 @@ func (r *Runner) plan() []planContext {
 		byTokens[t] = p
 		return p
 	}
-	for _, t := range cfg.PrefillContexts {
-		p := get(t)
-		if len(p.cells) == 0 || p.cells[0].phase != schema.PhasePrefill {
-			p.cells = append([]planCell{{phase: schema.PhasePrefill, label: p.label, c: 1}}, p.cells...)
+	addPrefill := func(p *planContext) {
+		if !slices.ContainsFunc(p.cells, func(x planCell) bool { return x.phase == schema.PhasePrefill }) {
+			p.cells = append(p.cells, planCell{phase: schema.PhasePrefill, label: p.label, c: 1})
 		}
 	}
 	for _, t := range cfg.Contexts {
-		p := get(t)
+		p := get(capContext(t, r.info.MaxModelLen, cfg.MaxTokens))
+		addPrefill(p)
 		for _, c := range cfg.Concurrency {
 			cell := planCell{phase: schema.PhaseDecode, label: p.label, c: c,
 				over: overCapacity(c, p.tokens, cfg.MaxTokens, r.info.KVTokens)}
@@ -452,6 +453,9 @@ func (r *Runner) plan() []planContext {
 				p.cells = append(p.cells, cell)
 			}
 		}
+	}
+	for _, t := range cfg.PrefillContexts {
+		addPrefill(get(capContext(t, r.info.MaxModelLen, 1)))
 	}
 	var out []planContext
 	for _, p := range byTokens {

@@ -225,7 +225,6 @@ func TestFailedRequestsAreData(t *testing.T) {
 			srv, c := startSim(t, p, ClientConfig{})
 			cfg := testConfig()
 			cfg.Contexts, cfg.Concurrency, cfg.MaxTokens = []int64{1024}, []int{4}, 30
-			cfg.PrefillContexts = []int64{}
 			cfg.Duration = 1500 * time.Millisecond
 			cfg.IdleTimeout = 300 * time.Millisecond
 			r, err := New(c, cfg)
@@ -236,7 +235,7 @@ func TestFailedRequestsAreData(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := m.Measurements[0]
+			d := cellsByKey(m)[cellKey(schema.PhaseDecode, "1K", 4)]
 			t.Logf("%s: %s; errored %v", d.Status, d.StatusReason, d.ErroredRequests)
 			if d.Status != tt.status {
 				t.Fatalf("status %s (%s), want %s", d.Status, d.StatusReason, tt.status)

@@ -107,7 +107,9 @@ func TestCellAgainstSimTruth(t *testing.T) {
 		exactOK bool
 		// approx: without continuous usage the tokens of requests still
 		// in flight at the window's end are estimated (chunks × the
-		// cell's tokens per chunk), so counts are checked to 1%.
+		// cell's tokens per chunk; the simulator merges steps into one
+		// chunk at random when its writer falls behind), so counts and
+		// total tok/s are checked to 2%.
 		approx bool
 		// rateOnly checks tokens and total tok/s only: with 64 streams
 		// and the simulator in one process on a shared 2-core machine,
@@ -163,11 +165,15 @@ func TestCellAgainstSimTruth(t *testing.T) {
 					t.Errorf("window tokens %d, truth %d", f.tokens, tr.tokens)
 				}
 			}
-			if tt.approx && !within(float64(f.tokens), float64(tr.tokens), 0.01, 0) {
-				t.Errorf("window tokens %d, truth %d (want within 1%%)", f.tokens, tr.tokens)
+			if tt.approx && !within(float64(f.tokens), float64(tr.tokens), 0.02, 0) {
+				t.Errorf("window tokens %d, truth %d (want within 2%%)", f.tokens, tr.tokens)
 			}
 			truthTokS := float64(tr.tokens) / f.seconds
-			if !within(f.totalTokS, truthTokS, 0.01, 0) {
+			tol := 0.01
+			if tt.approx {
+				tol = 0.02
+			}
+			if !within(f.totalTokS, truthTokS, tol, 0) {
 				t.Errorf("total tok/s %.2f, truth %.2f", f.totalTokS, truthTokS)
 			}
 			if tt.rateOnly {
