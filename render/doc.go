@@ -25,9 +25,14 @@
 //
 // Key/value sections come from Run.Metadata (every pair a parsed document
 // printed, in order) when it is set; a matrix made by a measuring run has
-// none, and its sections are built from the Run fields instead. Table
-// columns beyond the seeds' twelve (percentiles, errors, prompt tokens,
-// Extra metrics, status reasons) are added only when some row has them,
-// headed by their column names. Per-request Samples are not printed:
-// documents carry cells, the archive carries samples.
+// none, and its sections are built from the Run fields instead (a Server
+// section holds what the server reported that the launch command does not
+// say). Table columns beyond the seeds' twelve (percentiles, errors,
+// prompt tokens, repeats, request rates, exact context tokens, status
+// reasons, Extra metrics) are added only when some row has them, headed by
+// their column names, which package parse maps back to the same fields.
+// So a measuring run's document parses back to exactly the rows and run
+// facts it was written from (runtrip_test.go checks every field, in all
+// three forms). Per-request Samples are not printed: documents carry
+// cells, the archive carries samples.
 package render

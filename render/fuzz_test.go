@@ -66,16 +66,8 @@ func FuzzRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatalf("parse(render(m)) as %s: %v\n%s", rt.format, err, b.Bytes())
 		}
-		if len(back.Measurements) != len(m.Measurements) {
-			t.Fatalf("%d measurements, want %d", len(back.Measurements), len(m.Measurements))
-		}
-		for i := range m.Measurements {
-			g, w := columnView(&back.Measurements[i]), columnView(&m.Measurements[i])
-			for k := range union(g, w) {
-				if g[k] != w[k] {
-					t.Errorf("row %d: %s = %q, want %q\n%s", i, k, g[k], w[k], b.Bytes())
-				}
-			}
+		for _, d := range rowDiffs(back.Measurements, m.Measurements) {
+			t.Errorf("%s\n%s", d, b.Bytes())
 		}
 	})
 }

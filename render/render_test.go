@@ -27,7 +27,8 @@ var forms = []struct {
 // synthRun is a matrix as a measuring run makes it: no printed metadata,
 // no launch command, full-precision figures, percentile and error
 // columns, an Extra metric, a context whose tokens are not its label ×
-// 1024, and every status.
+// 1024, a cell measured twice (repeats 0 and 1), status reasons and every
+// status.
 func synthRun() *schema.Matrix {
 	start := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
 	end := start.Add(7*time.Minute + 1500*time.Millisecond)
@@ -40,6 +41,7 @@ func synthRun() *schema.Matrix {
 		ServedModel: "tiny", BenchTool: "speedmatrix", BenchVersion: "0.1.0",
 		DecodeTest: "Fixed duration", PrefillMode: "Measured during decode warm-up",
 		MeasureSeconds: f(2), MaxOutputTokens: i(256), MaxModelLen: i(32768),
+		GPUCount: c(2), TensorParallel: c(2), GPUMemoryUtilization: f(0.875),
 		StartedAt: &start, FinishedAt: &end, Host: "bench-01", ClientVersion: "speedmatrix 0.1.0",
 		ServerURL: "http://127.0.0.1:8000", Endpoint: "chat", KVBudgetTokens: i(200000), Dataset: "prose",
 	}}
@@ -57,6 +59,12 @@ func synthRun() *schema.Matrix {
 	x.TTFTP90Ms, x.TTFTP99Ms, x.TBTP90Ms, x.TBTP99Ms = f(44.5), f(47.125), f(3.2), f(3.9)
 	x.ErroredRequests, x.PromptTokens = i(0), i(8192)
 	x.Extra = []schema.Metric{{Name: "ttft_p999_ms", Value: 48.5}}
+	x.Repeat = c(0)
+	add(x)
+	x = dec("8K", 8192, 1, schema.StatusValid)
+	x.TotalTokS, x.PerRequestTokS, x.TTFTMs, x.TBTMs = f(32200), f(329.5), f(40.75), f(3.05)
+	x.AvgActiveRequests, x.CompletedRequests, x.OutputTokens, x.MeasuredS = f(1), i(2), i(659), f(2.0002)
+	x.ErroredRequests, x.PromptTokens, x.Repeat = i(0), i(8192), c(1)
 	add(x)
 	x = dec("8K", 8192, 4, schema.StatusValid)
 	x.TotalTokS, x.PerRequestTokS, x.TTFTMs, x.TBTMs = f(12987.3), f(245.5), f(1388), f(4.1)

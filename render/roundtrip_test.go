@@ -50,10 +50,10 @@ func TestTextReproducesSeeds(t *testing.T) {
 	}
 }
 
-// comparable returns m without its run id (compared on its own) and what
+// stripSource returns m without its run id (compared on its own) and what
 // depends on where and how it was read: source path, hash and format,
 // ingest time, line numbers, printed text.
-func comparable(m *schema.Matrix) *schema.Matrix {
+func stripSource(m *schema.Matrix) *schema.Matrix {
 	c := *m
 	c.Run.RunID, c.Run.SourcePath, c.Run.SourceSHA256, c.Run.SourceFormat = "", "", "", ""
 	c.Run.IngestedAt = c.Run.IngestedAt.UTC().Truncate(0)
@@ -124,7 +124,7 @@ func TestSeedRoundTrip(t *testing.T) {
 				if back.Run.RunID != m.Run.RunID {
 					t.Errorf("run id %s, want %s", back.Run.RunID, m.Run.RunID)
 				}
-				if g, w := comparable(back), comparable(m); !reflect.DeepEqual(g, w) {
+				if g, w := stripSource(back), stripSource(m); !reflect.DeepEqual(g, w) {
 					t.Errorf("parse(render(m)) != m: %s", diffMatrices(g, w))
 				}
 			})

@@ -1,145 +1,228 @@
 package render
 
 import (
-	"fmt"
-	"maps"
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
 	"reflect"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
 
-// columnView flattens a measurement to column name → value: the identity
-// columns, every nullable figure under its JSON tag, and the Extra
-// metrics under their names (an Extra metric named like a column stands
-// for that column). It is what a reader of the archive sees, whichever
-// of the two places a reader put a figure in.
-func columnView(x *schema.Measurement) map[string]string {
-	v := map[string]string{
-		"phase": string(x.Phase), "context_label": x.ContextLabel, "status": string(x.Status),
-	}
-	if x.StatusReason != "" {
-		v["status_reason"] = x.StatusReason
-	}
-	rv := reflect.ValueOf(x).Elem()
-	for i := 0; i < rv.NumField(); i++ {
-		f := rv.Field(i)
-		if f.Kind() != reflect.Pointer || f.IsNil() {
-			continue
-		}
-		name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
-		switch e := f.Elem(); e.Kind() {
-		case reflect.Float64:
-			v[name] = strconv.FormatFloat(e.Float(), 'g', -1, 64)
-		case reflect.Int64, reflect.Int32:
-			v[name] = strconv.FormatInt(e.Int(), 10)
-		default:
-			v[name] = fmt.Sprint(e.Interface())
-		}
-	}
-	for _, e := range x.Extra {
-		if _, typed := v[e.Name]; !typed {
-			v[e.Name] = strconv.FormatFloat(e.Value, 'g', -1, 64)
-		}
-	}
-	return v
+// notFromDocument are the Run fields a document does not carry: where and
+// when it was read, its id (compared apart), and what parse derives from
+// the printed text (the subtitle, the printed pairs, the launch command's
+// flags, checked on their own).
+var notFromDocument = map[string]bool{
+	"RunID": true, "SchemaVersion": true, "SourcePath": true, "SourceSHA256": true, "SourceFormat": true,
+	"IngestedAt": true, "Subtitle": true, "Metadata": true,
 }
 
-// knownParseGaps are columns package parse does not read back yet (see
-// the render report): context_tokens is always label × 1024 and a
-// status_reason column is dropped. Differences in them are logged, not
-// failed, so the test follows parse as it closes them.
-var knownParseGaps = map[string]bool{"context_tokens": true, "status_reason": true}
+// runDiffs lists every Run field of got that is not want's: all fields a
+// document prints, the title compared with the one render prints when the
+// run has none, times by instant, an empty list equal to none.
+func runDiffs(got, want *schema.Run) []string {
+	w := *want
+	w.Title = title(want)
+	gv, wv := reflect.ValueOf(*got), reflect.ValueOf(w)
+	var out []string
+	for i := 0; i < gv.NumField(); i++ {
+		name := gv.Type().Field(i).Name
+		if notFromDocument[name] {
+			continue
+		}
+		g, x := gv.Field(i), wv.Field(i)
+		switch {
+		case g.Kind() == reflect.Slice && g.Len() == 0 && x.Len() == 0:
+			continue
+		case g.Type() == reflect.TypeFor[*time.Time]():
+			gt, wt := g.Interface().(*time.Time), x.Interface().(*time.Time)
+			if gt == nil && wt == nil || gt != nil && wt != nil && gt.Equal(*wt) {
+				continue
+			}
+		case reflect.DeepEqual(g.Interface(), x.Interface()):
+			continue
+		}
+		out = append(out, "run."+name+" = "+js(g.Interface())+", want "+js(x.Interface()))
+	}
+	return out
+}
 
-// TestRunRoundTrip renders a matrix as a measuring run makes it (no
-// printed metadata, full-precision figures, percentile and error columns,
-// nulls, every status) and parses it back: every figure must come back
-// exactly, and every run fact must come back as its column or as a
-// printed pair.
+func js(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// rowOnly is a measurement without what depends on where it was read
+// (its run id, its line, its printed text).
+func rowOnly(x schema.Measurement) schema.Measurement {
+	x.RunID, x.SourceLine, x.Printed = "", 0, nil
+	return x
+}
+
+// rowDiffs lists every measurement of got that is not exactly want's.
+func rowDiffs(got, want []schema.Measurement) []string {
+	if len(got) != len(want) {
+		return []string{"measurement count " + itoa(len(got)) + ", want " + itoa(len(want))}
+	}
+	var out []string
+	for i := range got {
+		g, w := rowOnly(got[i]), rowOnly(want[i])
+		if !reflect.DeepEqual(g, w) {
+			out = append(out, "row "+itoa(i)+":\n got: "+js(g)+"\nwant: "+js(w))
+		}
+	}
+	return out
+}
+
+// withServe adds serve rows as another tool's rate sweep prints them: no
+// concurrency, a request rate (one unbounded), contexts without K.
+func withServe(m *schema.Matrix) *schema.Matrix {
+	f, i, c := schema.F64, schema.I64, schema.I32
+	for k, rate := range []float64{1, 2.5, math.Inf(1)} {
+		m.Measurements = append(m.Measurements, schema.Measurement{
+			Phase: schema.PhaseServe, ContextLabel: "509", ContextTokens: i(509), Status: schema.StatusValid,
+			RequestRate: f(rate), TotalTokS: f(float64(k+1) * 301.25), TTFTMs: f(88.125), TBTMs: f(9.5),
+			TTFTP99Ms: f(140.0625), E2EMeanMs: f(2401.5), RequestThroughput: f(0.99), CompletedRequests: i(200),
+		})
+	}
+	m.Measurements = append(m.Measurements, schema.Measurement{
+		Phase: schema.PhaseServe, ContextLabel: "0", ContextTokens: i(0), Concurrency: c(16), Status: schema.StatusError,
+		StatusReason: "connection refused", ErroredRequests: i(16),
+	})
+	return m
+}
+
+// withEveryColumn sets every nullable field of one decode row to a value
+// that needs all its digits, so a column added to the schema is covered.
+func withEveryColumn(m *schema.Matrix) *schema.Matrix {
+	x := &m.Measurements[2]
+	v := reflect.ValueOf(x).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		switch f.Type() {
+		case reflect.TypeFor[*float64]():
+			f.Set(reflect.ValueOf(schema.F64(float64(i) + 0.123456789012)))
+		case reflect.TypeFor[*int64]():
+			if v.Type().Field(i).Name != "ContextTokens" {
+				f.Set(reflect.ValueOf(schema.I64(int64(1000003 * i))))
+			}
+		}
+	}
+	return m
+}
+
+// withLaunch gives the run a launch command that says some of the
+// server's facts, while the run knows others (or other values) from the
+// server itself.
+func withLaunch(m *schema.Matrix) *schema.Matrix {
+	l := parse.ParseLaunch(`vllm serve org/tiny-sim --served-model-name tiny -tp 2 --gpu-memory-utilization 0.875 --dtype bfloat16 --api-key <redacted>`)
+	r := &m.Run
+	r.LaunchCommand, r.LaunchFlags, r.LaunchDType, r.LaunchQuantization = l.Command, l.Flags, l.DType, l.Quantization
+	r.ModelID, r.TensorParallel, r.GPUMemoryUtilization = l.ModelID, l.TensorParallel, l.GPUMemoryUtilization
+	r.MaxModelLen = schema.I64(40960) // from /v1/models: the command does not say
+	return m
+}
+
+// runVariants are matrices as a measuring run makes them.
+var runVariants = []struct {
+	name string
+	make func() *schema.Matrix
+}{
+	{"run", synthRun},
+	{"serve rows", func() *schema.Matrix { return withServe(synthRun()) }},
+	{"every column", func() *schema.Matrix { return withEveryColumn(synthRun()) }},
+	{"launch command", func() *schema.Matrix { return withLaunch(synthRun()) }},
+	{"titled", func() *schema.Matrix { m := synthRun(); m.Run.Title = "tiny-sim on Simulated GPU"; return m }},
+}
+
+// TestRunRoundTrip renders matrices as a measuring run makes them and
+// parses them back in every form: every measurement field (but its line
+// and printed text) and every run field the document prints must come
+// back exactly, and every printed pair must be kept in Run.Metadata.
 func TestRunRoundTrip(t *testing.T) {
+	for _, v := range runVariants {
+		for _, f := range roundTripForms {
+			t.Run(v.name+"/"+f.ext, func(t *testing.T) {
+				want := v.make()
+				back := renderParse(t, want, f.ext, f.format)
+				for _, d := range rowDiffs(back.Measurements, want.Measurements) {
+					t.Error(d)
+				}
+				for _, d := range runDiffs(&back.Run, &want.Run) {
+					t.Error(d)
+				}
+				var printed []schema.Field
+				for _, s := range newView(want).Sections {
+					for _, kv := range s.Fields {
+						printed = append(printed, schema.Field{Section: s.Name, Key: kv.Key, Value: kv.Value})
+					}
+				}
+				if !reflect.DeepEqual(back.Run.Metadata, printed) {
+					t.Errorf("metadata %s, want the printed pairs %s", js(back.Run.Metadata), js(printed))
+				}
+			})
+		}
+	}
+}
+
+// TestRunRoundTripDetects makes sure the comparison above fails on a
+// figure, a run fact or a reason that does not come back.
+func TestRunRoundTripDetects(t *testing.T) {
 	want := synthRun()
-	for _, f := range roundTripForms {
-		t.Run(f.ext, func(t *testing.T) {
-			back := renderParse(t, want, f.ext, f.format)
-			if len(back.Measurements) != len(want.Measurements) {
-				t.Fatalf("%d measurements, want %d", len(back.Measurements), len(want.Measurements))
+	back := renderParse(t, want, "txt", schema.FormatText)
+	back.Measurements[2].TBTP99Ms = schema.F64(*back.Measurements[2].TBTP99Ms + 1e-12)
+	back.Measurements[6].StatusReason = ""
+	back.Run.KVBudgetTokens = nil
+	started := want.Run.StartedAt.Add(time.Nanosecond)
+	back.Run.StartedAt = &started
+	if n := len(rowDiffs(back.Measurements, want.Measurements)); n != 2 {
+		t.Errorf("%d row differences, want 2", n)
+	}
+	if d := runDiffs(&back.Run, &want.Run); len(d) != 2 || !strings.HasPrefix(d[0], "run.StartedAt") || !strings.HasPrefix(d[1], "run.KVBudgetTokens") {
+		t.Errorf("run differences %q, want StartedAt and KVBudgetTokens", d)
+	}
+}
+
+// TestPeerRoundTrip parses other tools' result files, writes each as
+// text and parses that back: the rows must be the same.
+func TestPeerRoundTrip(t *testing.T) {
+	files, err := filepath.Glob("../parse/testdata/peers/*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range files {
+		if strings.Contains(p, "/bad/") || filepath.Ext(p) == ".md" {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
 			}
-			asExtra := map[string]bool{}
-			for i := range want.Measurements {
-				for _, e := range back.Measurements[i].Extra {
-					asExtra[e.Name] = true
-				}
-				g, w := columnView(&back.Measurements[i]), columnView(&want.Measurements[i])
-				for k := range union(g, w) {
-					if g[k] == w[k] {
-						continue
-					}
-					msg := fmt.Sprintf("row %d (%s %s %s): %s = %q, want %q", i, w["phase"], w["context_label"], w["concurrency"], k, g[k], w[k])
-					if knownParseGaps[k] {
-						t.Log("known parse gap: " + msg)
-					} else {
-						t.Error(msg)
-					}
-				}
+			m, err := parse.ParseBytes(b, filepath.Base(p), "")
+			if err != nil {
+				t.Fatal(err)
 			}
-			if len(asExtra) > 0 {
-				t.Logf("columns parse read back as Extra metrics, not as their typed fields: %v", slices.Sorted(maps.Keys(asExtra)))
+			var out bytes.Buffer
+			if err := Text(&out, m); err != nil {
+				t.Fatal(err)
 			}
-			r, wr := back.Run, want.Run
-			for _, c := range []struct {
-				name      string
-				got, want any
-			}{
-				{"title", r.Title, title(&wr)}, {"model", r.Model, wr.Model}, {"model_id", r.ModelID, wr.ModelID},
-				{"gpu", r.GPU, wr.GPU}, {"vram_gb", deref(r.VRAMGB), deref(wr.VRAMGB)},
-				{"hardware_type", r.HardwareType, wr.HardwareType}, {"os", r.OS, wr.OS},
-				{"engine", r.Engine, wr.Engine}, {"engine_version", r.EngineVersion, wr.EngineVersion},
-				{"quantization", r.Quantization, wr.Quantization}, {"served_model", r.ServedModel, wr.ServedModel},
-				{"bench_tool", r.BenchTool, wr.BenchTool}, {"bench_version", r.BenchVersion, wr.BenchVersion},
-				{"decode_test", r.DecodeTest, wr.DecodeTest}, {"prefill_mode", r.PrefillMode, wr.PrefillMode},
-				{"measure_seconds", deref(r.MeasureSeconds), deref(wr.MeasureSeconds)},
-				{"max_output_tokens", deref(r.MaxOutputTokens), deref(wr.MaxOutputTokens)},
-			} {
-				if c.got != c.want {
-					t.Errorf("run %s = %v, want %v", c.name, c.got, c.want)
-				}
+			back, err := parse.ParseBytes(out.Bytes(), "peer.txt", schema.FormatText)
+			if err != nil {
+				t.Fatalf("parse(Text(m)): %v\n%s", err, out.Bytes())
 			}
-			// Facts parse has no column mapping for must at least survive as
-			// printed pairs.
-			printed := map[string]string{}
-			for _, fl := range r.Metadata {
-				printed[fl.Key] = fl.Value
-			}
-			for key, val := range map[string]string{
-				"Host": wr.Host, "Server URL": wr.ServerURL, "Endpoint": wr.Endpoint, "Dataset": wr.Dataset,
-				"Client version": wr.ClientVersion, "Started": "2026-12-02T15:00:00Z", "Finished": "2026-12-02T15:07:01.5Z",
-				"KV budget": "200,000 tokens", "Max model length": "32,768 tokens",
-			} {
-				if printed[key] != val {
-					t.Errorf("printed pair %q = %q, want %q", key, printed[key], val)
-				}
+			for _, d := range rowDiffs(back.Measurements, m.Measurements) {
+				t.Error(d)
 			}
 		})
 	}
-}
-
-func union(a, b map[string]string) map[string]bool {
-	u := map[string]bool{}
-	for k := range a {
-		u[k] = true
+	if n < 10 {
+		t.Errorf("%d peer files, want the 10 or more under parse/testdata/peers", n)
 	}
-	for k := range b {
-		u[k] = true
-	}
-	return u
-}
-
-func deref[T any](p *T) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }

@@ -3,12 +3,14 @@ package render
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
 
@@ -281,19 +283,26 @@ func fieldSections(r *schema.Run) []section {
 		add(&run, "KV budget", FormatCount(*r.KVBudgetTokens)+" tokens")
 	}
 
-	// Note: parse reads these from the launch command; a run without one
-	// (the server's own /v1/models said them) prints them here instead.
-	if r.LaunchCommand == "" {
+	// Note: a reader takes these from the launch command too, but a
+	// measuring run may know them from the server itself (/v1/models
+	// gives max_model_len; a command need not name the model or its
+	// limits), so each is printed unless the printed launch command
+	// already says the same. Package parse lets a printed pair win.
+	var l parse.Launch
+	if r.LaunchCommand != "" {
+		l = parse.ParseLaunch(r.LaunchCommand)
+	}
+	if r.ModelID != l.ModelID {
 		add(&srv, "Model id", r.ModelID)
-		if r.TensorParallel != nil {
-			add(&srv, "Tensor parallel", FormatCount(int64(*r.TensorParallel)))
-		}
-		if r.MaxModelLen != nil {
-			add(&srv, "Max model length", FormatCount(*r.MaxModelLen)+" tokens")
-		}
-		if r.GPUMemoryUtilization != nil {
-			add(&srv, "GPU memory utilization", strconv.FormatFloat(*r.GPUMemoryUtilization, 'f', -1, 64))
-		}
+	}
+	if r.TensorParallel != nil && !samePtr(r.TensorParallel, l.TensorParallel) {
+		add(&srv, "Tensor parallel", FormatCount(int64(*r.TensorParallel)))
+	}
+	if r.MaxModelLen != nil && !samePtr(r.MaxModelLen, l.MaxModelLen) {
+		add(&srv, "Max model length", FormatCount(*r.MaxModelLen)+" tokens")
+	}
+	if r.GPUMemoryUtilization != nil && !samePtr(r.GPUMemoryUtilization, l.GPUMemoryUtilization) {
+		add(&srv, "GPU memory utilization", strconv.FormatFloat(*r.GPUMemoryUtilization, 'f', -1, 64))
 	}
 	var out []section
 	for _, s := range []section{hw, eng, run, srv} {
@@ -303,6 +312,9 @@ func fieldSections(r *schema.Run) []section {
 	}
 	return out
 }
+
+// samePtr reports whether two optional values are both set and equal.
+func samePtr[T comparable](a, b *T) bool { return a != nil && b != nil && *a == *b }
 
 // newGrid builds the decode matrix, or nil when m has no decode cell.
 // Rows are sorted by context tokens, columns by concurrency; a cell
@@ -479,7 +491,7 @@ func newTable(ms []schema.Measurement) table {
 	var extras []string
 	for _, x := range ms {
 		for _, e := range x.Extra {
-			if !slices.Contains(extras, e.Name) {
+			if !slices.Contains(extras, e.Name) && !slices.ContainsFunc(cols, func(c column) bool { return c.Header == e.Name }) {
 				extras = append(extras, e.Name)
 			}
 		}
@@ -524,9 +536,17 @@ func tokensDiffer(ms []schema.Measurement) bool {
 	return false
 }
 
+// plainFloat prints v in full for a named column: the shortest text that
+// reads back as v, "inf" for an unbounded figure (another tool's request
+// rate of "all at once"), None for NaN.
 func plainFloat(v float64) string {
-	if bad(v) {
+	switch {
+	case math.IsNaN(v):
 		return None
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }

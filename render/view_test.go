@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -163,6 +164,40 @@ func TestViewLayout(t *testing.T) {
 			check: func(t *testing.T, v *view, text string) {
 				if len(v.Sections) != 0 || !strings.Contains(text, "\nLaunch command\nvllm serve org/m\n") {
 					t.Errorf("sections %+v in\n%s", v.Sections, text)
+				}
+			},
+		},
+		{
+			name: "an unbounded rate prints as inf; an Extra named like a printed column is not a second column",
+			m: schema.Matrix{Run: schema.Run{Title: "t"}, Measurements: []schema.Measurement{{
+				Phase: schema.PhaseServe, ContextLabel: "1K", Status: schema.StatusValid, TotalTokS: schema.F64(9),
+				RequestRate: schema.F64(math.Inf(1)), TTFTP90Ms: schema.F64(4), Extra: []schema.Metric{{Name: "ttft_p90_ms", Value: 4}},
+			}}},
+			check: func(t *testing.T, v *view, _ string) {
+				h, r := v.Table.Header, v.Table.Rows[0]
+				if n := len(slices.DeleteFunc(slices.Clone(h), func(s string) bool { return s != "ttft_p90_ms" })); n != 1 {
+					t.Errorf("%d ttft_p90_ms columns in %q", n, h)
+				}
+				if i := slices.Index(h, "request_rate"); i < 0 || r[i] != "inf" {
+					t.Errorf("header %q row %q", h, r)
+				}
+			},
+		},
+		{
+			name: "the server's facts the launch command does not say",
+			m: schema.Matrix{Run: schema.Run{Title: "t", LaunchCommand: "vllm serve org/m -tp 2 --max-model-len 4096", ModelID: "org/m",
+				TensorParallel: schema.I32(2), MaxModelLen: schema.I64(8192), GPUMemoryUtilization: schema.F64(0.9)},
+				Measurements: []schema.Measurement{valid8K}},
+			check: func(t *testing.T, v *view, _ string) {
+				var got []string
+				for _, s := range v.Sections {
+					for _, f := range s.Fields {
+						got = append(got, s.Name+"/"+f.Key+"="+f.Value)
+					}
+				}
+				want := []string{"Server/Max model length=8,192 tokens", "Server/GPU memory utilization=0.9"}
+				if !slices.Equal(got, want) {
+					t.Errorf("pairs %q, want %q", got, want)
 				}
 			},
 		},
