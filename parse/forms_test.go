@@ -130,3 +130,52 @@ func fxDiffJSON(got, want any) string {
 	}
 	return b.String()
 }
+
+// TestExtractGolden pins what each fixture extracts to, lines and pieces
+// included, in testdata/forms/raw (go test ./parse -update rewrites it).
+func TestExtractGolden(t *testing.T) {
+	var paths []string
+	for _, ext := range []string{"*.html", "*.md"} {
+		p, _ := filepath.Glob(filepath.Join("testdata", "forms", ext))
+		paths = append(paths, p...)
+	}
+	if len(paths) < 4 {
+		t.Fatalf("%d fixtures, want 4", len(paths))
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		format := schema.FormatHTML
+		if filepath.Ext(p) == ".md" {
+			format = schema.FormatMarkdown
+		}
+		raw, err := extractors[format](b, filepath.Base(p))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		got, err := json.MarshalIndent(raw, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, '\n')
+		golden := filepath.Join("testdata", "forms", "raw", filepath.Base(p)+".json")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test ./parse -run ExtractGolden -update)", err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s: extraction differs from %s (run go test ./parse -run ExtractGolden -update and review the diff):\n%s", p, golden, fxDiffJSON(json.RawMessage(got), json.RawMessage(want)))
+		}
+	}
+}
