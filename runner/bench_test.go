@@ -174,9 +174,6 @@ func BenchmarkClientCPUPerToken(b *testing.B) {
 // its own process: every stream must produce tokens in the window and no
 // request may fail.
 func TestManyStreams(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a simulator process and 2,048 connections; run without -short")
-	}
 	url := simProcess(t, "-step", "20ms")
 	run, _ := cellAgainst(t, url, 2048, 60, 2*time.Second)
 	if run.ws < 0 || run.errReason != "" {
