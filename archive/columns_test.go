@@ -312,3 +312,31 @@ func TestReadFileCorrupt(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReadFile feeds damaged Parquet files to the reader: it may fail,
+// never panic, and what it reads must encode again.
+func FuzzReadFile(f *testing.F) {
+	for _, rows := range [][]schema.Run{{filled[schema.Run](f, 1)}, {{}, filled[schema.Run](f, 2)}} {
+		var b strings.Builder
+		if err := WriteFile(&b, rows); err != nil {
+			f.Fatal(err)
+		}
+		f.Add([]byte(b.String()))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "fuzz.parquet")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := ReadFile[schema.Run](p)
+		if err != nil {
+			return
+		}
+		var b strings.Builder
+		if err := WriteFile(&b, rows); err != nil {
+			t.Fatalf("rows read from a file do not encode: %v", err)
+		}
+		readRunIDs(p)
+	})
+}
