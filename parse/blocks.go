@@ -512,15 +512,19 @@ func keyValue(b *block) (key, value string, ok bool) {
 			return k, v, true
 		}
 	}
-	i := strings.Index(b.Text, ":")
-	if i <= 0 {
-		return "", "", false
+	if i := strings.Index(b.Text, ":"); i > 0 {
+		k, v := strings.TrimSpace(b.Text[:i]), strings.TrimSpace(b.Text[i+1:])
+		if keyRe.MatchString(k) && !strings.HasPrefix(v, "//") {
+			return k, v, true
+		}
 	}
-	k, v := strings.TrimSpace(b.Text[:i]), strings.TrimSpace(b.Text[i+1:])
-	if !keyRe.MatchString(k) || strings.HasPrefix(v, "//") {
-		return "", "", false
+	// "Served model — ling": a dash with spaces around it.
+	for _, sep := range []string{" — ", " – ", " - "} {
+		if k, v, ok := strings.Cut(b.Text, sep); ok && keyRe.MatchString(strings.TrimSpace(k)) {
+			return strings.TrimSpace(k), strings.TrimSpace(v), true
+		}
 	}
-	return k, v, true
+	return "", "", false
 }
 
 // trimKey strips the colon and emphasis marks around a printed key.
@@ -652,7 +656,7 @@ func (a *assembler) table(t *table, sec sectionKind, secName string) error {
 	case tableTwoColumns, tableOther:
 		switch sec {
 		case secMeta, secNone:
-			if len(t.Header) == 2 {
+			if pairRows(t) {
 				// A caption that names a section files the pairs there.
 				if k, known := classifySection(t.Caption); known && k == secMeta {
 					secName = collapse(t.Caption)
@@ -803,12 +807,19 @@ func (a *assembler) prefillTableRows(t *table) {
 // keyValueTable reads a two-column table as metadata pairs. The header
 // row is a pair too unless it is a generic "Key | Value" header.
 func (a *assembler) keyValueTable(t *table, section string) {
-	if len(t.Header) == 2 {
-		k, v := normKey(t.Header[0].Text), normKey(t.Header[1].Text)
-		generic := k == "" || v == "" || v == "value" || v == "values" || v == "setting" || v == "details"
-		if !generic {
-			a.field(section, trimKey(t.Header[0].Text), collapse(t.Header[1].Text), t.HeaderLine)
-		}
+	var k, v string
+	if len(t.Header) > 0 {
+		k = normKey(t.Header[0].Text)
+	}
+	if len(t.Header) > 1 {
+		v = normKey(t.Header[1].Text)
+	}
+	generic := k == "" || v == "" || v == "value" || v == "values" || v == "setting" || v == "details"
+	if kind, known := classifySection(t.Header[0].Text); known && kind == secMeta && (generic || len(t.Header) == 1) {
+		// "| Hardware | |": the header names the section.
+		section = collapse(t.Header[0].Text)
+	} else if !generic && len(t.Header) == 2 {
+		a.field(section, trimKey(t.Header[0].Text), collapse(t.Header[1].Text), t.HeaderLine)
 	}
 	for _, r := range t.Rows {
 		if len(r.Cells) < 2 {
@@ -820,6 +831,20 @@ func (a *assembler) keyValueTable(t *table, section string) {
 		}
 		a.field(section, k, collapse(r.Cells[1].Text), r.Line)
 	}
+}
+
+// pairRows reports whether a table holds key/value pairs: a header of
+// one or two cells and rows of two cells.
+func pairRows(t *table) bool {
+	if len(t.Header) == 0 || len(t.Header) > 2 || len(t.Rows) == 0 && len(t.Header) != 2 {
+		return false
+	}
+	for _, r := range t.Rows {
+		if len(r.Cells) != 2 {
+			return false
+		}
+	}
+	return true
 }
 
 // cellTexts returns the texts of cells.

@@ -135,6 +135,13 @@ var fxHTMLCases = []fxCase{
 		want: fxWant{title: fxTitle, fields: []string{"Engine/Engine=vllm", "Engine/Backend=cuda"}, matrix: fxMatrix, rows: fxRows},
 	},
 	{
+		name: "key/value table under a spanning header cell",
+		doc: `<h1>` + fxTitle + `</h1>
+<table><thead><tr><th colspan="2">Hardware</th></tr></thead>
+<tbody><tr><td>GPU</td><td>H200 NVL</td></tr><tr><td>VRAM</td><td>141&nbsp;GB</td></tr></tbody></table>` + fxHTMLFull,
+		want: fxWant{title: fxTitle, fields: []string{"Hardware/GPU=H200 NVL", "Hardware/VRAM=141 GB"}, rows: fxRows},
+	},
+	{
 		name: "site name in an h1 above the title",
 		doc: `<header><h1>Bench Lab</h1><nav><a href="/">Home</a></nav></header>
 <h1>` + fxTitle + `</h1><p>vllm • 0.27.2</p>` + fxHTMLMatrix + fxHTMLFull,

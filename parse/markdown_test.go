@@ -117,6 +117,23 @@ prompt tok/s by context length
 			prefill: fxPrefill, matrix: []string{"8K×1:  |  | 325.241 ms TTFT", "8K×2:  |  | Looped"}, rows: fxRows},
 	},
 	{
+		name: "section named in a table header, dash-separated pairs",
+		doc: `# ` + fxTitle + `
+
+| Hardware | |
+|---|---|
+| GPU | H200 NVL |
+
+## Run
+
+- Served model — ling
+- Prefill mode - Measured during decode warm-up
+- Build: cuda-13.2
+` + fxMDFull,
+		want: fxWant{title: fxTitle, rows: fxRows,
+			fields: []string{"Hardware/GPU=H200 NVL", "Run/Served model=ling", "Run/Prefill mode=Measured during decode warm-up", "Run/Build=cuda-13.2"}},
+	},
+	{
 		name: "HTML table pasted into the Markdown, emphasized headings",
 		doc: `# ` + fxTitle + `
 
