@@ -30,8 +30,10 @@ func extractMarkdown(b []byte, name string) (*rawDoc, error) {
 	if err := mdGuard(b, name, idx); err != nil {
 		return nil, err
 	}
-	root := markdown.Parser().Parse(text.NewReader(b))
 	w := &mdWalker{src: b, idx: idx}
+	b = w.frontMatter(b)
+	w.src = b
+	root := markdown.Parser().Parse(text.NewReader(b))
 	w.walk(root)
 	return assemble(w.blocks, name, idx.count(), "a # heading")
 }
@@ -83,6 +85,51 @@ func mdGuard(b []byte, name string, idx *lineIndex) error {
 		start = end + 1
 	}
 	return nil
+}
+
+// frontMatter reads a YAML front matter block ("---" lines around
+// "key: value" lines, as static site generators write) into lines of
+// text, its title into the title heading, and returns b with the block
+// blanked out (lines kept) so goldmark does not read "---" as a heading
+// underline.
+func (w *mdWalker) frontMatter(b []byte) []byte {
+	rest := bytes.TrimPrefix(b, []byte("\ufeff"))
+	if !bytes.HasPrefix(rest, []byte("---\n")) && !bytes.HasPrefix(rest, []byte("---\r\n")) {
+		return b
+	}
+	start := len(b) - len(rest)
+	off := start + bytes.IndexByte(rest, '\n') + 1
+	for off < len(b) {
+		end := bytes.IndexByte(b[off:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += off
+		}
+		line := strings.TrimRight(string(b[off:end]), "\r")
+		if line == "---" || line == "..." {
+			out := append([]byte(nil), b...)
+			for i := start; i < end; i++ {
+				if out[i] != '\n' && out[i] != '\r' {
+					out[i] = ' '
+				}
+			}
+			return out
+		}
+		if k, v, ok := strings.Cut(line, ":"); ok && keyRe.MatchString(strings.TrimSpace(k)) {
+			k, v = strings.TrimSpace(k), strings.Trim(strings.TrimSpace(v), `"'`)
+			if strings.EqualFold(k, "title") {
+				w.blocks = append(w.blocks, block{Kind: blockHeading, Level: 1, Text: v, Line: w.idx.line(off),
+					Pieces: []piece{{v, w.idx.line(off)}}})
+			} else if v != "" {
+				w.blocks = append(w.blocks, block{Kind: blockText, Text: k + ": " + v, Line: w.idx.line(off),
+					Pieces: []piece{{k + ": " + v, w.idx.line(off)}}})
+			}
+		}
+		off = end + 1
+	}
+	w.blocks = nil // no closing line: not front matter
+	return b
 }
 
 // mdWalker turns a goldmark tree into blocks.

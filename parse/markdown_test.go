@@ -117,6 +117,17 @@ prompt tok/s by context length
 			prefill: fxPrefill, matrix: []string{"8K×1:  |  | 325.241 ms TTFT", "8K×2:  |  | Looped"}, rows: fxRows},
 	},
 	{
+		name: "YAML front matter",
+		doc: `---
+title: "` + fxTitle + `"
+gpu: H200 NVL
+tags: [bench]
+---
+
+` + fxMDMatrix + fxMDFull,
+		want: fxWant{title: fxTitle, fields: []string{"/gpu=H200 NVL", "/tags=[bench]"}, matrix: fxMatrix, rows: fxRows},
+	},
+	{
 		name: "section named in a table header, dash-separated pairs",
 		doc: `# ` + fxTitle + `
 
