@@ -26,14 +26,26 @@
 //   - Numbers are normalized by number.go: "55K" = 55000, "1,627.8",
 //     "9,756", "3.1 ms", "30.0 s" (seconds), "—" = null. A number that is
 //     not well formed (a stray comma, a wrong unit) is an error at its line.
-//   - Phases: Prefill → prefill; Sustained decode or Decode → decode.
+//   - Numbers with K are read with the decimal point shifted, so "32.2K"
+//     is exactly 32200.
+//   - Phases: Prefill → prefill; Sustained decode or Decode → decode;
+//     Serve → serve (other tools' serving benchmarks rendered as documents).
 //     Statuses: Valid, Looped, Over capacity, Skipped, Error.
 //   - ContextLabel stays as printed ("123K"). ContextTokens is the label ×
 //     1024 (the tool behind the seeds counts 1024 tokens per K): the
 //     documents print rounded labels, not the exact prompt length, so
 //     ContextTokens is the nominal context, not a measured token count.
-//   - A second row for the same phase, context and concurrency is an error
-//     naming both lines, whether it repeats or contradicts the first.
+//     A label without K ("0", "509") is that many tokens. A context_tokens
+//     column (documents written by render for a measuring run) overrides
+//     the label × 1024.
+//   - Columns headed by a measurements column name (ttft_p90_ms,
+//     errored_requests, chunk_gap_p50_ms, status_reason, repeat, …: what
+//     render writes for a measuring run) set that typed field, so a run's
+//     document reads back to exactly the rows the run archived.
+//   - A row's identity is its phase, context, concurrency and repeat, plus
+//     the request rate for serve rows. A second row with the same identity
+//     is an error naming both lines, whether it repeats or contradicts the
+//     first; repeats and rate sweeps are distinct rows.
 //   - Agreement: every decode-matrix cell and every prefill figure must
 //     agree with its table row (tok/s and TTFT at the printed precision,
 //     or the status for "Looped"/"Over capacity" cells); a disagreement is
@@ -47,7 +59,11 @@
 //     the title "MODEL on GPU NNGB", overridden by the Hardware section;
 //     Engine and Run pairs fill their columns (keys matched case- and
 //     space-insensitively); every pair, known or not, is kept in
-//     Run.Metadata in order with its section. "Benchmark tool
+//     Run.Metadata in order with its section. The pairs a measuring run's
+//     document prints (Host, Server URL, Endpoint, Started, Finished, KV
+//     budget, Model id, Tensor parallel, Max model length, …) fill their
+//     Run fields too; a printed pair wins over what the launch command
+//     implies. "Benchmark tool
 //     llm-inference-bench v0.7.6" becomes bench_tool "llm-inference-bench"
 //     and bench_version "0.7.6": the "v" is dropped so versions compare as
 //     printed by other tools; the printed text stays in Metadata.
