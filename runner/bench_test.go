@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
@@ -240,5 +241,53 @@ func TestNoPerTokenAllocation(t *testing.T) {
 	t.Logf("%d allocations for %d tokens (%.4f per token)", allocs, rec.tokens, perToken)
 	if perToken > 0.02 {
 		t.Fatalf("%.4f allocations per token", perToken)
+	}
+}
+
+// BenchmarkBaselineDiscard is the floor the client's cost is compared
+// with: C goroutines send the same streaming requests over a plain
+// net/http client and discard the bodies unread (io.Copy to io.Discard),
+// against the same simulator process. CPU per token is this process's
+// CPU time over the tokens the simulator sent in the same interval.
+func BenchmarkBaselineDiscard(b *testing.B) {
+	const step = 2 * time.Millisecond
+	for _, C := range []int{1, 16, 128} {
+		b.Run(fmt.Sprintf("C=%d", C), func(b *testing.B) {
+			url := simProcess(b, "-step", step.String())
+			c, err := NewClient(ClientConfig{URL: url, Model: "sim", MaxConns: C})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			body := c.completionBody(promptHead(NewTag(), "1K")+neutralText(newRand(7), 1000), 400)
+			var perTok float64
+			for i := 0; i < b.N; i++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				start := time.Now()
+				u0, s0 := processCPUSplit()
+				var wg sync.WaitGroup
+				for g := 0; g < C; g++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for ctx.Err() == nil {
+							req, _ := c.newRequest(ctx, http.MethodPost, c.path(), body)
+							resp, err := c.http.Do(req)
+							if err != nil {
+								continue
+							}
+							io.Copy(io.Discard, resp.Body)
+							resp.Body.Close()
+						}
+					}()
+				}
+				wg.Wait()
+				cancel()
+				u1, s1 := processCPUSplit()
+				tokens := fetchTruth(b, url, start.UnixNano(), time.Now().UnixNano())
+				perTok = float64(((u1 - u0) + (s1 - s0)).Microseconds()) / float64(tokens)
+			}
+			b.ReportMetric(perTok, "µs-cpu/token")
+		})
 	}
 }
