@@ -249,7 +249,7 @@ func assemble(blocks []block, name string, lastLine int, what string) (*rawDoc, 
 	a.findSubtitle(blocks, title)
 
 	sec, secLevel, secName := secNone, 0, ""
-	var fullHeading, decodeHeading, prefillHeading int
+	var fullHeading, prefillHeading int
 	for i := 0; i < len(blocks); i++ {
 		b := &blocks[i]
 		if i == title || i == a.subtitleIdx {
@@ -276,8 +276,6 @@ func assemble(blocks []block, name string, lastLine int, what string) (*rawDoc, 
 				switch kind {
 				case secFull:
 					fullHeading = b.Line
-				case secDecode:
-					decodeHeading = b.Line
 				case secPrefill:
 					prefillHeading = b.Line
 				}
@@ -343,15 +341,14 @@ func assemble(blocks []block, name string, lastLine int, what string) (*rawDoc, 
 		}
 		return nil, errorf(name, line, "no All measurements table (a table whose header has Phase, Context, Status …)")
 	}
-	if decodeHeading > 0 && d.Matrix == nil {
-		line := decodeHeading
-		if a.decodeTableLine > 0 {
-			line = a.decodeTableLine
-		}
-		return nil, errorf(name, line, "Sustained decode: no matrix (a table whose header is Context, then the numbers of simultaneous requests)")
+	// The matrix and the prefill figures summarize the full table, so a
+	// document may leave them out; a section that prints something that
+	// is not one of them is an error.
+	if a.decodeTableLine > 0 && d.Matrix == nil {
+		return nil, errorf(name, a.decodeTableLine, "Sustained decode: the table is not a matrix (a header of Context, then the numbers of simultaneous requests)")
 	}
-	if prefillHeading > 0 && len(d.Prefill) == 0 {
-		return nil, errorf(name, prefillHeading, "Prefill: no figures (expected \"8K context\", tok/s and TTFT per context length)")
+	if prefillHeading > 0 && len(d.Prefill) == 0 && hasFigures(a.prefillPieces) {
+		return nil, errorf(name, prefillHeading, "Prefill: figures not understood (expected \"8K context\", tok/s and TTFT per context length)")
 	}
 	return d, nil
 }
@@ -370,6 +367,16 @@ func sectionLabel(blocks []block, i int) bool {
 		}
 	}
 	return t == "prefill"
+}
+
+// hasFigures reports whether any piece holds a digit.
+func hasFigures(ps []piece) bool {
+	for _, p := range ps {
+		if strings.ContainsAny(p.Text, "0123456789") {
+			return true
+		}
+	}
+	return false
 }
 
 // assembler holds the state of assemble.
@@ -619,27 +626,24 @@ func rowsLookLikeContexts(t *table) bool {
 
 // table files a table under what its header says it is.
 func (a *assembler) table(t *table, sec sectionKind, secName string) error {
-	if sec == secDecode && a.decodeTableLine == 0 {
-		a.decodeTableLine = t.Line
+	phase := ""
+	if k := classifyTable(t, sec); k != tableFull && k != tableMatrix && k != tableMatrixT && phaseless(t) {
+		// A part of the full table printed under its phase's heading
+		// ("### Prefill", "### Sustained decode"), without a Phase column.
+		switch sec {
+		case secPrefill:
+			phase = "Prefill"
+		case secDecode:
+			phase = "Sustained decode"
+		}
 	}
-	switch classifyTable(t, sec) {
+	kind := classifyTable(t, sec)
+	if phase != "" {
+		kind = tableFull
+	}
+	switch kind {
 	case tableFull:
-		d := &a.doc.Table
-		header := cellTexts(t.Header)
-		if d.Header != nil {
-			if !equalStrings(d.Header, header) {
-				return errorf(a.name, t.HeaderLine, "a second All measurements table with a different header (the first is at line %d)", d.HeaderLine)
-			}
-		} else {
-			d.Header, d.HeaderLine = header, t.HeaderLine
-		}
-		for _, r := range t.Rows {
-			cells := cellTexts(r.Cells)
-			if skipRow(cells, len(header)) || equalStrings(cells, header) {
-				continue
-			}
-			d.Rows = append(d.Rows, rawRow{Cells: cells, Line: r.Line})
-		}
+		return a.fullTable(t, phase)
 	case tableMatrix, tableMatrixT:
 		if a.matrixLine > 0 {
 			return errorf(a.name, t.Line, "a second decode matrix (the first is at line %d)", a.matrixLine)
@@ -654,6 +658,9 @@ func (a *assembler) table(t *table, sec sectionKind, secName string) error {
 	case tablePrefill:
 		a.prefillTableRows(t)
 	case tableTwoColumns, tableOther:
+		if sec == secDecode && a.decodeTableLine == 0 {
+			a.decodeTableLine = t.Line
+		}
 		switch sec {
 		case secMeta, secNone:
 			if pairRows(t) {
@@ -666,6 +673,70 @@ func (a *assembler) table(t *table, sec sectionKind, secName string) error {
 		case secPrefill:
 			a.prefillTableRows(t)
 		}
+	}
+	return nil
+}
+
+// phaseless reports whether a table looks like rows of the full table
+// without a Phase column: Context and Status columns.
+func phaseless(t *table) bool {
+	ctx, status := false, false
+	for _, c := range t.Header {
+		h := normKey(c.Text)
+		ctx = ctx || strings.Contains(h, "context")
+		status = status || h == "status"
+	}
+	return ctx && status
+}
+
+// fullTable adds a table's rows to the All measurements table. phase,
+// when set, is the Phase of every row of a table printed without that
+// column. Parts with different columns are joined on their headers;
+// a cell a part does not print is empty (null).
+func (a *assembler) fullTable(t *table, phase string) error {
+	d := &a.doc.Table
+	header := cellTexts(t.Header)
+	if phase != "" {
+		header = append([]string{"Phase"}, header...)
+	}
+	if d.Header == nil {
+		d.Header, d.HeaderLine = header, t.HeaderLine
+	}
+	at := make([]int, len(header)) // column of d.Header for each of header
+	for i, h := range header {
+		at[i] = -1
+		for j, dh := range d.Header {
+			if normKey(dh) == normKey(h) {
+				at[i] = j
+				break
+			}
+		}
+		if at[i] < 0 {
+			d.Header = append(d.Header, h)
+			at[i] = len(d.Header) - 1
+			for k := range d.Rows {
+				d.Rows[k].Cells = append(d.Rows[k].Cells, "")
+			}
+		}
+	}
+	for _, r := range t.Rows {
+		cells := cellTexts(r.Cells)
+		if phase != "" {
+			cells = append([]string{phase}, cells...)
+		}
+		if skipRow(cells, len(header)) || equalStrings(cells, header) {
+			continue
+		}
+		if len(cells) != len(header) {
+			// Misaligned: keep it as printed for the builder to report.
+			d.Rows = append(d.Rows, rawRow{Cells: cells, Line: r.Line})
+			continue
+		}
+		out := make([]string, len(d.Header))
+		for i, c := range cells {
+			out[at[i]] = c
+		}
+		d.Rows = append(d.Rows, rawRow{Cells: out, Line: r.Line})
 	}
 	return nil
 }

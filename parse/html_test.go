@@ -142,6 +142,19 @@ var fxHTMLCases = []fxCase{
 		want: fxWant{title: fxTitle, fields: []string{"Hardware/GPU=H200 NVL", "Hardware/VRAM=141 GB"}, rows: fxRows},
 	},
 	{
+		name: "full table in parts under phase headings, with different columns",
+		doc: `<h1>` + fxTitle + `</h1>
+<h2>All measurements</h2>
+<h3>Prefill</h3>
+<table><tr><th>Context</th><th>Status</th><th>Total tok/s</th><th>TTFT</th></tr>
+<tr><td>8K</td><td>Valid</td><td>55K</td><td>149 ms</td></tr></table>
+<h3>Sustained decode</h3>
+<table><tr><th>Context</th><th>Requests at once</th><th>Status</th><th>Total tok/s</th><th>TTFT</th><th>Output tokens</th></tr>
+<tr><td>8K</td><td>1</td><td>Valid</td><td>325.2</td><td>41 ms</td><td>9,756</td></tr>
+<tr><td>8K</td><td>2</td><td>Looped</td><td>—</td><td>—</td><td>0</td></tr></table>`,
+		want: fxWant{title: fxTitle, rows: fxRows},
+	},
+	{
 		name: "site name in an h1 above the title",
 		doc: `<header><h1>Bench Lab</h1><nav><a href="/">Home</a></nav></header>
 <h1>` + fxTitle + `</h1><p>vllm • 0.27.2</p>` + fxHTMLMatrix + fxHTMLFull,
@@ -288,12 +301,12 @@ var fxHTMLErrors = []fxErrorCase{
 	{name: "no full table", doc: "<h1>" + fxTitle + "</h1>\n<p>x</p>\n\n<h2>All measurements</h2>\n<p>soon</p>", at: "<h2>All", msg: []string{"no All measurements table"}},
 	{name: "no full table, no heading", doc: "<h1>" + fxTitle + "</h1>\n<p>x</p>\n<p>y</p>\n", at: "<p>y", msg: []string{"no All measurements table"}},
 	{name: "decode table that is not a matrix", doc: "<h1>" + fxTitle + "</h1>\n<h2>Sustained decode</h2>\n\n<table><tr><th>a</th><th>b</th><th>c</th></tr></table>" + fxHTMLFull,
-		at: "<table><tr><th>a", msg: []string{"Sustained decode: no matrix"}},
-	{name: "prefill without figures", doc: "<h1>" + fxTitle + "</h1>\n<h2>Prefill</h2>\n<p>none</p>" + fxHTMLFull, at: "<h2>Prefill", msg: []string{"Prefill: no figures"}},
+		at: "<table><tr><th>a", msg: []string{"Sustained decode: the table is not a matrix"}},
+	{name: "prefill figures not understood", doc: "<h1>" + fxTitle + "</h1>\n<h2>Prefill</h2>\n<p>8K: soon</p>" + fxHTMLFull, at: "<h2>Prefill", msg: []string{"Prefill: figures not understood"}},
 	{name: "two matrices", doc: "<h1>" + fxTitle + "</h1>" + fxHTMLMatrix + "\n" + strings.Replace(fxHTMLMatrix, "<table>", `<table class="again">`, 1) + fxHTMLFull,
 		at: `<table class="again">`, names: []fxLineOf{{"<table>", 1}}, msg: []string{"second decode matrix"}},
-	{name: "two full tables with different headers", doc: "<h1>" + fxTitle + "</h1>" + fxHTMLFull + "<table><tr><th>Phase</th><th>Context</th></tr></table>",
-		at: "<table><tr><th>Phase</th><th>Context</th></tr>", names: []fxLineOf{{"<thead>", 1}}, msg: []string{"second All measurements table"}},
+	{name: "rows of two full-table parts that repeat", doc: "<h1>" + fxTitle + "</h1>" + fxHTMLFull + "<h3>Prefill</h3>\n<table><tr><th>Context</th><th>Requests at once</th><th>Status</th><th>Total tok/s</th></tr>\n<tr><td>8K</td><td>1</td><td>Valid</td><td>56K</td></tr></table>",
+		at: "<td>56K", names: []fxLineOf{{"<td>Prefill</td>", 1}}, msg: []string{"duplicated row", "contradicts"}},
 	{name: "matrix disagrees with the table", doc: "<h1>" + fxTitle + "</h1>" + strings.Replace(fxHTMLMatrix, "325.2", "352.2", 1) + fxHTMLFull,
 		at: "352.2", names: []fxLineOf{{"<td>325.2</td>", 1}}, msg: []string{"decode 8K×1", "352.2", "325.2"}},
 	{name: "prefill disagrees with the table", doc: "<h1>" + fxTitle + "</h1>" + strings.Replace(fxHTMLPrefill, "149 ms", "194 ms", 1) + fxHTMLFull,

@@ -175,7 +175,7 @@ var fxMDErrors = []fxErrorCase{
 	{name: "no title", doc: "some text\n\n- a list\n", msg: []string{"no title", "# heading"}},
 	{name: "no full table", doc: "# " + fxTitle + "\n\ntext\n\n## All measurements\n\nsoon\n", at: "## All", msg: []string{"no All measurements table"}},
 	{name: "decode table that is not a matrix", doc: "# " + fxTitle + "\n\n## Sustained decode\n\n| a | b | c |\n|---|---|---|\n| 1 | 2 | 3 |\n" + fxMDFull,
-		at: "| a | b", msg: []string{"Sustained decode: no matrix"}},
+		at: "| a | b", msg: []string{"Sustained decode: the table is not a matrix"}},
 	{name: "matrix disagrees with the table", doc: "# " + fxTitle + "\n" + strings.Replace(fxMDMatrix, "325.2", "352.2", 1) + fxMDFull,
 		at: "352.2", names: []fxLineOf{{"| 325.2 |", 1}}, msg: []string{"decode 8K×1", "352.2", "325.2"}},
 	{name: "matrix TTFT disagrees", doc: "# " + fxTitle + "\n" + strings.Replace(fxMDMatrix, "41 ms", "14 ms", 1) + fxMDFull,
