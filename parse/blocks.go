@@ -271,8 +271,8 @@ func assemble(blocks []block, name string, lastLine int, what string) (*rawDoc, 
 			switch {
 			case known:
 				// The name as printed, without numbering or an icon.
-				name := strings.TrimLeftFunc(b.Text, func(r rune) bool { return !unicode.IsLetter(r) })
-				sec, secLevel, secName = kind, b.Level, name
+				label := strings.TrimLeftFunc(b.Text, func(r rune) bool { return !unicode.IsLetter(r) })
+				sec, secLevel, secName = kind, b.Level, label
 				switch kind {
 				case secFull:
 					fullHeading = b.Line
