@@ -124,11 +124,12 @@ func ownLine(n *html.Node) int {
 }
 
 // skipped reports whether an element holds nothing a reader sees as
-// content: scripts, styles, controls, graphics, hidden elements.
+// content: scripts, styles, form controls, graphics, hidden elements.
+// Buttons stay: sortable tables put their header text in them.
 func skipped(n *html.Node) bool {
 	switch n.DataAtom {
 	case atom.Head, atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Title,
-		atom.Button, atom.Select, atom.Input, atom.Textarea, atom.Svg, atom.Canvas,
+		atom.Select, atom.Input, atom.Textarea, atom.Svg, atom.Canvas,
 		atom.Iframe, atom.Object, atom.Math, atom.Img:
 		return true
 	}
@@ -147,7 +148,7 @@ func inline(n *html.Node) bool {
 		atom.Data, atom.Dfn, atom.Em, atom.Font, atom.I, atom.Kbd, atom.Label, atom.Mark,
 		atom.Q, atom.S, atom.Samp, atom.Small, atom.Span, atom.Strike, atom.Strong,
 		atom.Sub, atom.Sup, atom.Time, atom.Tt, atom.U, atom.Var, atom.Wbr, atom.Del,
-		atom.Ins, atom.Nobr, atom.Output, atom.Meter, atom.Progress, atom.Big:
+		atom.Ins, atom.Nobr, atom.Output, atom.Meter, atom.Progress, atom.Big, atom.Button:
 		return true
 	}
 	return false

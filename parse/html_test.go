@@ -70,6 +70,16 @@ const fxHTMLPrefill = `
 <div class="cards"><div><div>8K context</div><div>55K</div><div>149 ms TTFT</div></div></div>
 `
 
+// fxSortHeader is the full table's header as sortable tables print it:
+// each name in a button, with a sort arrow.
+var fxSortHeader = func() string {
+	var b strings.Builder
+	for _, h := range []string{"Phase", "Context", "Requests at once", "Status", "Total tok/s", "TTFT"} {
+		fmt.Fprintf(&b, "<th aria-sort=none><button>%s<span aria-hidden=true>▲</span></button></th>", h)
+	}
+	return b.String()
+}()
+
 var fxHTMLCases = []fxCase{
 	{
 		name: "nested wrappers, dl with div rows, dd with inner spans",
@@ -153,6 +163,21 @@ var fxHTMLCases = []fxCase{
 <tr><td>8K</td><td>1</td><td>Valid</td><td>325.2</td><td>41 ms</td><td>9,756</td></tr>
 <tr><td>8K</td><td>2</td><td>Looped</td><td>—</td><td>—</td><td>0</td></tr></table>`,
 		want: fxWant{title: fxTitle, rows: fxRows},
+	},
+	{
+		name: "sortable header buttons, copy buttons, card headers, details",
+		doc: `<h1>` + fxTitle + `</h1>
+<div class="card"><div class="card-header">Engine</div><div class="card-body">
+<table class="table"><tr><td>Engine</td><td>vllm</td></tr><tr><td>Quantization</td><td>BF16</td></tr></table></div></div>
+<div class="card"><div class="card-header">Launch command</div><button>Copy</button><pre>vllm serve m</pre></div>
+<details open><summary>All measurements</summary>
+<table><thead><tr>` + fxSortHeader + `</tr></thead>
+<tbody>
+<tr><td>Prefill</td><td>8K</td><td>1</td><td>Valid</td><td>55K</td><td>149 ms</td></tr>
+<tr><td>Sustained decode</td><td>8K</td><td>1</td><td>Valid</td><td>325.2</td><td>41 ms</td></tr>
+<tr><td>Sustained decode</td><td>8K</td><td>2</td><td>Looped</td><td>—</td><td>—</td></tr>
+</tbody></table></details>`,
+		want: fxWant{title: fxTitle, launch: "vllm serve m", fields: []string{"Engine/Engine=vllm", "Engine/Quantization=BF16"}, rows: fxRows},
 	},
 	{
 		name: "site name in an h1 above the title",
