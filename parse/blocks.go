@@ -587,7 +587,7 @@ func classifyTable(t *table, sec sectionKind) tableKind {
 	if has("phase") && has("context") {
 		return tableFull
 	}
-	if len(h) >= 2 {
+	if len(h) >= 2 && sec != secPrefill {
 		numeric, contexts := true, true
 		for _, x := range h[1:] {
 			numeric = numeric && concurrencyRe.MatchString(x)

@@ -8,6 +8,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"golang.org/x/net/html"
 
@@ -18,7 +19,10 @@ func init() { extractors[schema.FormatMarkdown] = extractMarkdown }
 
 // markdown parses CommonMark with GFM tables. goldmark's parser keeps no
 // state between calls, so one serves every document.
-var markdown = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+// Heading attributes ("## Hardware {#hw}") are read as attributes, not
+// as part of the section name.
+var markdown = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+	goldmark.WithParserOptions(parser.WithAttribute()))
 
 // extractMarkdown reads the Markdown form of a speed-test matrix by
 // walking goldmark's syntax tree (never by matching table lines with

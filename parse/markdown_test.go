@@ -117,6 +117,23 @@ prompt tok/s by context length
 			prefill: fxPrefill, matrix: []string{"8K×1:  |  | 325.241 ms TTFT", "8K×2:  |  | Looped"}, rows: fxRows},
 	},
 	{
+		name: "heading attributes, prefill table with a column per context",
+		doc: `# ` + fxTitle + ` {#top}
+
+## Engine {#engine .card}
+
+- Engine: vllm
+
+## Prefill
+
+|  | 8K |
+|---|---|
+| Prompt tok/s | 55K |
+| TTFT | 149 ms |
+` + fxMDMatrix + fxMDFull,
+		want: fxWant{title: fxTitle, fields: []string{"Engine/Engine=vllm"}, prefill: []string{"8K: 55K | 149 ms | "}, matrix: fxMatrix, rows: fxRows},
+	},
+	{
 		name: "YAML front matter",
 		doc: `---
 title: "` + fxTitle + `"
