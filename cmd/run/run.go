@@ -345,6 +345,10 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
+	m, err = asDocument(m, o.out)
+	if err != nil {
+		return fmt.Errorf("%w (the run is kept in %s)", err, cpPath)
+	}
 	if o.archive != "" {
 		a, err := archive.Open(o.archive)
 		if err != nil {
@@ -369,6 +373,37 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	}
 	os.Remove(cpPath)
 	return nil
+}
+
+// asDocument returns the matrix as its document reads back: m rendered as
+// text and parsed again, with m's per-request samples attached. The
+// archive stores that form, so ingesting the run's document later (in any
+// of its forms) yields exactly the archived rows and the same run id, and
+// is reported as a duplicate. Parsing the rendered document also checks
+// it: a run whose document would not read back is not archived.
+//
+// Note: render prints every figure with the digits it needs to read back
+// exactly, so nothing measured is lost on the way.
+func asDocument(m *schema.Matrix, out string) (*schema.Matrix, error) {
+	var b bytes.Buffer
+	if err := render.Text(&b, m); err != nil {
+		return nil, err
+	}
+	name := out
+	if name == "" {
+		name = "run.txt"
+	}
+	d, err := parse.ParseBytes(b.Bytes(), name, schema.FormatText)
+	if err != nil {
+		return nil, fmt.Errorf("the run's document does not read back: %w", err)
+	}
+	d.Run.SourceFormat = schema.FormatRun
+	d.Run.SourcePath = out
+	d.Samples = m.Samples
+	for i := range d.Samples {
+		d.Samples[i].RunID = d.Run.RunID
+	}
+	return d, nil
 }
 
 // writeDocument renders m by the file's extension, atomically.
