@@ -126,6 +126,9 @@ func simulator(spec string) (*sim.Server, string, *schema.Matrix, sim.Profile, e
 		}
 		from = m
 	}
+	// The command never reads the simulator's truth records: keep only a
+	// few so an hour-long simulated run does not grow without bound.
+	p.MaxRecords = 1024
 	srv, url, err := sim.Start(p)
 	if err != nil {
 		return nil, "", nil, p, err
