@@ -992,6 +992,9 @@ func tokens(pieces []string) []string {
 // "Looped", or figures run together, which the builder splits).
 func splitCell(pieces []string) (tokS, ttft, glued string) {
 	ts := tokens(pieces)
+	if len(ts) == 1 && dashRe.MatchString(ts[0]) {
+		return "", "", ts[0] // "—": nothing measured; the builder reads it as null
+	}
 	var words []string
 	for _, t := range ts {
 		switch {

@@ -24,7 +24,7 @@ func TestSplitCell(t *testing.T) {
 		{[]string{"13K780 ms TTFT"}, " |  | 13K780 ms TTFT"},
 		{[]string{"Looped"}, " |  | Looped"},
 		{[]string{"Over capacity", "would exceed the KV cache"}, " |  | Over capacity"},
-		{[]string{"—"}, "— |  | "},
+		{[]string{"—"}, " |  | —"},
 		{[]string{"325.2", "—"}, "325.2 | — | "},
 		{[]string{"325.2"}, "325.2 |  | "},
 		{nil, " |  | "},
