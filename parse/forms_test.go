@@ -2,6 +2,7 @@ package parse
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -176,6 +177,52 @@ func TestExtractGolden(t *testing.T) {
 		}
 		if string(got) != string(want) {
 			t.Errorf("%s: extraction differs from %s (run go test ./parse -run ExtractGolden -update and review the diff):\n%s", p, golden, fxDiffJSON(json.RawMessage(got), json.RawMessage(want)))
+		}
+	}
+}
+
+// TestExtractConcurrently extracts the fixtures from several goroutines
+// at once (the shared goldmark parser) and expects what one goroutine
+// gets; run with -race to check the sharing.
+func TestExtractConcurrently(t *testing.T) {
+	var paths []string
+	for _, ext := range []string{"*.html", "*.md"} {
+		p, _ := filepath.Glob(filepath.Join("testdata", "forms", ext))
+		paths = append(paths, p...)
+	}
+	want := map[string]string{}
+	docs := map[string][]byte{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		format, _ := Detect(b)
+		raw, err := extractors[format](b, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, _ := json.Marshal(raw)
+		want[p], docs[p] = string(j), b
+	}
+	errs := make(chan error, 4*len(paths))
+	for g := 0; g < 4; g++ {
+		go func() {
+			for _, p := range paths {
+				format, _ := Detect(docs[p])
+				raw, err := extractors[format](docs[p], p)
+				if err == nil {
+					if j, _ := json.Marshal(raw); string(j) != want[p] {
+						err = fmt.Errorf("%s: concurrent extraction differs", p)
+					}
+				}
+				errs <- err
+			}
+		}()
+	}
+	for range 4 * len(paths) {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }

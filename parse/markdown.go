@@ -17,10 +17,11 @@ import (
 
 func init() { extractors[schema.FormatMarkdown] = extractMarkdown }
 
-// markdown parses CommonMark with GFM tables. goldmark's parser keeps no
-// state between calls, so one serves every document.
-// Heading attributes ("## Hardware {#hw}") are read as attributes, not
-// as part of the section name.
+// markdown parses CommonMark with GFM tables; heading attributes ("##
+// Hardware {#hw}") are read as attributes, not as part of the section
+// name. goldmark's parser sets itself up once and keeps each document's
+// state in a context of its own, so one serves concurrent calls
+// (TestExtractConcurrently).
 var markdown = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 	goldmark.WithParserOptions(parser.WithAttribute()))
 
