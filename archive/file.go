@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -154,6 +155,7 @@ func (t *table) openParquet(r parquet.ReaderAtSeeker, name string) (*pqarrow.Fil
 	if v := pf.MetaData().KeyValueMetadata().FindValue(MetaTable); v != nil && *v != t.name {
 		return nil, fmt.Errorf("archive: %s: holds table %q, not %q", name, *v, t.name)
 	}
+	ignoreStoredSchema(pf.MetaData().KeyValueMetadata())
 	// Note: readers reserve BatchSize rows per column up front, so a
 	// batch no larger than the file keeps small files cheap to read.
 	batch := min(max(pf.NumRows(), 1), 1<<16)
@@ -292,5 +294,22 @@ func readRunIDs(path string) (_ []string, err error) {
 func recoverCorrupt(name string, err *error) {
 	if p := recover(); p != nil {
 		*err = fmt.Errorf("archive: %s: corrupt Parquet file: %v", name, p)
+	}
+}
+
+// ignoreStoredSchema hides the Arrow schema stored in a file's key/value
+// metadata from pqarrow, which then derives the Arrow types from the
+// Parquet schema alone (the same types for every column we write).
+//
+// Note: arrow-go decodes the stored schema (a flatbuffer) without bounds
+// checks: a damaged one makes it allocate without limit and kill the
+// process (found by FuzzReadFile). We match columns by name and check
+// their types ourselves, so the stored schema adds nothing to our reads;
+// other readers (pyarrow) still find it in the file.
+func ignoreStoredSchema(kv metadata.KeyValueMetadata) {
+	for _, e := range kv {
+		if e != nil && e.Key == "ARROW:schema" {
+			e.Key = "ARROW:schema (not read by speedmatrix)"
+		}
 	}
 }
