@@ -289,6 +289,21 @@ func (w *htmlWalker) element(n *html.Node) {
 	}
 }
 
+// spanAttr reads a colspan or rowspan attribute: 1 when absent or not a
+// positive number, at most limit (the HTML limits).
+func spanAttr(n *html.Node, key string, limit int) int {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			v, err := strconv.Atoi(strings.TrimSpace(a.Val))
+			if err != nil || v < 1 {
+				return 1
+			}
+			return min(v, limit)
+		}
+	}
+	return 1
+}
+
 // childNodes returns the children of n.
 func childNodes(n *html.Node) []*html.Node {
 	var out []*html.Node
@@ -561,13 +576,29 @@ func (w *htmlWalker) table(n *html.Node) {
 	var all []row
 	var allTH []bool
 	lastHead := -1
+	// carry holds, per column, a cell spanning down from a row above
+	// (rowspan) and how many more rows it covers.
+	type span struct {
+		c    cell
+		left int
+	}
+	var carry []span
 	for i, r := range trs {
-		var cells []cell
-		th := true
+		var elems []*html.Node
 		for c := r.n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode || (c.DataAtom != atom.Td && c.DataAtom != atom.Th) {
-				continue
+			if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) {
+				elems = append(elems, c)
 			}
+		}
+		var cells []cell
+		place := func() { // the cells carried into the next columns
+			for len(cells) < len(carry) && carry[len(cells)].left > 0 {
+				carry[len(cells)].left--
+				cells = append(cells, carry[len(cells)].c)
+			}
+		}
+		th := true
+		for _, c := range elems {
 			th = th && c.DataAtom == atom.Th
 			fs := frags(childNodes(c), nodeLine(c))
 			cl := cell{Text: joinFrags(fs), Line: nodeLine(c)}
@@ -576,8 +607,23 @@ func (w *htmlWalker) table(n *html.Node) {
 					cl.Pieces = append(cl.Pieces, s)
 				}
 			}
-			cells = append(cells, cl)
+			cols, rows := spanAttr(c, "colspan", 1000), spanAttr(c, "rowspan", 65534)
+			if len(elems) == 1 {
+				cols = 1 // a group label across the table stays one cell
+			}
+			for k := 0; k < cols; k++ {
+				place()
+				col := len(cells)
+				cells = append(cells, cl)
+				if rows > 1 {
+					for len(carry) <= col {
+						carry = append(carry, span{})
+					}
+					carry[col] = span{cl, rows - 1}
+				}
+			}
 		}
+		place()
 		all = append(all, row{Cells: cells, Line: nodeLine(r.n)})
 		allTH = append(allTH, th && len(cells) > 0)
 		if r.head {

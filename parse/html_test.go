@@ -180,6 +180,19 @@ var fxHTMLCases = []fxCase{
 		want: fxWant{title: fxTitle, launch: "vllm serve m", fields: []string{"Engine/Engine=vllm", "Engine/Quantization=BF16"}, rows: fxRows},
 	},
 	{
+		name: "row and column spans in the full table",
+		doc: `<h1>` + fxTitle + `</h1>
+<table>
+<tr><th rowspan="2">Phase</th><th rowspan="2">Context</th><th rowspan="2">Requests at once</th><th rowspan="2">Status</th><th colspan="2">Figures</th></tr>
+<tr><th>Total tok/s</th><th>TTFT</th></tr>
+<tr><td colspan="6">Prefill rows</td></tr>
+<tr><td>Prefill</td><td>8K</td><td>1</td><td>Valid</td><td>55K</td><td>149 ms</td></tr>
+<tr><td rowspan="2">Sustained decode</td><td rowspan="2">8K</td><td>1</td><td>Valid</td><td>325.2</td><td>41 ms</td></tr>
+<tr><td>2</td><td>Looped</td><td colspan="2">—</td></tr>
+</table>`,
+		want: fxWant{title: fxTitle, rows: fxRows},
+	},
+	{
 		name: "site name in an h1 above the title",
 		doc: `<header><h1>Bench Lab</h1><nav><a href="/">Home</a></nav></header>
 <h1>` + fxTitle + `</h1><p>vllm • 0.27.2</p>` + fxHTMLMatrix + fxHTMLFull,
