@@ -630,10 +630,12 @@ func (a *assembler) table(t *table, sec sectionKind, secName string) error {
 	if k := classifyTable(t, sec); k != tableFull && k != tableMatrix && k != tableMatrixT && phaseless(t) {
 		// A part of the full table printed under its phase's heading
 		// ("### Prefill", "### Sustained decode"), without a Phase column.
-		switch sec {
-		case secPrefill:
+		switch {
+		case groupedByPhase(t):
+			phase = byGroup
+		case sec == secPrefill:
 			phase = "Prefill"
-		case secDecode:
+		case sec == secDecode:
 			phase = "Sustained decode"
 		}
 	}
@@ -675,6 +677,37 @@ func (a *assembler) table(t *table, sec sectionKind, secName string) error {
 		}
 	}
 	return nil
+}
+
+// byGroup is the phase of a full-table part whose rows are grouped under
+// one-cell rows naming their phase.
+const byGroup = "\x00group"
+
+// groupPhase returns the phase a one-cell group row names ("Prefill",
+// "Sustained decode"), or "".
+func groupPhase(r row) string {
+	if len(r.Cells) != 1 {
+		return ""
+	}
+	t := collapse(r.Cells[0].Text)
+	switch k, _ := classifySection(t); k {
+	case secPrefill:
+		return "Prefill"
+	case secDecode:
+		return "Sustained decode"
+	}
+	return ""
+}
+
+// groupedByPhase reports whether a table's rows are grouped under rows
+// naming their phase.
+func groupedByPhase(t *table) bool {
+	for _, r := range t.Rows {
+		if groupPhase(r) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // phaseless reports whether a table looks like rows of the full table
@@ -719,9 +752,18 @@ func (a *assembler) fullTable(t *table, phase string) error {
 			}
 		}
 	}
+	group := ""
 	for _, r := range t.Rows {
+		if g := groupPhase(r); g != "" {
+			group = g
+			continue
+		}
 		cells := cellTexts(r.Cells)
-		if phase != "" {
+		switch phase {
+		case "":
+		case byGroup:
+			cells = append([]string{group}, cells...)
+		default:
 			cells = append([]string{phase}, cells...)
 		}
 		if skipRow(cells, len(header)) || equalStrings(cells, header) {

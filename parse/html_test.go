@@ -193,6 +193,21 @@ var fxHTMLCases = []fxCase{
 		want: fxWant{title: fxTitle, rows: fxRows},
 	},
 	{
+		name: "full table rows grouped under phase rows, without a Phase column",
+		doc: `<h1>` + fxTitle + `</h1>
+<h2>Results</h2>
+<table>
+<thead><tr><th>Context</th><th>Requests at once</th><th>Status</th><th>Total tok/s</th><th>TTFT</th></tr></thead>
+<tbody>
+<tr><th colspan="5">Prefill</th></tr>
+<tr><td>8K</td><td>1</td><td>Valid</td><td>55K</td><td>149 ms</td></tr>
+<tr><th colspan="5">Sustained decode</th></tr>
+<tr><td>8K</td><td>1</td><td>Valid</td><td>325.2</td><td>41 ms</td></tr>
+<tr><td>8K</td><td>2</td><td>Looped</td><td>—</td><td>—</td></tr>
+</tbody></table>`,
+		want: fxWant{title: fxTitle, rows: fxRows},
+	},
+	{
 		name: "site name in an h1 above the title",
 		doc: `<header><h1>Bench Lab</h1><nav><a href="/">Home</a></nav></header>
 <h1>` + fxTitle + `</h1><p>vllm • 0.27.2</p>` + fxHTMLMatrix + fxHTMLFull,
