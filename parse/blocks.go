@@ -588,11 +588,18 @@ func classifyTable(t *table, sec sectionKind) tableKind {
 		return tableFull
 	}
 	if len(h) >= 2 && sec != secPrefill {
-		numeric, contexts := true, true
+		// Every column header a number (a context label when
+		// transposed), but for summary columns without digits ("Peak").
+		numeric, contexts, figures := true, true, 0
 		for _, x := range h[1:] {
+			if !strings.ContainsAny(x, "0123456789") {
+				continue
+			}
+			figures++
 			numeric = numeric && concurrencyRe.MatchString(x)
 			contexts = contexts && contextLabelRe.MatchString(x)
 		}
+		numeric, contexts = numeric && figures > 0, contexts && figures > 0
 		first := h[0]
 		switch {
 		case numeric && (first == "" || strings.Contains(first, "context") || strings.Contains(first, "ctx") || rowsLookLikeContexts(t)):
@@ -804,11 +811,14 @@ func (a *assembler) matrix(t *table) {
 	}
 	for _, r := range t.Rows {
 		cells := cellTexts(r.Cells)
-		if skipRow(cells, len(cols)) || len(r.Cells) == 0 {
-			continue
+		if skipRow(cells, len(cols)) || len(r.Cells) == 0 || !strings.ContainsAny(cells[0], "0123456789") {
+			continue // no data, or a summary row ("Mean")
 		}
 		label := cellLabel(r.Cells[0], transposed)
 		for j := 1; j < len(r.Cells); j++ {
+			if j < len(cols) && !strings.ContainsAny(cols[j], "0123456789") {
+				continue // a summary column ("Peak")
+			}
 			c := r.Cells[j]
 			rc := rawCell{Context: label, Line: c.Line}
 			if j < len(cols) {

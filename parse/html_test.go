@@ -208,6 +208,17 @@ var fxHTMLCases = []fxCase{
 		want: fxWant{title: fxTitle, rows: fxRows},
 	},
 	{
+		name: "matrix with a summary column and a summary row",
+		doc: `<h1>` + fxTitle + `</h1>
+<h2>Sustained decode</h2>
+<table>
+<tr><th>Context</th><th>1</th><th>2</th><th>Peak</th></tr>
+<tr><td>8K</td><td>325.2<br>41 ms</td><td>Looped</td><td>325.2</td></tr>
+<tr><td>Mean</td><td>325.2</td><td>—</td><td></td></tr>
+</table>` + fxHTMLFull,
+		want: fxWant{title: fxTitle, matrix: fxMatrix, rows: fxRows},
+	},
+	{
 		name: "site name in an h1 above the title",
 		doc: `<header><h1>Bench Lab</h1><nav><a href="/">Home</a></nav></header>
 <h1>` + fxTitle + `</h1><p>vllm • 0.27.2</p>` + fxHTMLMatrix + fxHTMLFull,
