@@ -550,6 +550,9 @@ func FuzzParseHTML(f *testing.F) {
 	for _, c := range fxHTMLCases {
 		f.Add([]byte(c.doc))
 	}
+	for _, c := range fxHTMLErrors {
+		f.Add([]byte(c.doc))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) { fxFuzzParse(t, b, schema.FormatHTML) })
 }
 

@@ -240,6 +240,9 @@ func FuzzParseMarkdown(f *testing.F) {
 	for _, c := range fxMDCases {
 		f.Add([]byte(c.doc))
 	}
+	for _, c := range fxMDErrors {
+		f.Add([]byte(c.doc))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) { fxFuzzParse(t, b, schema.FormatMarkdown) })
 }
 
