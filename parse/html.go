@@ -321,6 +321,13 @@ func textOf(n *html.Node) string {
 // frags returns the text of nodes split at every element boundary.
 // line is the line of the container, used until an element gives one.
 func frags(nodes []*html.Node, line int) []frag {
+	if len(nodes) == 1 && nodes[0].Type == html.TextNode {
+		// One run of text, as most table cells are.
+		if collapse(nodes[0].Data) == "" {
+			return nil
+		}
+		return []frag{{text: nodes[0].Data, line: max(line, ownLine(nodes[0].Parent))}}
+	}
 	var out []frag
 	var cur strings.Builder
 	curLine, curTop, curElem := line, 0, false

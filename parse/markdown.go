@@ -342,6 +342,17 @@ func toFrags(ms []mdFrag) []frag {
 // escapes and character references are resolved ("\|" in a table cell
 // is "|", "&middot;" is "·"); code spans keep their text as printed.
 func (w *mdWalker) frags(n ast.Node) []mdFrag {
+	if t, ok := n.FirstChild().(*ast.Text); ok && t.NextSibling() == nil && !t.SoftLineBreak() && !t.HardLineBreak() {
+		// One run of text, as most table cells are.
+		s := string(t.Segment.Value(w.src))
+		if !t.IsRaw() {
+			s = unescapeMarkdown(t.Segment.Value(w.src))
+		}
+		if collapse(s) == "" {
+			return nil
+		}
+		return []mdFrag{{frag: frag{text: s, line: w.idx.line(t.Segment.Start)}}}
+	}
 	var out []mdFrag
 	var cur strings.Builder
 	curLine, curTop, curElem := 0, 0, false
