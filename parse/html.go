@@ -34,7 +34,25 @@ func extractHTML(b []byte, name string) (*rawDoc, error) {
 	for _, n := range doc.Nodes {
 		w.walk(n)
 	}
+	if !hasHeading(w.blocks) {
+		// A page without headings: its <title> names the document.
+		if t := doc.Find("title").First(); t.Length() > 0 && collapse(t.Text()) != "" {
+			title := collapse(t.Text())
+			line := nodeLine(t.Nodes[0])
+			w.blocks = append([]block{{Kind: blockHeading, Level: 1, Text: title, Line: line, Pieces: []piece{{title, line}}}}, w.blocks...)
+		}
+	}
 	return assemble(w.blocks, name, idx.count(), "an h1 heading")
+}
+
+// hasHeading reports whether any block is a heading.
+func hasHeading(blocks []block) bool {
+	for _, b := range blocks {
+		if b.Kind == blockHeading {
+			return true
+		}
+	}
+	return false
 }
 
 // annotateLines returns b with a data-sm-line="N" attribute added to every

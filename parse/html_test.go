@@ -219,6 +219,13 @@ var fxHTMLCases = []fxCase{
 		want: fxWant{title: fxTitle, matrix: fxMatrix, rows: fxRows},
 	},
 	{
+		name: "no headings: the page title names the document",
+		doc: `<html><head><title>` + fxTitle + `</title></head><body>
+<table><tr><th>Context</th><th>1</th><th>2</th></tr><tr><td>8K</td><td>325.2 · 41 ms</td><td>Looped</td></tr></table>
+` + strings.Replace(fxHTMLFull, "<h2>All measurements</h2>", "", 1) + `</body></html>`,
+		want: fxWant{title: fxTitle, matrix: fxMatrix, rows: fxRows},
+	},
+	{
 		name: "site name in an h1 above the title",
 		doc: `<header><h1>Bench Lab</h1><nav><a href="/">Home</a></nav></header>
 <h1>` + fxTitle + `</h1><p>vllm • 0.27.2</p>` + fxHTMLMatrix + fxHTMLFull,
