@@ -306,7 +306,7 @@ func assemble(blocks []block, name string, lastLine int, what string) (*rawDoc, 
 				continue
 			}
 			if b.PairWithNext && i+1 < len(blocks) && blocks[i+1].Kind == blockText && i+1 != a.subtitleIdx {
-				a.field(secName, b.Text, blocks[i+1].Text, b.Line)
+				a.field(secName, trimKey(b.Text), blocks[i+1].Text, b.Line)
 				i++
 				continue
 			}

@@ -450,6 +450,9 @@ func (w *htmlWalker) lines(nodes []*html.Node, line int) {
 		part := fs[start:i]
 		part[0].br = false
 		if b := blockOf(part, part[0].line, blockText); b.Text != "" {
+			// "<b>GPU</b><br>H200 NVL": a key alone on its line, its
+			// value on the next.
+			b.PairWithNext = len(part) == 1 && part[0].elem && i < len(fs)
 			w.blocks = append(w.blocks, b)
 		}
 		start = i

@@ -226,6 +226,13 @@ var fxHTMLCases = []fxCase{
 		want: fxWant{title: fxTitle, matrix: fxMatrix, rows: fxRows},
 	},
 	{
+		name: "keys on their own line above their values",
+		doc: `<h1>` + fxTitle + `</h1><h2>Hardware</h2>
+<p><strong>GPU</strong><br>H200 NVL<br><strong>VRAM:</strong><br>141 GB</p>
+<p>Measured on <b>one</b> node.</p>` + fxHTMLFull,
+		want: fxWant{title: fxTitle, fields: []string{"Hardware/GPU=H200 NVL", "Hardware/VRAM=141 GB"}, rows: fxRows},
+	},
+	{
 		name: "site name in an h1 above the title",
 		doc: `<header><h1>Bench Lab</h1><nav><a href="/">Home</a></nav></header>
 <h1>` + fxTitle + `</h1><p>vllm • 0.27.2</p>` + fxHTMLMatrix + fxHTMLFull,
