@@ -177,9 +177,7 @@ tags: [bench]
 </table>
 ` + fxMDPrefill + fxMDFull,
 		want: fxWant{title: fxTitle, fields: []string{"Hardware/GPU=H200 NVL"}, prefill: fxPrefill, matrix: fxMatrix, rows: fxRows},
-		// Note: Detect (parse.go) takes any document holding a <table>
-		// tag for HTML, so this one needs the format given.
-		detected: schema.FormatHTML,
+		// A leading Markdown heading wins over the embedded <table>.
 	},
 }
 

@@ -108,6 +108,14 @@ var (
 	mdSetextHead = regexp.MustCompile(`(?m)^\S.*\n(=+|-{3,})[ \t]*$`)
 )
 
+// firstLine returns b up to its first newline.
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
 // Detect tells the format of a document from its content: HTML when it
 // holds HTML elements, Markdown when it has ATX headings, bold list keys or
 // fenced blocks, else the flattened text of the seeds.
@@ -127,7 +135,13 @@ func Detect(b []byte) (string, error) {
 		return "", fmt.Errorf("binary data (NUL bytes): not a speed-test document")
 	}
 	switch {
-	case t[0] == '<' || htmlTag.Match(head):
+	case t[0] == '<':
+		return schema.FormatHTML, nil
+	case mdHeading.Match(firstLine(t)):
+		// A document that opens with a Markdown heading is Markdown even
+		// when it embeds HTML (a raw <table>, a <div> wrapper).
+		return schema.FormatMarkdown, nil
+	case htmlTag.Match(head):
 		return schema.FormatHTML, nil
 	case mdHeading.Match(head) || mdBoldKey.Match(head) || mdFence.Match(head) || mdSetextHead.Match(head):
 		return schema.FormatMarkdown, nil

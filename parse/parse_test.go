@@ -145,6 +145,8 @@ func TestDetect(t *testing.T) {
 		{"markdown fence", "Launch\n```sh\nvllm serve m\n```\n", schema.FormatMarkdown},
 		{"markdown setext", "M on G 80GB\n===========\n", schema.FormatMarkdown},
 		{"text with a table", "Title\n| Phase | Context |\n|---|---|\n", schema.FormatText},
+		{"markdown with an html table", "# M on G 80GB\n\n<table><tr><th>Phase</th></tr></table>\n", schema.FormatMarkdown},
+		{"markdown with a div wrapper", "# M on G\n<div>\n\n## Hardware\n</div>\n", schema.FormatMarkdown},
 	}
 	for _, tt := range tests {
 		got, err := Detect([]byte(tt.in))
