@@ -17,7 +17,8 @@ const RunIDLen = 16
 // digits of the SHA-256 of its content. Content means the run's metadata
 // and measurements as normalized values; it leaves out where and when the
 // document was read (source path, hash, format, ingest time), the run id
-// itself, source line numbers and printed text. So the text, HTML and
+// itself, the subtitle (a summary of the rest), source line numbers and
+// printed text. So the text, HTML and
 // Markdown forms of one document share one id, and re-ingesting any of
 // them is a duplicate. Samples (per-request records) are left out too: a
 // document prints the measurements, not the requests behind them, and a
@@ -30,6 +31,9 @@ func ComputeRunID(m *Matrix) string {
 	r.RunID, r.SourcePath, r.SourceSHA256, r.SourceFormat = "", "", "", ""
 	r.IngestedAt = time.Time{}
 	r.SchemaVersion = 0
+	// The subtitle only summarizes the rest ("vllm · 0.30.1 · INT4 · 5
+	// contexts …") and documents glue or separate its parts differently.
+	r.Subtitle = ""
 	ms := make([]Measurement, len(m.Measurements))
 	var nonFinite []string
 	for i, x := range m.Measurements {

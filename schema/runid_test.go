@@ -38,6 +38,7 @@ func TestComputeRunID(t *testing.T) {
 			m.Measurements[0].Printed = []KV{{Key: "Total tok/s", Value: "325.20"}}
 		}, true},
 		{"per-request samples", func(m *Matrix) { m.Samples = []Sample{{Request: 1, OutputTokens: 5}} }, true},
+		{"the subtitle, a summary", func(m *Matrix) { m.Run.Subtitle = "vllm · 0.30 · INT4 · 5 contexts" }, true},
 		{"a figure", func(m *Matrix) { m.Measurements[0].TotalTokS = F64(325.3) }, false},
 		{"a status", func(m *Matrix) { m.Measurements[0].Status = StatusLooped }, false},
 		{"metadata", func(m *Matrix) { m.Run.Metadata = []Field{{Section: "Run", Key: "Note", Value: "x"}} }, false},
