@@ -93,6 +93,11 @@ func (st *stream) serveStream(r *http.Request) {
 			st.setErr("server closed after %d tokens", st.sent)
 			return
 		}
+		// The engine stores the count before the state, so a count at the
+		// target with a stale state still means the sequence finished.
+		if produced >= st.sq.target {
+			state = seqFinished
+		}
 		if produced > 0 && !st.cachedSet {
 			// The prefix-cache hit is known once the prefill is done;
 			// record it now for readers of requests still in flight.
@@ -108,8 +113,11 @@ func (st *stream) serveStream(r *http.Request) {
 				if !st.fire(r) {
 					return
 				}
-				produced = st.sq.produced.Load()
 				state = st.sq.state.Load()
+				produced = st.sq.produced.Load()
+				if produced >= st.sq.target && state != seqAborted {
+					state = seqFinished
+				}
 			}
 			if st.sent >= produced {
 				break
