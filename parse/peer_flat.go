@@ -70,7 +70,7 @@ func (f *flatResult) str(key string) string {
 // latencies fills a measurement's latency distributions from keys named
 // {mean,median,std,pNN}_{metric}_ms, mapping each tool metric to the
 // column family of the same formula.
-func (f *flatResult) latencies(name string, m *schema.Measurement, metric string, median, mean, p90, p99 **float64) error {
+func (f *flatResult) latencies(name, metric string, median, mean, p90, p99 **float64) error {
 	get := func(stat string) (num, error) { return f.num(name, stat+"_"+metric+"_ms") }
 	for _, x := range []struct {
 		stat string
@@ -241,4 +241,82 @@ func inputContext(m *schema.Measurement, meanInput float64) {
 	t := int64(math.Round(meanInput))
 	m.ContextTokens = &t
 	m.ContextLabel = tokenLabel(t)
+}
+
+// servingCell reads one result object of vLLM's or SGLang's serving
+// benchmark, whose keys mostly agree, into a serve cell. It keeps the
+// first error; the caller adds its tool's own keys with get, then calls
+// finish.
+type servingCell struct {
+	name string
+	f    *flatResult
+	c    schema.Measurement
+	err  error
+	// completed, inTok and dur are read by start for the callers' derived
+	// figures.
+	completed, inTok, dur num
+}
+
+// startServing reads the shared keys: load (max_concurrency,
+// request_rate), counts, duration, throughputs and the ttft, tpot (→ tbt),
+// itl (→ chunk_gap) and e2eKey latency families.
+func startServing(name string, f *flatResult, e2eKey string) *servingCell {
+	s := &servingCell{name: name, f: f}
+	c := &s.c
+	*c = schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(f.line)}
+	c.Concurrency = i32(s.get("max_concurrency"))
+	c.RequestRate = s.get("request_rate").ptr()
+	s.completed = s.get("completed")
+	c.CompletedRequests = s.completed.int()
+	s.inTok = s.get("total_input_tokens")
+	c.InputTokensTotal = s.inTok.int()
+	c.OutputTokens = s.get("total_output_tokens").int()
+	s.dur = s.get("duration")
+	c.MeasuredS = s.dur.ptr()
+	c.TotalTokS = s.get("output_throughput").ptr()
+	c.RequestThroughput = s.get("request_throughput").ptr()
+	for _, l := range []struct {
+		metric              string
+		med, mean, p90, p99 **float64
+	}{
+		{"ttft", &c.TTFTMs, &c.TTFTMeanMs, &c.TTFTP90Ms, &c.TTFTP99Ms},
+		{"tpot", &c.TBTMs, &c.TBTMeanMs, &c.TBTP90Ms, &c.TBTP99Ms},
+		{"itl", &c.ChunkGapP50Ms, &c.ChunkGapMeanMs, &c.ChunkGapP90Ms, &c.ChunkGapP99Ms},
+		{e2eKey, &c.E2EP50Ms, &c.E2EMeanMs, &c.E2EP90Ms, &c.E2EP99Ms},
+	} {
+		if err := f.latencies(name, l.metric, l.med, l.mean, l.p90, l.p99); err != nil && s.err == nil {
+			s.err = err
+		}
+	}
+	c.TTFTP50Ms, c.TBTP50Ms = c.TTFTMs, c.TBTMs
+	if c.TBTMs != nil && *c.TBTMs > 0 {
+		v := 1000 / *c.TBTMs // the median of per-request decode rates: 1000/x is monotone
+		c.PerRequestTokS = &v
+	}
+	return s
+}
+
+// get reads the first present of keys, keeping the first error.
+func (s *servingCell) get(keys ...string) num {
+	v, err := s.f.first(s.name, keys...)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return v
+}
+
+// finish marks the keys read elsewhere (run-level strings), moves every
+// other number into Extra and checks the cell has a figure.
+func (s *servingCell) finish(tool string, runKeys ...string) (schema.Measurement, error) {
+	for _, k := range runKeys {
+		s.f.used[k] = true
+	}
+	s.f.extras(&s.c)
+	if s.err != nil {
+		return s.c, s.err
+	}
+	if s.c.TotalTokS == nil && s.c.TTFTMs == nil {
+		return s.c, errorf(s.name, s.f.line, "%s result without output_throughput or median_ttft_ms: not a serving benchmark result", tool)
+	}
+	return s.c, nil
 }

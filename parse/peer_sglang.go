@@ -69,63 +69,23 @@ func parseSGLangBench(b []byte, name string) (*schema.Matrix, error) {
 
 // sglangCell maps one SGLang result line to a serve cell.
 func sglangCell(name string, f *flatResult) (schema.Measurement, error) {
-	c := schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(f.line)}
-	var firstErr error
-	get := func(keys ...string) num {
-		v, err := f.first(name, keys...)
-		if err != nil && firstErr == nil {
-			firstErr = err
-		}
-		return v
-	}
-	c.Concurrency = i32(get("max_concurrency"))
-	c.RequestRate = get("request_rate").ptr()
-	completed := get("completed")
-	c.CompletedRequests = completed.int()
-	inTok, outTok := get("total_input_tokens"), get("total_output_tokens")
-	c.InputTokensTotal, c.OutputTokens = inTok.int(), outTok.int()
-	c.MeasuredS = get("duration").ptr()
-	c.TotalTokS = get("output_throughput").ptr()
-	c.InputTokS = get("input_throughput").ptr()
-	c.RequestThroughput = get("request_throughput").ptr()
+	s := startServing(name, f, "e2e_latency")
+	c := &s.c
+	c.InputTokS = s.get("input_throughput").ptr()
 	meanIn := math.NaN()
-	if inTok.Set && completed.Set && completed.V > 0 {
-		meanIn = inTok.V / completed.V
+	if s.inTok.Set && s.completed.Set && s.completed.V > 0 {
+		meanIn = s.inTok.V / s.completed.V
 		c.PromptTokens = num{V: meanIn, Set: true}.int()
 	}
 	// Note: the context is the configured input length of a random
 	// dataset when there is one, so every line of a rate sweep lands in
 	// the same context (their measured means differ by a few tokens);
 	// the measured mean stays in prompt_tokens.
-	if isl := get("random_input_len"); isl.Set && isl.V > 0 && f.str("dataset_name") == "random" {
-		metric(&c, "random_input_len", isl)
-		inputContext(&c, isl.V)
+	if isl := s.get("random_input_len"); isl.Set && isl.V > 0 && f.str("dataset_name") == "random" {
+		metric(c, "random_input_len", isl)
+		inputContext(c, isl.V)
 	} else {
-		inputContext(&c, meanIn)
+		inputContext(c, meanIn)
 	}
-	lat := func(metric string, med, mean, p90, p99 **float64) {
-		if err := f.latencies(name, &c, metric, med, mean, p90, p99); err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	lat("ttft", &c.TTFTMs, &c.TTFTMeanMs, &c.TTFTP90Ms, &c.TTFTP99Ms)
-	lat("tpot", &c.TBTMs, &c.TBTMeanMs, &c.TBTP90Ms, &c.TBTP99Ms)
-	lat("itl", &c.ChunkGapP50Ms, &c.ChunkGapMeanMs, &c.ChunkGapP90Ms, &c.ChunkGapP99Ms)
-	lat("e2e_latency", &c.E2EP50Ms, &c.E2EMeanMs, &c.E2EP90Ms, &c.E2EP99Ms)
-	c.TTFTP50Ms, c.TBTP50Ms = c.TTFTMs, c.TBTMs
-	if c.TBTMs != nil && *c.TBTMs > 0 {
-		v := 1000 / *c.TBTMs
-		c.PerRequestTokS = &v
-	}
-	for _, k := range []string{"backend", "dataset_name", "model_id", "model", "tokenizer_id"} {
-		f.used[k] = true
-	}
-	f.extras(&c)
-	if firstErr != nil {
-		return c, firstErr
-	}
-	if c.TotalTokS == nil && c.TTFTMs == nil {
-		return c, errorf(name, f.line, "SGLang result without output_throughput or median_ttft_ms")
-	}
-	return c, nil
+	return s.finish("SGLang", "backend", "dataset_name", "model_id", "model", "tokenizer_id")
 }

@@ -70,76 +70,29 @@ func parseVLLMBench(b []byte, name string) (*schema.Matrix, error) {
 
 // vllmCell maps one vLLM result object to a serve cell.
 func vllmCell(name string, f *flatResult) (schema.Measurement, error) {
-	c := schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(f.line)}
-	var firstErr error
-	get := func(keys ...string) num {
-		v, err := f.first(name, keys...)
-		if err != nil && firstErr == nil {
-			firstErr = err
-		}
-		return v
-	}
-	conc := get("max_concurrency")
-	c.Concurrency = i32(conc)
-	c.RequestRate = get("request_rate").ptr()
-	completed := get("completed")
-	failed := get("failed")
-	c.CompletedRequests = completed.int()
-	c.ErroredRequests = failed.int()
-	inTok, outTok := get("total_input_tokens"), get("total_output_tokens")
-	c.InputTokensTotal = inTok.int()
-	c.OutputTokens = outTok.int()
-	dur := get("duration")
-	c.MeasuredS = dur.ptr()
-	c.TotalTokS = get("output_throughput").ptr()
-	c.RequestThroughput = get("request_throughput").ptr()
-	c.GoodputReqS = get("request_goodput", "request_goodput:").ptr()
-	if inTok.Set && dur.Set && dur.V > 0 {
-		v := inTok.V / dur.V
+	s := startServing(name, f, "e2el")
+	c := &s.c
+	c.ErroredRequests = s.get("failed").int()
+	c.GoodputReqS = s.get("request_goodput", "request_goodput:").ptr()
+	if s.inTok.Set && s.dur.Set && s.dur.V > 0 {
+		v := s.inTok.V / s.dur.V
 		c.InputTokS = &v
 	}
 	meanIn := math.NaN()
 	if n, mean, _, ok := f.lengthStats("input_lens"); ok {
 		meanIn = mean
 		c.Extra = append(c.Extra, schema.Metric{Name: "input_lens_count", Value: float64(n)})
-	} else if inTok.Set && completed.Set && completed.V > 0 {
-		meanIn = inTok.V / completed.V
+	} else if s.inTok.Set && s.completed.Set && s.completed.V > 0 {
+		meanIn = s.inTok.V / s.completed.V
 	}
 	if _, mean, median, ok := f.lengthStats("output_lens"); ok {
 		c.Extra = append(c.Extra, schema.Metric{Name: "output_len_mean", Value: mean}, schema.Metric{Name: "output_len_median", Value: median})
 	}
-	inputContext(&c, meanIn)
+	inputContext(c, meanIn)
 	if !math.IsNaN(meanIn) {
 		c.PromptTokens = num{V: meanIn, Set: true}.int()
 	}
-	lat := func(metric string, med, mean, p90, p99 **float64) {
-		if err := f.latencies(name, &c, metric, med, mean, p90, p99); err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	lat("ttft", &c.TTFTMs, &c.TTFTMeanMs, &c.TTFTP90Ms, &c.TTFTP99Ms)
-	lat("tpot", &c.TBTMs, &c.TBTMeanMs, &c.TBTP90Ms, &c.TBTP99Ms)
-	lat("itl", &c.ChunkGapP50Ms, &c.ChunkGapMeanMs, &c.ChunkGapP90Ms, &c.ChunkGapP99Ms)
-	lat("e2el", &c.E2EP50Ms, &c.E2EMeanMs, &c.E2EP90Ms, &c.E2EP99Ms)
-	c.TTFTP50Ms, c.TBTP50Ms = c.TTFTMs, c.TBTMs
-	if c.TBTMs != nil && *c.TBTMs > 0 {
-		v := 1000 / *c.TBTMs
-		c.PerRequestTokS = &v
-	}
-	for _, k := range []string{"date", "backend", "model_id", "tokenizer_id", "label", "dataset_name", "num_prompts"} {
-		f.used[k] = true
-	}
-	f.extras(&c)
-	if n, err := f.num(name, "num_prompts"); err == nil && n.Set {
-		metric(&c, "num_prompts", n)
-	}
-	if firstErr != nil {
-		return c, firstErr
-	}
-	if c.TotalTokS == nil && c.TTFTMs == nil {
-		return c, errorf(name, f.line, "vLLM result without output_throughput or median_ttft_ms: not a serving benchmark result")
-	}
-	return c, nil
+	return s.finish("vLLM", "date", "backend", "model_id", "tokenizer_id", "label", "dataset_name")
 }
 
 // modelBase returns the readable name of a model id or path: the last
