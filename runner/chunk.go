@@ -2,7 +2,9 @@ package runner
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -121,7 +123,7 @@ func str(b []byte, i int, dst *[]byte, esc *bool) int {
 		return -1
 	}
 	*dst = b[i+1 : e]
-	*esc = bs || bytes.IndexByte(*dst, '\\') >= 0
+	*esc = bs
 	return e + 1
 }
 
@@ -310,27 +312,64 @@ func skipWS(b []byte, i int) int {
 }
 
 // strEnd returns the index of the closing quote of the string at
-// b[i] == '"' (-1 when unterminated) and whether a backslash preceded a
-// quote in it (an escaped quote: the string holds escapes).
+// b[i] == '"' (-1 when unterminated) and whether the string holds a
+// backslash (an escape).
 //
-// Keys and most values are short: a plain loop over the first bytes beats
-// the call into the vectorized search, which takes over for long strings.
+// Note: keys and most values are short. The first bytes are searched eight
+// at a time in a 64-bit word (SWAR: a byte equal to '"' or '\\' turns its
+// high bit on), which beats both a per-byte switch and the call into the
+// vectorized bytes.IndexByte; long strings go to the latter.
 func strEnd(b []byte, i int) (int, bool) {
-	end := min(len(b), i+1+24)
-	for j := i + 1; j < end; j++ {
-		switch b[j] {
-		case '"':
-			return j, false
-		case '\\':
+	j := i + 1
+	for n := 0; n < swarWords && j+8 <= len(b); n++ {
+		w := binary.LittleEndian.Uint64(b[j:])
+		if m := hasQuoteOrBackslash(w); m != 0 {
+			k := j + bits.TrailingZeros64(m)>>3
+			if b[k] == '"' {
+				return k, false
+			}
 			return strEndSlow(b, i)
 		}
+		j += 8
+	}
+	if j+8 > len(b) {
+		// Fewer than eight bytes left: the tail, byte by byte.
+		for ; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				return j, false
+			case '\\':
+				return strEndSlow(b, i)
+			}
+		}
+		return -1, false
 	}
 	return strEndSlow(b, i)
 }
 
+// swarWords bounds the words strEnd tests before handing a long string to
+// the vectorized search.
+const swarWords = 4
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// hasQuoteOrBackslash returns a mask whose lowest set bit is the high bit
+// of the first byte of w (little-endian) that is '"' or '\\'. Bits above
+// the first match may be spurious (a borrow), so only the lowest is used.
+func hasQuoteOrBackslash(w uint64) uint64 {
+	q := w ^ (lsb * '"')
+	s := w ^ (lsb * '\\')
+	return ((q-lsb)&^q | (s-lsb)&^s) & msb
+}
+
+// strEndSlow is strEnd for long strings and strings with escapes: it jumps
+// between quotes with the vectorized search and counts the backslashes
+// before each.
 func strEndSlow(b []byte, i int) (int, bool) {
 	j := i + 1
-	esc := false
 	for j <= len(b) {
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
@@ -342,9 +381,8 @@ func strEndSlow(b []byte, i int) (int, bool) {
 			n++
 		}
 		if n%2 == 0 {
-			return q, esc || n > 0
+			return q, n > 0 || bytes.IndexByte(b[i+1:q], '\\') >= 0
 		}
-		esc = true
 		j = q + 1
 	}
 	return -1, false

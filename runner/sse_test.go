@@ -220,6 +220,16 @@ func checkAgainstJSON(t *testing.T, p []byte) {
 		_ = scanChunk(p, &ch) // must not panic
 		return
 	}
+	if v := bytes.TrimLeft(p, " \t\r\n"); len(v) == 0 || v[0] != '{' {
+		// encoding/json decodes a top-level null into a struct as "no
+		// change"; a chunk must be an object, so the scanner rejects
+		// anything else.
+		var ch chunk
+		if scanChunk(p, &ch) == nil {
+			t.Fatalf("scanChunk(%q) accepted a chunk that is not an object", p)
+		}
+		return
+	}
 	var ref refChunk
 	if json.Unmarshal(p, &ref) != nil {
 		return // not valid for the reference either; only must not panic
