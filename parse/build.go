@@ -694,14 +694,19 @@ type split struct{ tok, ttft string }
 // "6,091.1783 ms TTFT", printed without a separator, has one per split
 // point that leaves a well-formed tok/s figure and a well-formed TTFT.
 func splitGlued(s string) []split {
+	return appendSplits(nil, s)
+}
+
+// appendSplits appends the splits of s (see splitGlued) to dst.
+func appendSplits(dst []split, s string) []split {
 	s = trimSpace(s)
 	ttft := false
-	if l := strings.ToLower(s); strings.HasSuffix(l, "ttft") {
+	if hasSuffixFold(s, "ttft") {
 		s, ttft = trimSpace(s[:len(s)-4]), true
 	}
 	for _, sep := range []string{"tok/s", "·", "•", ";", "/"} {
 		if a, b, ok := strings.Cut(s, sep); ok {
-			return []split{{trimSpace(a), strings.Trim(trimSpace(b), ",·;")}}
+			return append(dst, split{trimSpace(a), strings.Trim(trimSpace(b), ",·;")})
 		}
 	}
 	unit := ""
@@ -712,28 +717,49 @@ func splitGlued(s string) []split {
 		}
 	}
 	if k := strings.LastIndexAny(s, " \t\u00a0"); k >= 0 {
-		return []split{{trimSpace(s[:k]), trimSpace(s[k:]) + " " + unit}}
+		return append(dst, split{trimSpace(s[:k]), trimSpace(s[k:]) + " " + unit})
 	}
 	if len(s) > maxGlued {
-		return nil // no pair of figures is this long; do not try O(n²) splits
+		return dst // no pair of figures is this long; do not try O(n²) splits
 	}
-	var out []split
 	if unit == "" && !ttft {
-		out = append(out, split{s, ""}) // a tok/s figure alone
+		dst = append(dst, split{s, ""}) // a tok/s figure alone
 	}
 	for k := 1; k < len(s); k++ {
 		a, b := s[:k], s[k:]
-		qa, err := parseQuantity(a)
-		if err != nil || qa.Null || qa.Unit != "" {
+		qa, bad := scanQuantity(trimSpace(a))
+		if bad != qOK || qa.Null || qa.Unit != "" {
 			continue
 		}
-		qb, err := parseQuantity(b)
-		if err != nil || qb.Null || qb.Unit != "" || b[0] == '-' || b[0] == '+' {
+		if b[0] == '-' || b[0] == '+' {
 			continue
 		}
-		out = append(out, split{a, b + " " + unit})
+		qb, bad := scanQuantity(trimSpace(b))
+		if bad != qOK || qb.Null || qb.Unit != "" {
+			continue
+		}
+		dst = append(dst, split{a, b + " " + unit})
 	}
-	return out
+	return dst
+}
+
+// hasSuffixFold reports whether s ends in the lower-case ASCII suffix,
+// matched without case.
+func hasSuffixFold(s, suffix string) bool {
+	if len(s) < len(suffix) {
+		return false
+	}
+	t := s[len(s)-len(suffix):]
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != suffix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // cellReading is a cell read one way.
@@ -744,29 +770,35 @@ type cellReading struct {
 
 // readings parses the splits of a cell; ill-formed ones are dropped.
 func readings(splits []split) []cellReading {
-	var out []cellReading
+	return appendReadings(nil, splits)
+}
+
+// appendReadings appends the readings of splits (see readings) to dst.
+func appendReadings(dst []cellReading, splits []split) []cellReading {
 	for _, sp := range splits {
-		tok, err := parseQuantity(sp.tok)
-		if err == nil {
-			tok, err = tok.convert(kindRate)
+		tok, bad := scanQuantity(trimSpace(sp.tok))
+		if bad != qOK {
+			continue
 		}
-		if err != nil {
+		tok, cbad := tok.conv(kindRate)
+		if cbad != convOK {
 			continue
 		}
 		r := cellReading{tok: tok, tokText: sp.tok, ttft: quantity{Null: true}, ttftText: trimSpace(sp.ttft)}
 		if r.ttftText != "" {
-			t, err := parseQuantity(strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(r.ttftText, "TTFT"), "ttft")))
-			if err == nil {
-				t, err = t.convert(kindMillis)
+			t, bad := scanQuantity(trimSpace(strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(r.ttftText, "TTFT"), "ttft"))))
+			if bad != qOK {
+				continue
 			}
-			if err != nil {
+			t, cbad := t.conv(kindMillis)
+			if cbad != convOK {
 				continue
 			}
 			r.ttft = t
 		}
-		out = append(out, r)
+		dst = append(dst, r)
 	}
-	return out
+	return dst
 }
 
 // figure is one summary figure (a matrix cell or a prefill card) to check
@@ -803,11 +835,14 @@ func agree(name string, f figure, r *tableRow, metric column) (*cellReading, err
 			return nil, nil
 		}
 	}
-	var rs []cellReading
+	// Most cells have a few readings: the buffers keep them off the heap.
+	var splitBuf [8]split
+	rs := make([]cellReading, 0, 8)
 	if text != "" {
-		rs = readings(splitGlued(text))
+		rs = appendReadings(rs, appendSplits(splitBuf[:0], text))
 	} else {
-		rs = readings([]split{{f.tok, f.ttft}})
+		splitBuf[0] = split{f.tok, f.ttft}
+		rs = appendReadings(rs, splitBuf[:1])
 	}
 	shown := text
 	if shown == "" {

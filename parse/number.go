@@ -47,9 +47,75 @@ var unitAliases = map[string]string{
 // regexp because the glued-cell splitter calls it for every split point.
 func parseQuantity(s string) (quantity, error) {
 	s = trimSpace(s)
-	if nullTexts[s] {
-		return quantity{Null: true}, nil
+	q, bad := scanQuantity(s)
+	if bad != qOK {
+		return quantity{}, bad.err(s)
 	}
+	return q, nil
+}
+
+// qFault says why a figure did not read; qOK when it did.
+type qFault uint8
+
+const (
+	qOK          qFault = iota
+	qMalformed          // a stray comma, an unreadable float
+	qNotNumber          // no digits
+	qGroups             // thousands groups not of three digits
+	qLeadingZero        // "0123"
+	qNoFraction         // "12."
+	qUnknownUnit        // "12 parsecs"
+)
+
+// err is the error parseQuantity reports for a fault of trimmed s.
+func (f qFault) err(s string) error {
+	switch f {
+	case qNotNumber:
+		return fmt.Errorf("not a number: %q", s)
+	case qGroups:
+		return fmt.Errorf("malformed number %q (thousands groups must have three digits)", s)
+	case qLeadingZero:
+		return fmt.Errorf("malformed number %q (leading zero)", s)
+	case qNoFraction:
+		return fmt.Errorf("malformed number %q (no digits after the point)", s)
+	case qUnknownUnit:
+		_, rest := scanNumber(s)
+		return fmt.Errorf("malformed number %q (unknown unit %q)", s, trimSpace(s[rest:]))
+	}
+	return fmt.Errorf("malformed number %q", s)
+}
+
+// scanQuantity is parseQuantity for s already trimmed, with the fault as
+// a code: the glued-cell splitter tries many split points that do not
+// read, and formatting an error for each was most of its time.
+func scanQuantity(s string) (quantity, qFault) {
+	if isNullText(s) {
+		return quantity{Null: true}, qOK
+	}
+	q, i := scanNumber(s)
+	if q.fault != qOK {
+		return quantity{}, q.fault
+	}
+	rest := trimSpace(s[i:])
+	if rest != "" {
+		u, ok := unitOf(rest)
+		if !ok {
+			return quantity{}, qUnknownUnit
+		}
+		q.Unit = u
+	}
+	return q.quantity, qOK
+}
+
+// scanned is the number scanNumber read, or why it could not.
+type scanned struct {
+	quantity
+	fault qFault
+}
+
+// scanNumber reads the number at the start of non-empty, trimmed s (sign,
+// digits, fraction, K/M) and returns it with the offset of what follows.
+func scanNumber(s string) (scanned, int) {
 	i := 0
 	neg := false
 	switch {
@@ -60,9 +126,10 @@ func parseQuantity(s string) (quantity, error) {
 	case s[0] == '+':
 		i = 1
 	}
-	// digits collects the number without its commas; most figures have
-	// none, and then it is a slice of s.
-	var buf [40]byte
+	// digits collects the number without its commas (and with an
+	// exponent for K and M) for strconv; most figures have no commas and
+	// no multiplier, and then it is a slice of s.
+	var buf [48]byte
 	digits := buf[:0]
 	start := i
 	group := 0 // digits in the current comma group
@@ -70,14 +137,16 @@ func parseQuantity(s string) (quantity, error) {
 	for i < len(s) {
 		c := s[i]
 		if c >= '0' && c <= '9' {
-			digits = append(digits, c)
+			if len(digits) < len(buf)-4 {
+				digits = append(digits, c)
+			}
 			group++
 			i++
 			continue
 		}
 		if c == ',' {
 			if group == 0 || (!commas && group > 3) || (commas && group != 3) {
-				return quantity{}, fmt.Errorf("malformed number %q", s)
+				return scanned{fault: qMalformed}, i
 			}
 			commas = true
 			group = 0
@@ -88,31 +157,32 @@ func parseQuantity(s string) (quantity, error) {
 	}
 	intLen := i - start
 	if intLen == 0 {
-		return quantity{}, fmt.Errorf("not a number: %q", s)
+		return scanned{fault: qNotNumber}, i
 	}
 	if commas && group != 3 {
-		return quantity{}, fmt.Errorf("malformed number %q (thousands groups must have three digits)", s)
+		return scanned{fault: qGroups}, i
 	}
-	if len(digits) > 1 && digits[0] == '0' {
-		return quantity{}, fmt.Errorf("malformed number %q (leading zero)", s)
+	if intLen > 1 && s[start] == '0' {
+		return scanned{fault: qLeadingZero}, i
 	}
 	decimals := 0
 	if i < len(s) && s[i] == '.' {
-		digits = append(digits, '.')
+		if len(digits) < len(buf)-4 {
+			digits = append(digits, '.')
+		}
 		i++
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			digits = append(digits, s[i])
+			if len(digits) < len(buf)-4 {
+				digits = append(digits, s[i])
+			}
 			decimals++
 			i++
 		}
 		if decimals == 0 {
-			return quantity{}, fmt.Errorf("malformed number %q (no digits after the point)", s)
+			return scanned{fault: qNoFraction}, i
 		}
 	}
 	num := s[start:i]
-	if commas {
-		num = string(digits)
-	}
 	mult, exp := 1.0, ""
 	if i < len(s) {
 		switch s[i] {
@@ -130,23 +200,55 @@ func parseQuantity(s string) (quantity, error) {
 	// Note: a K or M figure is read with its decimal point shifted
 	// ("32.2e3"), not as the mantissa times 1,000: 32.2 × 1,000 is
 	// 32200.000000000004 in float64, while "32.2K" means exactly 32,200.
-	v, err := strconv.ParseFloat(num+exp, 64)
-	if err != nil || math.IsInf(v, 0) {
-		return quantity{}, fmt.Errorf("malformed number %q", s)
+	var v float64
+	var err error
+	switch {
+	case len(num) > len(buf)-8:
+		// Longer than the buffer: build the string (a garbled figure).
+		v, err = strconv.ParseFloat(strings.ReplaceAll(num, ",", "")+exp, 64)
+	case commas || exp != "":
+		v, err = strconv.ParseFloat(string(append(digits, exp...)), 64)
+	default:
+		v, err = strconv.ParseFloat(num, 64)
 	}
-	q := quantity{Value: v, Step: math.Pow10(-decimals) * mult}
+	if err != nil || math.IsInf(v, 0) {
+		return scanned{fault: qMalformed}, i
+	}
+	q := quantity{Value: v, Step: pow10(-decimals) * mult}
 	if neg {
 		q.Value = -q.Value
 	}
-	rest := trimSpace(s[i:])
-	if rest != "" {
-		u, ok := unitAliases[strings.ToLower(rest)]
-		if !ok {
-			return quantity{}, fmt.Errorf("malformed number %q (unknown unit %q)", s, rest)
-		}
-		q.Unit = u
+	return scanned{quantity: q}, i
+}
+
+// pow10 is math.Pow10 with the common small exponents from a table.
+func pow10(n int) float64 {
+	if n <= 0 && n > -len(negPow10) {
+		return negPow10[-n]
 	}
-	return q, nil
+	return math.Pow10(n)
+}
+
+var negPow10 = [...]float64{1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15}
+
+// isNullText reports whether s (trimmed) is a printing of "no value":
+// nullTexts as a switch, for the hot paths.
+func isNullText(s string) bool {
+	switch s {
+	case "", "—", "–", "-", "n/a", "N/A", "na", "NA":
+		return true
+	}
+	return false
+}
+
+// unitOf returns the canonical form of a printed unit (matched without
+// case), as unitAliases says.
+func unitOf(u string) (string, bool) {
+	if c, ok := unitAliases[u]; ok { // already lower case, the usual printing
+		return c, true
+	}
+	c, ok := unitAliases[strings.ToLower(u)]
+	return c, ok
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf }
@@ -154,9 +256,32 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 // trimSpace trims ASCII and Unicode spaces (including no-break and thin
 // spaces, which HTML documents use between a figure and its unit).
 func trimSpace(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\u00a0' || r == '\u202f' || r == '\u2009' || r == '\ufeff'
-	})
+	// Most strings have no space to trim, or only ASCII space.
+	for len(s) > 0 {
+		switch s[0] {
+		case ' ', '\t', '\n', '\r':
+			s = s[1:]
+			continue
+		}
+		break
+	}
+	for len(s) > 0 {
+		switch s[len(s)-1] {
+		case ' ', '\t', '\n', '\r':
+			s = s[:len(s)-1]
+			continue
+		}
+		break
+	}
+	if len(s) == 0 || s[0] < utf8.RuneSelf && s[len(s)-1] < utf8.RuneSelf {
+		return s
+	}
+	return strings.TrimFunc(s, isTrimSpace)
+}
+
+// isTrimSpace reports whether trimSpace trims r.
+func isTrimSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\u00a0' || r == '\u202f' || r == '\u2009' || r == '\ufeff'
 }
 
 // unitKind says which units a column accepts and how they convert.
@@ -173,15 +298,45 @@ const (
 // convert checks q's unit against kind and returns the value in the
 // kind's unit, with the step scaled alike.
 func (q quantity) convert(kind unitKind) (quantity, error) {
+	c, bad := q.conv(kind)
+	switch bad {
+	case convOK:
+		return c, nil
+	case convUnit:
+		switch kind {
+		case kindPlain:
+			return q, fmt.Errorf("unexpected unit %q", q.Unit)
+		case kindRate:
+			return q, fmt.Errorf("unit %q is not tok/s", q.Unit)
+		case kindMillis, kindSeconds:
+			return q, fmt.Errorf("unit %q is not a time", q.Unit)
+		}
+		return q, fmt.Errorf("unit %q is not a count", q.Unit)
+	}
+	return q, fmt.Errorf("%v is not a whole number", q.Value)
+}
+
+// convFault says why conv failed; convOK when it did not.
+type convFault uint8
+
+const (
+	convOK    convFault = iota
+	convUnit            // the unit does not fit the kind
+	convWhole           // a count that is not a whole number
+)
+
+// conv is convert with the fault as a code, for the glued-cell readings
+// that try units that do not fit.
+func (q quantity) conv(kind unitKind) (quantity, convFault) {
 	scale := 1.0
 	switch kind {
 	case kindPlain:
 		if q.Unit != "" && q.Unit != "requests" {
-			return q, fmt.Errorf("unexpected unit %q", q.Unit)
+			return q, convUnit
 		}
 	case kindRate:
 		if q.Unit != "" && q.Unit != "tok/s" {
-			return q, fmt.Errorf("unit %q is not tok/s", q.Unit)
+			return q, convUnit
 		}
 	case kindMillis:
 		switch q.Unit {
@@ -193,7 +348,7 @@ func (q quantity) convert(kind unitKind) (quantity, error) {
 		case "min":
 			scale = 6e4
 		default:
-			return q, fmt.Errorf("unit %q is not a time", q.Unit)
+			return q, convUnit
 		}
 	case kindSeconds:
 		switch q.Unit {
@@ -205,24 +360,33 @@ func (q quantity) convert(kind unitKind) (quantity, error) {
 		case "min":
 			scale = 60
 		default:
-			return q, fmt.Errorf("unit %q is not a time", q.Unit)
+			return q, convUnit
 		}
 	case kindCount:
 		switch q.Unit {
 		case "", "tokens", "requests":
 		default:
-			return q, fmt.Errorf("unit %q is not a count", q.Unit)
+			return q, convUnit
 		}
 		if q.Value != math.Trunc(q.Value) || math.Abs(q.Value) > 1<<53 {
-			return q, fmt.Errorf("%v is not a whole number", q.Value)
+			return q, convWhole
 		}
 	}
 	q.Value *= scale
 	q.Step *= scale
 	if q.Unit != "" && kind != kindPlain {
-		q.Unit = map[unitKind]string{kindRate: "tok/s", kindMillis: "ms", kindSeconds: "s", kindCount: ""}[kind]
+		switch kind {
+		case kindRate:
+			q.Unit = "tok/s"
+		case kindMillis:
+			q.Unit = "ms"
+		case kindSeconds:
+			q.Unit = "s"
+		case kindCount:
+			q.Unit = ""
+		}
 	}
-	return q, nil
+	return q, convOK
 }
 
 // agrees reports whether a and b can be two printings of one value: they
