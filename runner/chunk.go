@@ -104,7 +104,7 @@ func objNext(b []byte, i int, first bool) (ks, ke, v int) {
 	if i >= len(b) || b[i] != '"' {
 		return -1, -1, -1
 	}
-	e, _ := strEnd(b, i)
+	e := strEnd(b, i)
 	if e < 0 {
 		return -1, -1, -1
 	}
@@ -118,12 +118,12 @@ func objNext(b []byte, i int, first bool) (ks, ke, v int) {
 // str reads the string at b[i] == '"' into *dst (raw bytes) and *esc
 // (whether it holds escapes); it returns the index after it, or -1.
 func str(b []byte, i int, dst *[]byte, esc *bool) int {
-	e, bs := strEnd(b, i)
+	e := strEnd(b, i)
 	if e < 0 {
 		return -1
 	}
 	*dst = b[i+1 : e]
-	*esc = bs
+	*esc = bytes.IndexByte(*dst, '\\') >= 0
 	return e + 1
 }
 
@@ -312,37 +312,25 @@ func skipWS(b []byte, i int) int {
 }
 
 // strEnd returns the index of the closing quote of the string at
-// b[i] == '"' (-1 when unterminated) and whether the string holds a
-// backslash (an escape).
+// b[i] == '"', or -1 when it is unterminated.
 //
-// Note: keys and most values are short. The first bytes are searched eight
-// at a time in a 64-bit word (SWAR: a byte equal to '"' or '\\' turns its
-// high bit on), which beats both a per-byte switch and the call into the
-// vectorized bytes.IndexByte; long strings go to the latter.
-func strEnd(b []byte, i int) (int, bool) {
+// Note: keys and most values are short. The first bytes are searched for a
+// quote eight at a time in a 64-bit word (SWAR: a byte equal to '"' turns
+// its high bit on), which beats both a per-byte loop and the call into the
+// vectorized bytes.IndexByte; long strings go to the latter. The first
+// quote not preceded by a backslash ends the string, so backslashes need a
+// look only when one stands right before the quote found.
+func strEnd(b []byte, i int) int {
 	j := i + 1
 	for n := 0; n < swarWords && j+8 <= len(b); n++ {
-		w := binary.LittleEndian.Uint64(b[j:])
-		if m := hasQuoteOrBackslash(w); m != 0 {
+		if m := hasQuote(binary.LittleEndian.Uint64(b[j:])); m != 0 {
 			k := j + bits.TrailingZeros64(m)>>3
-			if b[k] == '"' {
-				return k, false
+			if b[k-1] != '\\' {
+				return k
 			}
 			return strEndSlow(b, i)
 		}
 		j += 8
-	}
-	if j+8 > len(b) {
-		// Fewer than eight bytes left: the tail, byte by byte.
-		for ; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				return j, false
-			case '\\':
-				return strEndSlow(b, i)
-			}
-		}
-		return -1, false
 	}
 	return strEndSlow(b, i)
 }
@@ -356,19 +344,18 @@ const (
 	msb = 0x8080808080808080
 )
 
-// hasQuoteOrBackslash returns a mask whose lowest set bit is the high bit
-// of the first byte of w (little-endian) that is '"' or '\\'. Bits above
-// the first match may be spurious (a borrow), so only the lowest is used.
-func hasQuoteOrBackslash(w uint64) uint64 {
+// hasQuote returns a mask whose lowest set bit is the high bit of the
+// first byte of w (little-endian) that is '"'. Bits above the first match
+// may be spurious (a borrow), so only the lowest is used.
+func hasQuote(w uint64) uint64 {
 	q := w ^ (lsb * '"')
-	s := w ^ (lsb * '\\')
-	return ((q-lsb)&^q | (s-lsb)&^s) & msb
+	return (q - lsb) &^ q & msb
 }
 
-// strEndSlow is strEnd for long strings and strings with escapes: it jumps
-// between quotes with the vectorized search and counts the backslashes
-// before each.
-func strEndSlow(b []byte, i int) (int, bool) {
+// strEndSlow is strEnd for long strings, strings with an escaped quote and
+// the last bytes of the input: it jumps between quotes with the vectorized
+// search and counts the backslashes before each.
+func strEndSlow(b []byte, i int) int {
 	j := i + 1
 	for j <= len(b) {
 		k := bytes.IndexByte(b[j:], '"')
@@ -381,11 +368,11 @@ func strEndSlow(b []byte, i int) (int, bool) {
 			n++
 		}
 		if n%2 == 0 {
-			return q, n > 0 || bytes.IndexByte(b[i+1:q], '\\') >= 0
+			return q
 		}
 		j = q + 1
 	}
-	return -1, false
+	return -1
 }
 
 // scanInt reads a non-negative integer (a token count); the index is -1
@@ -405,13 +392,18 @@ func scanInt(b []byte, i int) (int64, int) {
 
 // skipValue returns the index after the JSON value starting at b[i], or
 // -1.
+//
+// Note: containers and scalars are walked with lookup tables (byteClass)
+// so that the loop over uninteresting bytes is one load and one test per
+// byte rather than a switch; strings inside containers jump to their end
+// with strEnd.
 func skipValue(b []byte, i int) int {
 	if i >= len(b) {
 		return -1
 	}
 	switch b[i] {
 	case '"':
-		e, _ := strEnd(b, i)
+		e := strEnd(b, i)
 		if e < 0 {
 			return -1
 		}
@@ -419,6 +411,11 @@ func skipValue(b []byte, i int) int {
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
+			for byteClass[b[j]]&classStruct == 0 {
+				if j++; j >= len(b) {
+					return -1
+				}
+			}
 			switch b[j] {
 			case '{', '[':
 				depth++
@@ -427,8 +424,8 @@ func skipValue(b []byte, i int) int {
 				if depth == 0 {
 					return j + 1
 				}
-			case '"':
-				e, _ := strEnd(b, j)
+			default: // '"'
+				e := strEnd(b, j)
 				if e < 0 {
 					return -1
 				}
@@ -438,14 +435,7 @@ func skipValue(b []byte, i int) int {
 		return -1
 	default:
 		j := i
-		for j < len(b) {
-			switch b[j] {
-			case ',', '}', ']', ' ', '\n', '\t', '\r':
-				if j == i {
-					return -1
-				}
-				return j
-			}
+		for j < len(b) && byteClass[b[j]]&classScalarEnd == 0 {
 			j++
 		}
 		if j == i {
@@ -454,6 +444,23 @@ func skipValue(b []byte, i int) int {
 		return j
 	}
 }
+
+// Byte classes for skipValue.
+const (
+	classStruct    = 1 << iota // '{', '}', '[', ']', '"': a container's structure
+	classScalarEnd             // ',', '}', ']' or white space: ends a number or literal
+)
+
+// byteClass maps each byte to its classes.
+var byteClass = func() (t [256]uint8) {
+	for _, c := range []byte("{}[]\"") {
+		t[c] |= classStruct
+	}
+	for _, c := range []byte(",}] \n\t\r") {
+		t[c] |= classScalarEnd
+	}
+	return t
+}()
 
 // hasEscape reports whether a string body holds a backslash escape.
 func hasEscape(s []byte, esc bool) bool { return esc || bytes.IndexByte(s, '\\') >= 0 }
