@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -185,6 +186,9 @@ func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, erro
 	if len(add) == 0 {
 		return res, nil
 	}
+	// Rows are written in run_id order, so that the run_id statistics of
+	// each row group bound few runs and Load by id skips the others.
+	slices.SortStableFunc(add, func(i, j int) int { return cmp.Compare(runs[i].RunID, runs[j].RunID) })
 	// One copy of every row, into slices of the exact size: a batch of
 	// 1,000 documents holds tens of thousands of wide rows.
 	newRuns := make([]schema.Run, 0, len(add))
@@ -414,14 +418,14 @@ type storedRun struct {
 }
 
 // readRuns reads the runs of the given committed stems (those whose
-// run_id keep accepts, when keep is not nil). A run id present in
+// run_id keep holds, when keep is not nil). A run id present in
 // several stems (archives merged by copying files, each of which had
 // ingested the same document) is kept once: the earliest ingested, then
 // the smallest stem. The result is sorted by ingested_at, then run_id.
-func (a *Archive) readRuns(ctx context.Context, l *layout, stems []string, keep func(string) bool) ([]storedRun, error) {
+func (a *Archive) readRuns(ctx context.Context, l *layout, stems []string, keep *runSet) ([]storedRun, error) {
 	files := make([][]schema.Run, len(stems))
 	err := parallel(ctx, len(stems), func(k int) (err error) {
-		files[k], err = readRows[schema.Run](l.files[TableRuns][stems[k]], keep)
+		files[k], err = readRows[schema.Run](l.files[TableRuns][stems[k]], keep, nil)
 		return err
 	})
 	if err != nil {
@@ -478,6 +482,35 @@ func (a *Archive) Runs(ctx context.Context) ([]schema.Run, error) {
 // the order of Runs. An id the archive lacks is an error wrapping
 // ErrNotFound.
 func (a *Archive) Load(ctx context.Context, runIDs ...string) ([]*schema.Matrix, error) {
+	return a.loadColumns(ctx, nil, runIDs)
+}
+
+// LoadColumns is Load reading only the named columns of the measurements
+// and samples tables (and run_id); the other fields of their rows stay
+// zero (nil for pointers and lists). Runs are read whole. It suits
+// listings that need a few small columns of many runs: the wide printed
+// and extra columns are most of the cost of Load. A name that is a column
+// of neither table is an error.
+func (a *Archive) LoadColumns(ctx context.Context, columns []string, runIDs ...string) ([]*schema.Matrix, error) {
+	known := map[string]bool{}
+	for _, t := range []string{TableMeasurements, TableSamples} {
+		for _, c := range Columns(t) {
+			known[c.Name] = true
+		}
+	}
+	for _, c := range columns {
+		if !known[c] {
+			return nil, fmt.Errorf("archive: no measurements or samples column %q", c)
+		}
+	}
+	if columns == nil {
+		columns = []string{}
+	}
+	return a.loadColumns(ctx, columns, runIDs)
+}
+
+// loadColumns is Load and LoadColumns: cols nil reads every column.
+func (a *Archive) loadColumns(ctx context.Context, cols, runIDs []string) ([]*schema.Matrix, error) {
 	unlock, err := a.lock(ctx, false)
 	if err != nil {
 		return nil, err
@@ -488,29 +521,26 @@ func (a *Archive) Load(ctx context.Context, runIDs ...string) ([]*schema.Matrix,
 		return nil, err
 	}
 	stems := l.committed()
-	var keep func(string) bool
+	var keep *runSet
 	if len(runIDs) > 0 {
 		// Decode only the runs asked for, and only in the runs files
 		// holding them, found from their run_id columns.
 		if stems, err = a.stemsWith(ctx, l, stems, runIDs); err != nil {
 			return nil, err
 		}
-		want := make(map[string]bool, len(runIDs))
-		for _, id := range runIDs {
-			want[id] = true
-		}
-		keep = func(id string) bool { return want[id] }
+		keep = newRunSet(runIDs)
 	}
 	srs, err := a.readRuns(ctx, l, stems, keep)
 	if err != nil {
 		return nil, err
 	}
-	return a.load(ctx, l, srs, runIDs)
+	return a.load(ctx, l, srs, runIDs, cols)
 }
 
 // load attaches measurements and samples to the chosen runs, reading only
-// the files of the stems that hold them.
-func (a *Archive) load(ctx context.Context, l *layout, srs []storedRun, runIDs []string) ([]*schema.Matrix, error) {
+// the files of the stems that hold them, and only the columns cols (all
+// when nil).
+func (a *Archive) load(ctx context.Context, l *layout, srs []storedRun, runIDs, cols []string) ([]*schema.Matrix, error) {
 	byID := make(map[string]int, len(srs))
 	for i, r := range srs {
 		byID[r.run.RunID] = i
@@ -552,15 +582,18 @@ func (a *Archive) load(ctx context.Context, l *layout, srs []storedRun, runIDs [
 	slices.Sort(stems)
 	ms := make([][]schema.Measurement, len(stems))
 	ss := make([][]schema.Sample, len(stems))
+	keeps := make([]*runSet, len(stems))
+	for k, s := range stems {
+		keeps[k] = newRunSet(slices.Collect(maps.Keys(want[s])))
+	}
 	err := parallel(ctx, 2*len(stems), func(k int) (err error) {
-		s := stems[k/2]
-		keep := func(id string) bool { return want[s][id] != nil }
+		s, keep := stems[k/2], keeps[k/2]
 		if k%2 == 0 {
 			if p, ok := l.files[TableMeasurements][s]; ok {
-				ms[k/2], err = readRows[schema.Measurement](p, keep)
+				ms[k/2], err = readRows[schema.Measurement](p, keep, cols)
 			}
 		} else if p, ok := l.files[TableSamples][s]; ok {
-			ss[k/2], err = readRows[schema.Sample](p, keep)
+			ss[k/2], err = readRows[schema.Sample](p, keep, cols)
 		}
 		return err
 	})
@@ -613,10 +646,12 @@ func (a *Archive) Compact(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ms, err := a.load(ctx, l, srs, nil)
+	ms, err := a.load(ctx, l, srs, nil, nil)
 	if err != nil {
 		return err
 	}
+	// In run_id order, as Append writes (see there).
+	slices.SortFunc(ms, func(x, y *schema.Matrix) int { return cmp.Compare(x.Run.RunID, y.Run.RunID) })
 	runs := make([]schema.Run, len(ms))
 	nrows, nsamples := 0, 0
 	for _, m := range ms {

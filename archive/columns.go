@@ -93,6 +93,7 @@ type table struct {
 	typ    reflect.Type
 	cols   []column
 	schema *arrow.Schema
+	runID  int // struct field index of the run_id column, or -1
 }
 
 var (
@@ -147,7 +148,7 @@ func allTables() []*table {
 }
 
 func newTable(name string, typ reflect.Type) (*table, error) {
-	t := &table{name: name, typ: typ}
+	t := &table{name: name, typ: typ, runID: -1}
 	var fields []arrow.Field
 	for i := 0; i < typ.NumField(); i++ {
 		f := typ.Field(i)
@@ -160,6 +161,9 @@ func newTable(name string, typ reflect.Type) (*table, error) {
 			return nil, fmt.Errorf("archive: %s.%s: %w", typ.Name(), f.Name, err)
 		}
 		t.cols = append(t.cols, column{name: col, index: i, codec: c})
+		if col == "run_id" && f.Type.Kind() == reflect.String {
+			t.runID = i
+		}
 		fields = append(fields, arrow.Field{Name: col, Type: c.dt, Nullable: c.nullable})
 	}
 	md := arrow.NewMetadata(
