@@ -1,11 +1,13 @@
 package parse
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"speedmatrix/schema"
 )
@@ -65,24 +67,50 @@ var headerAliases = map[string]column{
 
 // headerKey lower-cases s and keeps only letters and digits.
 func headerKey(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			b.WriteRune(r)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			var buf [64]byte
+			return string(appendHeaderKey(buf[:0], s))
 		}
 	}
-	return b.String()
+	return s // already a key
+}
+
+// appendHeaderKey appends headerKey(s) to dst. Callers that only compare
+// or look up the key keep it in a stack buffer.
+func appendHeaderKey(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			// Lower-casing may turn a non-ASCII letter into an ASCII one
+			// (the Kelvin sign is a k).
+			for _, r := range strings.ToLower(s[i:]) {
+				if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+					dst = append(dst, byte(r))
+				}
+			}
+			return dst
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // columnOf maps a printed header to its column, trying it without a unit
 // suffix ("TTFT (ms)", "Measured for (s)") when the whole does not match.
 func columnOf(header string) column {
-	k := headerKey(header)
-	if c, ok := headerAliases[k]; ok {
+	var buf [64]byte
+	k := appendHeaderKey(buf[:0], header)
+	if c, ok := headerAliases[string(k)]; ok {
 		return c
 	}
 	for _, suf := range []string{"ms", "s", "sec", "seconds", "toks"} {
-		if c, ok := headerAliases[strings.TrimSuffix(k, suf)]; ok && strings.HasSuffix(k, suf) {
+		if c, ok := headerAliases[string(bytes.TrimSuffix(k, []byte(suf)))]; ok && bytes.HasSuffix(k, []byte(suf)) {
 			return c
 		}
 	}
@@ -164,7 +192,9 @@ func matrixCells(name string, header []string, headerLine int, rows []rawRow) ([
 
 // parsePhase maps a printed phase to a schema phase.
 func parsePhase(s string) (schema.Phase, bool) {
-	switch headerKey(s) {
+	var buf [64]byte
+	k := appendHeaderKey(buf[:0], s)
+	switch string(k) {
 	case "prefill", "prompt", "promptprocessing", "pp", "prefillphase":
 		return schema.PhasePrefill, true
 	case "sustaineddecode", "decode", "generation", "tg", "decodephase", "sustainedgeneration":
@@ -173,13 +203,12 @@ func parsePhase(s string) (schema.Phase, bool) {
 		return schema.PhaseServe, true
 	}
 	// Longer printings: "Prefill (prompt processing)", "Decode, sustained".
-	k := headerKey(s)
 	switch {
-	case strings.Contains(k, "prefill"):
+	case bytes.Contains(k, []byte("prefill")):
 		return schema.PhasePrefill, true
-	case strings.Contains(k, "decode"):
+	case bytes.Contains(k, []byte("decode")):
 		return schema.PhaseDecode, true
-	case strings.HasPrefix(k, "serve"):
+	case bytes.HasPrefix(k, []byte("serve")):
 		return schema.PhaseServe, true
 	}
 	return "", false
@@ -187,7 +216,9 @@ func parsePhase(s string) (schema.Phase, bool) {
 
 // parseStatus maps a printed status to a schema status.
 func parseStatus(s string) (schema.Status, bool) {
-	switch headerKey(s) {
+	var buf [64]byte
+	k := appendHeaderKey(buf[:0], s)
+	switch string(k) {
 	case "valid", "ok":
 		return schema.StatusValid, true
 	case "looped", "loop":
@@ -200,12 +231,11 @@ func parseStatus(s string) (schema.Status, bool) {
 		return schema.StatusError, true
 	}
 	// Longer printings: "Over capacity (KV cache)", "Looped – discarded".
-	k := headerKey(s)
 	for _, p := range []struct {
 		word string
 		st   schema.Status
 	}{{"overcapacity", schema.StatusOverCapacity}, {"looped", schema.StatusLooped}, {"skipped", schema.StatusSkipped}, {"error", schema.StatusError}} {
-		if strings.HasPrefix(k, p.word) {
+		if bytes.HasPrefix(k, []byte(p.word)) {
 			return p.st, true
 		}
 	}
@@ -248,7 +278,7 @@ func cellName(phase schema.Phase, label string, conc int32) string {
 	case phase == schema.PhaseServe && conc == 0:
 		return "serve " + label
 	}
-	return fmt.Sprintf("%s %s×%d", phase, label, conc)
+	return string(phase) + " " + label + "×" + strconv.FormatInt(int64(conc), 10)
 }
 
 // rowName names a row in messages: its cell, then its repeat and request
@@ -304,7 +334,7 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 	if raw.Table.HeaderLine == 0 {
 		return nil, errorf(raw.Name, lastLine(raw), "no All measurements table by the end of the document (a table whose header names Phase, Context, Requests at once, Status, …): not a complete speed-test document")
 	}
-	rows, err := buildRows(raw)
+	rows, measurements, err := readRows(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +342,6 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 	// cells maps a cell to its first row: the one a summary figure shows
 	// when the cell was measured more than once.
 	cells := make(map[tableCell]*tableRow, len(rows))
-	m.Measurements = make([]schema.Measurement, 0, len(rows))
 	for _, r := range rows {
 		k := keyOf(r)
 		if prev, ok := index[k]; ok {
@@ -333,8 +362,10 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 		if _, ok := cells[k.tableCell]; !ok {
 			cells[k.tableCell] = r
 		}
-		m.Measurements = append(m.Measurements, *r.m)
 	}
+	// Every row is a measurement, in table order (a duplicated row is an
+	// error above).
+	m.Measurements = measurements
 	if err := checkMatrix(raw, cells); err != nil {
 		return nil, err
 	}
@@ -537,27 +568,58 @@ func tableColumns(header []string) ([]column, []*typedColumn, [numColumns]int) {
 // buildRows reads the All measurements table: columns by header text,
 // one measurement per row, every cell kept as printed.
 func buildRows(raw *rawDoc) ([]*tableRow, error) {
+	rows, _, err := readRows(raw)
+	return rows, err
+}
+
+// slab hands out pointers to values from chunks allocated together: a
+// matrix's figures are all kept or all dropped, and one allocation per
+// figure was a tenth of a document's allocations.
+type slab[T any] struct{ buf []T }
+
+// ptr returns a pointer to a new value v.
+func (s *slab[T]) ptr(v T) *T {
+	if len(s.buf) == cap(s.buf) {
+		// A new chunk; pointers into the old one keep it alive.
+		s.buf = make([]T, 0, max(16, 2*cap(s.buf)))
+	}
+	s.buf = append(s.buf, v)
+	return &s.buf[len(s.buf)-1]
+}
+
+// readRows is buildRows that also returns the measurements the rows
+// point into, in table order (the matrix's measurements).
+func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
 	t := raw.Table
 	cols, typed, at := tableColumns(t.Header)
 	for _, need := range []column{colPhase, colContext} {
 		if at[need] == 0 {
-			return nil, errorf(raw.Name, t.HeaderLine, "All measurements table has no %s column (header: %s)", columnNames[need], strings.Join(t.Header, " | "))
+			return nil, nil, errorf(raw.Name, t.HeaderLine, "All measurements table has no %s column (header: %s)", columnNames[need], strings.Join(t.Header, " | "))
 		}
 	}
 	if len(t.Rows) == 0 {
-		return nil, errorf(raw.Name, t.HeaderLine, "All measurements table has no rows")
+		return nil, nil, errorf(raw.Name, t.HeaderLine, "All measurements table has no rows")
 	}
-	rows := make([]*tableRow, 0, len(t.Rows))
-	for _, tr := range t.Rows {
+	n, w := len(t.Rows), len(t.Header)
+	rows := make([]*tableRow, 0, n)
+	backing := make([]tableRow, n)
+	measurements := make([]schema.Measurement, n)
+	printed := make([]schema.KV, n*w)
+	floats := slab[float64]{make([]float64, 0, 6*n)}
+	ints := slab[int64]{make([]int64, 0, 3*n)}
+	int32s := slab[int32]{make([]int32, 0, n)}
+	for ri, tr := range t.Rows {
 		if len(tr.Cells) != len(t.Header) {
-			return nil, errorf(raw.Name, tr.Line, "row has %d cells, the All measurements header at line %d has %d (truncated or misaligned row)", len(tr.Cells), t.HeaderLine, len(t.Header))
+			return nil, nil, errorf(raw.Name, tr.Line, "row has %d cells, the All measurements header at line %d has %d (truncated or misaligned row)", len(tr.Cells), t.HeaderLine, len(t.Header))
 		}
-		r := &tableRow{m: &schema.Measurement{SourceLine: int64(tr.Line), Status: schema.StatusValid}, line: tr.Line}
+		r := &backing[ri]
+		r.m, r.line = &measurements[ri], tr.Line
+		r.m.SourceLine, r.m.Status = int64(tr.Line), schema.StatusValid
 		for c := range r.q {
 			r.q[c].Null = true // a column the table does not have
 		}
 		ms := r.m
-		ms.Printed = make([]schema.KV, len(t.Header))
+		ms.Printed = printed[ri*w : (ri+1)*w : (ri+1)*w]
 		// Typed columns are set after the row's base columns, so that
 		// context_tokens overrides the label's nominal tokens.
 		var late []int
@@ -577,28 +639,28 @@ func buildRows(raw *rawDoc) ([]*tableRow, error) {
 			case colPhase:
 				p, ok := parsePhase(text)
 				if !ok {
-					return nil, fail("unknown phase %q (want Prefill, Sustained decode or Serve)", text)
+					return nil, nil, fail("unknown phase %q (want Prefill, Sustained decode or Serve)", text)
 				}
 				ms.Phase = p
 			case colContext:
 				n, err := contextTokens(text)
 				if err != nil {
-					return nil, fail("%v", err)
+					return nil, nil, fail("%v", err)
 				}
-				ms.ContextLabel, ms.ContextTokens, r.ctx = trimSpace(text), schema.I64(n), n
+				ms.ContextLabel, ms.ContextTokens, r.ctx = trimSpace(text), ints.ptr(n), n
 			case colConcurrency:
 				if nullTexts[trimSpace(text)] {
 					continue
 				}
 				n, err := parseConcurrency(text)
 				if err != nil {
-					return nil, fail("%v", err)
+					return nil, nil, fail("%v", err)
 				}
-				ms.Concurrency, r.conc = schema.I32(n), n
+				ms.Concurrency, r.conc = int32s.ptr(n), n
 			case colStatus:
 				s, ok := parseStatus(text)
 				if !ok {
-					return nil, fail("unknown status %q (want Valid, Looped, Over capacity, Skipped or Error)", text)
+					return nil, nil, fail("unknown status %q (want Valid, Looped, Over capacity, Skipped or Error)", text)
 				}
 				ms.Status = s
 			case colUnknown:
@@ -616,7 +678,7 @@ func buildRows(raw *rawDoc) ([]*tableRow, error) {
 					q, err = q.convert(columnKinds[c])
 				}
 				if err != nil {
-					return nil, fail("%v", err)
+					return nil, nil, fail("%v", err)
 				}
 				r.q[c] = q
 				if q.Null {
@@ -624,38 +686,38 @@ func buildRows(raw *rawDoc) ([]*tableRow, error) {
 				}
 				switch c {
 				case colTotal:
-					ms.TotalTokS = schema.F64(q.Value)
+					ms.TotalTokS = floats.ptr(q.Value)
 				case colPerRequest:
-					ms.PerRequestTokS = schema.F64(q.Value)
+					ms.PerRequestTokS = floats.ptr(q.Value)
 				case colTTFT:
-					ms.TTFTMs = schema.F64(q.Value)
+					ms.TTFTMs = floats.ptr(q.Value)
 				case colTBT:
-					ms.TBTMs = schema.F64(q.Value)
+					ms.TBTMs = floats.ptr(q.Value)
 				case colAvgActive:
-					ms.AvgActiveRequests = schema.F64(q.Value)
+					ms.AvgActiveRequests = floats.ptr(q.Value)
 				case colCompleted:
-					ms.CompletedRequests = schema.I64(int64(q.Value))
+					ms.CompletedRequests = ints.ptr(int64(q.Value))
 				case colOutput:
-					ms.OutputTokens = schema.I64(int64(q.Value))
+					ms.OutputTokens = ints.ptr(int64(q.Value))
 				case colMeasured:
-					ms.MeasuredS = schema.F64(q.Value)
+					ms.MeasuredS = floats.ptr(q.Value)
 				}
 			}
 		}
 		for _, i := range late {
 			if err := typed[i].set(ms, tr.Cells[i]); err != nil {
-				return nil, errorf(raw.Name, tr.Line, "column %q: %v", t.Header[i], err)
+				return nil, nil, errorf(raw.Name, tr.Line, "column %q: %v", t.Header[i], err)
 			}
 		}
 		if ms.Phase == schema.PhaseDecode && ms.Concurrency == nil {
-			return nil, errorf(raw.Name, tr.Line, "decode row without a number of simultaneous requests")
+			return nil, nil, errorf(raw.Name, tr.Line, "decode row without a number of simultaneous requests")
 		}
 		if ms.Status == schema.StatusValid && r.q[colTotal].Null && at[colTotal] != 0 {
-			return nil, errorf(raw.Name, tr.Line, "%s: status Valid but no %s", cellName(ms.Phase, ms.ContextLabel, r.conc), t.Header[at[colTotal]-1])
+			return nil, nil, errorf(raw.Name, tr.Line, "%s: status Valid but no %s", cellName(ms.Phase, ms.ContextLabel, r.conc), t.Header[at[colTotal]-1])
 		}
 		rows = append(rows, r)
 	}
-	return rows, nil
+	return rows, measurements, nil
 }
 
 // metricName turns an extra column's header into a column-style name:
@@ -817,6 +879,17 @@ type figure struct {
 // agrees with the row. It returns the reading it chose (nil for a status
 // or empty cell).
 func agree(name string, f figure, r *tableRow, metric column) (*cellReading, error) {
+	c, ok, err := agreeReading(name, f, r, metric)
+	if !ok {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// agreeReading is agree returning the reading it chose by value, and
+// false with it when there is none (a status or empty cell, an error):
+// its callers discard the reading, and its readings stay on the stack.
+func agreeReading(name string, f figure, r *tableRow, metric column) (cellReading, bool, error) {
 	text := f.glued
 	if f.tok != "" || f.ttft != "" {
 		text = ""
@@ -824,38 +897,43 @@ func agree(name string, f figure, r *tableRow, metric column) (*cellReading, err
 	if text != "" {
 		if st, ok := parseStatus(text); ok {
 			if st != r.m.Status {
-				return nil, errorf(name, f.line, "%s: %s says %s, All measurements line %d says %s", f.what, f.source, trimSpace(text), r.line, statusText(r.m.Status))
+				return cellReading{}, false, errorf(name, f.line, "%s: %s says %s, All measurements line %d says %s", f.what, f.source, trimSpace(text), r.line, statusText(r.m.Status))
 			}
-			return nil, nil
+			return cellReading{}, false, nil
 		}
 		if nullTexts[trimSpace(text)] {
 			if r.m.Status == schema.StatusValid && !r.q[metric].Null {
-				return nil, errorf(name, f.line, "%s: %s has no figure, All measurements line %d says %s", f.what, f.source, r.line, r.printed[metric])
+				return cellReading{}, false, errorf(name, f.line, "%s: %s has no figure, All measurements line %d says %s", f.what, f.source, r.line, r.printed[metric])
 			}
-			return nil, nil
+			return cellReading{}, false, nil
 		}
 	}
 	// Most cells have a few readings: the buffers keep them off the heap.
 	var splitBuf [8]split
-	rs := make([]cellReading, 0, 8)
+	var readingBuf [8]cellReading
+	rs := readingBuf[:0]
 	if text != "" {
 		rs = appendReadings(rs, appendSplits(splitBuf[:0], text))
 	} else {
 		splitBuf[0] = split{f.tok, f.ttft}
 		rs = appendReadings(rs, splitBuf[:1])
 	}
-	shown := text
-	if shown == "" {
-		shown = strings.TrimSpace(f.tok + " " + f.ttft)
-	}
-	if len(shown) > 80 {
-		shown = strings.ToValidUTF8(shown[:77], "") + "..."
+	// shown is the cell as error messages quote it.
+	shown := func() string {
+		s := text
+		if s == "" {
+			s = strings.TrimSpace(f.tok + " " + f.ttft)
+		}
+		if len(s) > 80 {
+			s = strings.ToValidUTF8(s[:77], "") + "..."
+		}
+		return s
 	}
 	if len(rs) == 0 {
-		return nil, errorf(name, f.line, "%s: %s cell %q is not a tok/s figure followed by a TTFT", f.what, f.source, shown)
+		return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q is not a tok/s figure followed by a TTFT", f.what, f.source, shown())
 	}
 	if r.m.Status != schema.StatusValid {
-		return nil, errorf(name, f.line, "%s: %s says %q, All measurements line %d says %s", f.what, f.source, shown, r.line, statusText(r.m.Status))
+		return cellReading{}, false, errorf(name, f.line, "%s: %s says %q, All measurements line %d says %s", f.what, f.source, shown(), r.line, statusText(r.m.Status))
 	}
 	rowTok, rowTTFT := r.q[metric], r.q[colTTFT]
 	// A table without a TTFT column cannot contradict a cell's TTFT.
@@ -865,33 +943,34 @@ func agree(name string, f figure, r *tableRow, metric column) (*cellReading, err
 	// Exact agreement first, then agreement at the printed precision.
 	for i, c := range rs {
 		if sameValue(c.tok, rowTok) && (c.ttft.Null || sameValue(c.ttft, rowTTFT)) {
-			return &rs[i], nil
+			return rs[i], true, nil
 		}
 	}
-	var match []cellReading
+	var matchBuf [8]cellReading
+	match := matchBuf[:0]
 	for _, c := range rs {
 		if agrees(c.tok, rowTok) && ttftOK(c) {
 			match = append(match, c)
 		}
 	}
 	if len(match) == 1 {
-		return &match[0], nil
+		return match[0], true, nil
 	}
 	if len(match) > 1 {
-		return nil, errorf(name, f.line, "%s: %s cell %q can be read as %s tok/s or %s tok/s, both agreeing with All measurements line %d", f.what, f.source, shown, match[0].tokText, match[1].tokText, r.line)
+		return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q can be read as %s tok/s or %s tok/s, both agreeing with All measurements line %d", f.what, f.source, shown(), match[0].tokText, match[1].tokText, r.line)
 	}
 	// Explain the disagreement with the reading closest to the row.
 	for _, c := range rs {
 		if ttftOK(c) {
-			return nil, errorf(name, f.line, "%s: %s says %s tok/s, All measurements line %d says %s", f.what, f.source, c.tokText, r.line, r.printed[metric])
+			return cellReading{}, false, errorf(name, f.line, "%s: %s says %s tok/s, All measurements line %d says %s", f.what, f.source, c.tokText, r.line, r.printed[metric])
 		}
 	}
 	for _, c := range rs {
 		if agrees(c.tok, rowTok) {
-			return nil, errorf(name, f.line, "%s: %s says TTFT %s, All measurements line %d says %s", f.what, f.source, c.ttftText, r.line, r.printed[colTTFT])
+			return cellReading{}, false, errorf(name, f.line, "%s: %s says TTFT %s, All measurements line %d says %s", f.what, f.source, c.ttftText, r.line, r.printed[colTTFT])
 		}
 	}
-	return nil, errorf(name, f.line, "%s: %s cell %q agrees with neither the tok/s (%s) nor the TTFT (%s) of All measurements line %d", f.what, f.source, shown, r.printed[metric], r.printed[colTTFT], r.line)
+	return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q agrees with neither the tok/s (%s) nor the TTFT (%s) of All measurements line %d", f.what, f.source, shown(), r.printed[metric], r.printed[colTTFT], r.line)
 }
 
 // checkMatrix checks every decode matrix cell against its table row.
@@ -919,7 +998,7 @@ func checkMatrix(raw *rawDoc, index map[tableCell]*tableRow) error {
 			return errorf(raw.Name, c.Line, "%s: the matrix has a cell but All measurements (line %d) has no such row", what, raw.Table.HeaderLine)
 		}
 		f := figure{what: what, source: "matrix", line: c.Line, tok: c.TokS, ttft: c.TTFT, glued: c.Glued}
-		if _, err := agree(raw.Name, f, r, metric); err != nil {
+		if _, _, err := agreeReading(raw.Name, f, r, metric); err != nil {
 			return err
 		}
 	}
@@ -954,7 +1033,7 @@ func checkPrefill(raw *rawDoc, rows []*tableRow) error {
 			return errorf(raw.Name, p.Line, "%s: a prefill figure but All measurements (line %d) has no Prefill row at that context", what, raw.Table.HeaderLine)
 		}
 		f := figure{what: what, source: "prefill figure", line: p.Line, tok: p.TokS, ttft: p.TTFT, glued: p.Glued}
-		if _, err := agree(raw.Name, f, r, colTotal); err != nil {
+		if _, _, err := agreeReading(raw.Name, f, r, colTotal); err != nil {
 			return err
 		}
 	}
