@@ -38,15 +38,16 @@ var textSections = map[string]textSection{
 // sectionOf returns the kind of a heading line, or false when the line is
 // not a known heading.
 func sectionOf(line string) (textSection, bool) {
-	h := normHeading(line)
-	if k, ok := textSections[h]; ok {
+	var buf [64]byte
+	h := appendNormHeading(buf[:0], line)
+	if k, ok := textSections[string(h)]; ok {
 		return k, true
 	}
 	// "Sustained decode throughput", "All measurements (46 cells)": a
 	// short line starting with a heading of two or more words.
-	if len(h) <= 48 && !strings.HasSuffix(h, ".") {
+	if len(h) <= 48 && !bytes.HasSuffix(h, []byte(".")) {
 		for _, name := range multiWordSections {
-			if strings.HasPrefix(h, name+" ") {
+			if len(h) > len(name) && h[len(name)] == ' ' && string(h[:len(name)]) == name {
 				return textSections[name], true
 			}
 		}
@@ -66,13 +67,59 @@ func normHeading(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// appendNormHeading appends normHeading(s) to dst without allocating for
+// an ASCII line (every line of a document is tried as a heading).
+func appendNormHeading(dst []byte, s string) []byte {
+	s = trimSpace(s)
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(dst, normHeading(s)...)
+		}
+	}
+	// ASCII: lower-case, drop trailing ':' and ' ', and join the fields
+	// (runs of ASCII white space) with single spaces.
+	s = strings.TrimRight(s, ": ")
+	start := len(dst)
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+			space = true
+			continue
+		}
+		if space && len(dst) > start {
+			dst = append(dst, ' ')
+		}
+		space = false
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
 // footnotePrefixes start the explanatory lines under the tables.
 var footnotePrefixes = []string{"looped:", "over capacity:", "skipped:", "error:", "ttft is measured", "latencies are", "total tok/s is", "note:"}
 
 func isFootnote(line string) bool {
-	l := strings.ToLower(line)
+	for i := 0; i < len(line) && i < 20; i++ {
+		if line[i] >= utf8.RuneSelf {
+			// Lower-casing may turn a non-ASCII letter into an ASCII one.
+			l := strings.ToLower(line)
+			for _, p := range footnotePrefixes {
+				if strings.HasPrefix(l, p) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	// The prefixes are ASCII and at most 20 bytes: compare the line's
+	// ASCII start without case.
 	for _, p := range footnotePrefixes {
-		if strings.HasPrefix(l, p) {
+		if len(line) >= len(p) && strings.EqualFold(line[:len(p)], p) {
 			return true
 		}
 	}
@@ -90,21 +137,25 @@ type textLine struct {
 }
 
 // splitLines splits b at \n, \r\n or a lone \r, numbering the lines.
+//
+// Note: the lines are substrings of one copy of the document, not a copy
+// each; what the matrix keeps of them keeps that copy alive.
 func splitLines(b []byte) []textLine {
+	s := string(b)
 	lines := make([]textLine, 0, bytes.Count(b, []byte{'\n'})+1)
 	no := 1
-	for len(b) > 0 {
-		i := bytes.IndexAny(b, "\r\n")
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "\r\n")
 		if i < 0 {
-			lines = append(lines, textLine{string(b), no})
+			lines = append(lines, textLine{s, no})
 			break
 		}
-		lines = append(lines, textLine{string(b[:i]), no})
+		lines = append(lines, textLine{s[:i], no})
 		no++
-		if b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n' {
+		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
 			i++
 		}
-		b = b[i+1:]
+		s = s[i+1:]
 	}
 	return lines
 }
@@ -315,21 +366,28 @@ func splitRow(s string) []string {
 	if strings.HasSuffix(s, "|") && !strings.HasSuffix(s, `\|`) {
 		s = s[:len(s)-1]
 	}
-	var cells []string
-	var cur strings.Builder
+	cells := make([]string, 0, strings.Count(s, "|")+1)
+	start, escaped := 0, false
 	for i := 0; i < len(s); i++ {
 		switch {
 		case s[i] == '\\' && i+1 < len(s) && s[i+1] == '|':
-			cur.WriteByte('|')
+			escaped = true
 			i++
 		case s[i] == '|':
-			cells = append(cells, trimSpace(cur.String()))
-			cur.Reset()
-		default:
-			cur.WriteByte(s[i])
+			cells = append(cells, cellText(s[start:i], escaped))
+			start, escaped = i+1, false
 		}
 	}
-	return append(cells, trimSpace(cur.String()))
+	return append(cells, cellText(s[start:], escaped))
+}
+
+// cellText is a cell of splitRow: trimmed, with escaped pipes unescaped
+// (a cell without them is a substring of the row).
+func cellText(s string, escaped bool) string {
+	if escaped {
+		s = strings.ReplaceAll(s, `\|`, "|")
+	}
+	return trimSpace(s)
 }
 
 // isSeparatorRow reports whether cells are a Markdown header rule
