@@ -322,6 +322,22 @@ func skipWS(b []byte, i int) int {
 // look only when one stands right before the quote found.
 func strEnd(b []byte, i int) int {
 	j := i + 1
+	if j+16 <= len(b) {
+		// Most keys and short values end within 16 bytes: both words at
+		// once, with one branch on where the quote is.
+		t := bits.TrailingZeros64(hasQuote(binary.LittleEndian.Uint64(b[j:])))
+		if t == 64 {
+			t += bits.TrailingZeros64(hasQuote(binary.LittleEndian.Uint64(b[j+8:])))
+		}
+		if t < 128 {
+			k := j + t>>3
+			if b[k-1] != '\\' {
+				return k
+			}
+			return strEndSlow(b, i)
+		}
+		j += 16
+	}
 	for n := 0; n < swarWords && j+8 <= len(b); n++ {
 		if m := hasQuote(binary.LittleEndian.Uint64(b[j:])); m != 0 {
 			k := j + bits.TrailingZeros64(m)>>3
