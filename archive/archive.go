@@ -423,7 +423,7 @@ type storedRun struct {
 // ingested the same document) is kept once: the earliest ingested, then
 // the smallest stem. The result is sorted by ingested_at, then run_id.
 func (a *Archive) readRuns(ctx context.Context, l *layout, stems []string, keep *runSet) ([]storedRun, error) {
-	files := make([][]schema.Run, len(stems))
+	files := make([][][]schema.Run, len(stems))
 	err := parallel(ctx, len(stems), func(k int) (err error) {
 		files[k], err = readRows[schema.Run](l.files[TableRuns][stems[k]], keep, nil)
 		return err
@@ -433,12 +433,14 @@ func (a *Archive) readRuns(ctx context.Context, l *layout, stems []string, keep 
 	}
 	best := map[string]storedRun{}
 	for k, s := range stems {
-		for _, r := range files[k] {
-			prev, ok := best[r.RunID]
-			if ok && !r.IngestedAt.Before(prev.run.IngestedAt) {
-				continue // stems come sorted: ties keep the smaller
+		for _, chunk := range files[k] {
+			for _, r := range chunk {
+				prev, ok := best[r.RunID]
+				if ok && !r.IngestedAt.Before(prev.run.IngestedAt) {
+					continue // stems come sorted: ties keep the smaller
+				}
+				best[r.RunID] = storedRun{r, s}
 			}
-			best[r.RunID] = storedRun{r, s}
 		}
 	}
 	out := make([]storedRun, 0, len(best))
@@ -580,11 +582,15 @@ func (a *Archive) load(ctx context.Context, l *layout, srs []storedRun, runIDs, 
 		stems = append(stems, s)
 	}
 	slices.Sort(stems)
-	ms := make([][]schema.Measurement, len(stems))
-	ss := make([][]schema.Sample, len(stems))
+	ms := make([][][]schema.Measurement, len(stems))
+	ss := make([][][]schema.Sample, len(stems))
+	// Without ids every run is wanted and the files are read whole (rows
+	// of a run kept from another stem are dropped below).
 	keeps := make([]*runSet, len(stems))
-	for k, s := range stems {
-		keeps[k] = newRunSet(slices.Collect(maps.Keys(want[s])))
+	if len(runIDs) > 0 {
+		for k, s := range stems {
+			keeps[k] = newRunSet(slices.Collect(maps.Keys(want[s])))
+		}
 	}
 	err := parallel(ctx, 2*len(stems), func(k int) (err error) {
 		s, keep := stems[k/2], keeps[k/2]
@@ -602,18 +608,53 @@ func (a *Archive) load(ctx context.Context, l *layout, srs []storedRun, runIDs, 
 	}
 	for k, s := range stems {
 		byRun := want[s]
-		for _, r := range ms[k] {
-			if m := byRun[r.RunID]; m != nil {
-				m.Measurements = append(m.Measurements, r)
-			}
+		for _, c := range ms[k] {
+			attach(c, byRun, func(r *schema.Measurement) string { return r.RunID },
+				func(m *schema.Matrix) *[]schema.Measurement { return &m.Measurements })
 		}
-		for _, r := range ss[k] {
-			if m := byRun[r.RunID]; m != nil {
-				m.Samples = append(m.Samples, r)
-			}
+		for _, c := range ss[k] {
+			attach(c, byRun, func(r *schema.Sample) string { return r.RunID },
+				func(m *schema.Matrix) *[]schema.Sample { return &m.Samples })
 		}
 	}
 	return out, nil
+}
+
+// attach gives each matrix of byRun its rows of rows, in file order. A
+// run whose rows are contiguous (files are written in run_id order) gets
+// a subslice of rows, capped so an append cannot spill into the next run;
+// the others get a copy.
+//
+// Note: a row is hundreds of bytes and a load of every run holds
+// hundreds of thousands of them: copying them into per-run slices would
+// double the time and the memory of the load.
+func attach[R any](rows []R, byRun map[string]*schema.Matrix, id func(*R) string, field func(*schema.Matrix) *[]R) {
+	type span struct{ start, end, n int }
+	spans := map[*schema.Matrix]*span{}
+	for i := range rows {
+		m := byRun[id(&rows[i])]
+		if m == nil {
+			continue
+		}
+		sp := spans[m]
+		if sp == nil {
+			sp = &span{start: i, end: i}
+			spans[m] = sp
+		}
+		sp.end, sp.n = i+1, sp.n+1
+	}
+	for m, sp := range spans {
+		f := field(m)
+		if sp.end-sp.start == sp.n && len(*f) == 0 {
+			*f = rows[sp.start:sp.end:sp.end]
+			continue
+		}
+		for i := sp.start; i < sp.end; i++ {
+			if byRun[id(&rows[i])] == m {
+				*f = append(*f, rows[i])
+			}
+		}
+	}
 }
 
 // Compact merges the files of every committed Append into one file per

@@ -37,23 +37,54 @@ func WriteFile[T Row](w io.Writer, rows []T) error {
 // holds (every row when keep is nil), with only the columns named in cols
 // (every column when cols is nil; run_id is always read). Row groups whose
 // run_id statistics rule out every kept id are skipped, and rows left out
-// are not converted.
-func readRows[T Row](path string, keep *runSet, cols []string) ([]T, error) {
+// are not converted. The rows come in chunks (one slice per record batch
+// or more), in file order.
+func readRows[T Row](path string, keep *runSet, cols []string) ([][]T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []T
-	err = tableOf[T]().read(f, path, keep, cols, func(n int) reflect.Value {
-		base := len(out)
-		out = append(out, make([]T, n)...)
-		return reflect.ValueOf(out[base:])
-	})
-	if err != nil {
+	var out sink[T]
+	if err := tableOf[T]().read(f, path, keep, cols, &out); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return out.chunks, nil
+}
+
+// rowSink receives the rows a read converts.
+type rowSink interface {
+	// reserve makes room for n rows: a read of every row of a file knows
+	// their count, and growing a slice of wide rows by doubling costs as
+	// much as the conversion.
+	reserve(n int)
+	// grow appends n zero rows and returns them to fill.
+	grow(n int) reflect.Value
+}
+
+// sink is the rowSink of slices of T: a new chunk when the last one is
+// full, so rows are never copied to grow.
+type sink[T Row] struct{ chunks [][]T }
+
+func (s *sink[T]) reserve(n int) { s.chunks = append(s.chunks, make([]T, 0, n)) }
+
+func (s *sink[T]) grow(n int) reflect.Value {
+	k := len(s.chunks) - 1
+	if k < 0 || cap(s.chunks[k])-len(s.chunks[k]) < n {
+		s.chunks = append(s.chunks, make([]T, 0, n))
+		k++
+	}
+	c := s.chunks[k]
+	s.chunks[k] = c[:len(c)+n]
+	return reflect.ValueOf(s.chunks[k][len(c):])
+}
+
+// rows returns the rows of every chunk as one slice.
+func (s *sink[T]) rows() []T {
+	if len(s.chunks) == 1 {
+		return s.chunks[0]
+	}
+	return slices.Concat(s.chunks...)
 }
 
 // ReadFile reads every row of a Parquet file of T's table. Columns are
@@ -66,16 +97,11 @@ func ReadFile[T Row](path string) ([]T, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var out []T
-	err = tableOf[T]().read(f, path, nil, nil, func(n int) reflect.Value {
-		base := len(out)
-		out = append(out, make([]T, n)...)
-		return reflect.ValueOf(out[base:])
-	})
-	if err != nil {
+	var out sink[T]
+	if err := tableOf[T]().read(f, path, nil, nil, &out); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return out.rows(), nil
 }
 
 // writerProps are the Parquet properties of every file: zstd, and
@@ -216,10 +242,8 @@ func (t *table) openParquet(r parquet.ReaderAtSeeker, name string) (*pqarrow.Fil
 
 // read decodes the rows of a Parquet file of table t that keep holds
 // (all when keep is nil), in the columns named in cols (all when nil).
-// grow is called once per record batch with the count of rows to convert
-// and returns a slice of t.typ of that length to fill.
-func (t *table) read(r parquet.ReaderAtSeeker, name string, keep *runSet, cols []string,
-	grow func(n int) reflect.Value) (err error) {
+// The rows go to out, one grow per record batch.
+func (t *table) read(r parquet.ReaderAtSeeker, name string, keep *runSet, cols []string, out rowSink) (err error) {
 	defer recoverCorrupt(name, &err)
 	fr, err := t.openParquet(r, name)
 	if err != nil {
@@ -252,6 +276,9 @@ func (t *table) read(r parquet.ReaderAtSeeker, name string, keep *runSet, cols [
 				leaves = append(leaves, i)
 			}
 		}
+	}
+	if keep == nil {
+		out.reserve(int(pr.NumRows()))
 	}
 	rr, err := fr.GetRecordReader(context.Background(), leaves, groups)
 	if err != nil {
@@ -304,7 +331,7 @@ func (t *table) read(r parquet.ReaderAtSeeker, name string, keep *runSet, cols [
 		if len(sel) == 0 {
 			continue
 		}
-		rows := grow(len(sel))
+		rows := out.grow(len(sel))
 		for _, b := range bs {
 			a := rec.Column(b.pos)
 			nulls := a.NullN() > 0

@@ -87,6 +87,23 @@ func (in *inputs) load(ctx context.Context, ids []string) ([]*schema.Matrix, err
 	return ms, nil
 }
 
+// loadColumns is load reading only the named measurement and sample
+// columns (archive.LoadColumns).
+func (in *inputs) loadColumns(ctx context.Context, columns, ids []string) ([]*schema.Matrix, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	a, err := in.archive()
+	if err != nil {
+		return nil, err
+	}
+	ms, err := a.LoadColumns(ctx, columns, ids...)
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", in.dir, err)
+	}
+	return ms, nil
+}
+
 // isFile reports whether arg names a readable file (not a directory).
 func isFile(arg string) bool {
 	st, err := os.Stat(arg)

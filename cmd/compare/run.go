@@ -213,6 +213,17 @@ func compare(ctx context.Context, in *inputs, o *options, stdout io.Writer) erro
 	return nil
 }
 
+// cellColumns are the measurement columns that decide which cell a row
+// belongs to (analysis.KeyOf, and the context order analysis.IndexCells
+// derives from context_tokens or the label): all -list needs to count a
+// run's cells.
+//
+// Note: a listing of 10,000 runs loads every run; reading these columns
+// instead of whole rows (the printed and extra lists are most of the
+// bytes) is what keeps it fast. TestListColumns checks that the count
+// matches a full load.
+var cellColumns = []string{"phase", "context_label", "context_tokens", "concurrency", "request_rate"}
+
 // list prints the archive's runs (or those the selectors match).
 func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
 	files, runs, err := in.resolveMany(ctx, o.args)
@@ -226,7 +237,7 @@ func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
 	for i, r := range runs {
 		ids[i] = r.RunID
 	}
-	ms, err := in.load(ctx, ids)
+	ms, err := in.loadColumns(ctx, cellColumns, ids)
 	if err != nil {
 		return err
 	}
