@@ -789,14 +789,15 @@ func appendSplits(dst []split, s string) []split {
 	}
 	for k := 1; k < len(s); k++ {
 		a, b := s[:k], s[k:]
-		qa, bad := scanQuantity(trimSpace(a))
+		// Only the form matters here; appendReadings reads the values.
+		qa, bad := checkQuantity(trimSpace(a))
 		if bad != qOK || qa.Null || qa.Unit != "" {
 			continue
 		}
 		if b[0] == '-' || b[0] == '+' {
 			continue
 		}
-		qb, bad := scanQuantity(trimSpace(b))
+		qb, bad := checkQuantity(trimSpace(b))
 		if bad != qOK || qb.Null || qb.Unit != "" {
 			continue
 		}

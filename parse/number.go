@@ -79,7 +79,7 @@ func (f qFault) err(s string) error {
 	case qNoFraction:
 		return fmt.Errorf("malformed number %q (no digits after the point)", s)
 	case qUnknownUnit:
-		_, rest := scanNumber(s)
+		_, rest := scanNumber(s, false)
 		return fmt.Errorf("malformed number %q (unknown unit %q)", s, trimSpace(s[rest:]))
 	}
 	return fmt.Errorf("malformed number %q", s)
@@ -89,20 +89,32 @@ func (f qFault) err(s string) error {
 // a code: the glued-cell splitter tries many split points that do not
 // read, and formatting an error for each was most of its time.
 func scanQuantity(s string) (quantity, qFault) {
+	return scanQuantityOf(s, true)
+}
+
+// checkQuantity is scanQuantity without the value (Value and Step are 0):
+// whether s reads as a figure, null or with which unit.
+func checkQuantity(s string) (quantity, qFault) {
+	return scanQuantityOf(s, false)
+}
+
+func scanQuantityOf(s string, value bool) (quantity, qFault) {
 	if isNullText(s) {
 		return quantity{Null: true}, qOK
 	}
-	q, i := scanNumber(s)
+	q, i := scanNumber(s, value)
 	if q.fault != qOK {
 		return quantity{}, q.fault
 	}
-	rest := trimSpace(s[i:])
-	if rest != "" {
-		u, ok := unitOf(rest)
-		if !ok {
-			return quantity{}, qUnknownUnit
+	if i < len(s) {
+		rest := trimSpace(s[i:])
+		if rest != "" {
+			u, ok := unitOf(rest)
+			if !ok {
+				return quantity{}, qUnknownUnit
+			}
+			q.Unit = u
 		}
-		q.Unit = u
 	}
 	return q.quantity, qOK
 }
@@ -115,7 +127,9 @@ type scanned struct {
 
 // scanNumber reads the number at the start of non-empty, trimmed s (sign,
 // digits, fraction, K/M) and returns it with the offset of what follows.
-func scanNumber(s string) (scanned, int) {
+// Without value it only checks the number's form (its Value and Step are
+// 0), which is all the glued-cell splitter needs of most split points.
+func scanNumber(s string, value bool) (scanned, int) {
 	i := 0
 	neg := false
 	switch {
@@ -126,20 +140,20 @@ func scanNumber(s string) (scanned, int) {
 	case s[0] == '+':
 		i = 1
 	}
-	// digits collects the number without its commas (and with an
-	// exponent for K and M) for strconv; most figures have no commas and
-	// no multiplier, and then it is a slice of s.
-	var buf [48]byte
-	digits := buf[:0]
 	start := i
+	// mant accumulates the digits (of the first 19, the rest are
+	// counted in nd) for the exact conversion below.
+	var mant uint64
+	nd := 0
 	group := 0 // digits in the current comma group
 	commas := false
 	for i < len(s) {
 		c := s[i]
 		if c >= '0' && c <= '9' {
-			if len(digits) < len(buf)-4 {
-				digits = append(digits, c)
+			if nd < 19 {
+				mant = mant*10 + uint64(c-'0')
 			}
+			nd++
 			group++
 			i++
 			continue
@@ -167,14 +181,12 @@ func scanNumber(s string) (scanned, int) {
 	}
 	decimals := 0
 	if i < len(s) && s[i] == '.' {
-		if len(digits) < len(buf)-4 {
-			digits = append(digits, '.')
-		}
 		i++
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			if len(digits) < len(buf)-4 {
-				digits = append(digits, s[i])
+			if nd < 19 {
+				mant = mant*10 + uint64(s[i]-'0')
 			}
+			nd++
 			decimals++
 			i++
 		}
@@ -183,36 +195,53 @@ func scanNumber(s string) (scanned, int) {
 		}
 	}
 	num := s[start:i]
-	mult, exp := 1.0, ""
+	mult, shift := 1.0, 0
 	if i < len(s) {
 		switch s[i] {
 		case 'K', 'k':
 			// "55K" but not a unit word that starts with k.
 			if i+1 == len(s) || !isLetter(s[i+1]) {
-				mult, exp, i = 1e3, "e3", i+1
+				mult, shift, i = 1e3, 3, i+1
 			}
 		case 'M':
 			if i+1 == len(s) || !isLetter(s[i+1]) {
-				mult, exp, i = 1e6, "e6", i+1
+				mult, shift, i = 1e6, 6, i+1
 			}
 		}
+	}
+	if !value && len(num) < 200 {
+		// Fewer than 200 digits cannot overflow: the form is all there
+		// is to check.
+		return scanned{}, i
 	}
 	// Note: a K or M figure is read with its decimal point shifted
 	// ("32.2e3"), not as the mantissa times 1,000: 32.2 × 1,000 is
 	// 32200.000000000004 in float64, while "32.2K" means exactly 32,200.
+	// With at most 15 digits and a power of ten up to 1e22 (both exact
+	// in float64) one multiplication or division is correctly rounded,
+	// so it equals strconv.ParseFloat (which is); other figures go to
+	// ParseFloat itself.
 	var v float64
-	var err error
-	switch {
-	case len(num) > len(buf)-8:
-		// Longer than the buffer: build the string (a garbled figure).
-		v, err = strconv.ParseFloat(strings.ReplaceAll(num, ",", "")+exp, 64)
-	case commas || exp != "":
-		v, err = strconv.ParseFloat(string(append(digits, exp...)), 64)
-	default:
-		v, err = strconv.ParseFloat(num, 64)
-	}
-	if err != nil || math.IsInf(v, 0) {
-		return scanned{fault: qMalformed}, i
+	if e := shift - decimals; nd <= 15 && e >= -22 && e <= 22 {
+		v = float64(mant)
+		if e >= 0 {
+			v *= exactPow10[e]
+		} else {
+			v /= exactPow10[-e]
+		}
+	} else {
+		t := strings.ReplaceAll(num, ",", "")
+		switch shift {
+		case 3:
+			t += "e3"
+		case 6:
+			t += "e6"
+		}
+		var err error
+		v, err = strconv.ParseFloat(t, 64)
+		if err != nil || math.IsInf(v, 0) {
+			return scanned{fault: qMalformed}, i
+		}
 	}
 	q := quantity{Value: v, Step: pow10(-decimals) * mult}
 	if neg {
@@ -220,6 +249,10 @@ func scanNumber(s string) (scanned, int) {
 	}
 	return scanned{quantity: q}, i
 }
+
+// exactPow10 are the powers of ten float64 holds exactly.
+var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
 // pow10 is math.Pow10 with the common small exponents from a table.
 func pow10(n int) float64 {
@@ -244,6 +277,10 @@ func isNullText(s string) bool {
 // unitOf returns the canonical form of a printed unit (matched without
 // case), as unitAliases says.
 func unitOf(u string) (string, bool) {
+	switch u { // the usual printings
+	case "ms", "s", "tok/s":
+		return u, true
+	}
 	if c, ok := unitAliases[u]; ok { // already lower case, the usual printing
 		return c, true
 	}

@@ -2,6 +2,9 @@ package parse
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -86,6 +89,63 @@ func TestConvertErrorMessages(t *testing.T) {
 		}
 		if err != nil || fmt.Sprint(c) != tt.want {
 			t.Errorf("convert(%q, %d) = %v, %v; want %s", tt.in, tt.kind, c, err, tt.want)
+		}
+	}
+}
+
+// TestQuantityValueExact checks the scanner's own conversion of short
+// figures against strconv.ParseFloat of the same digits with the K or M
+// as an exponent (the definition of a figure's value), over random
+// figures of every length, precision and multiplier.
+func TestQuantityValueExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	digits := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + r.IntN(10))
+		}
+		return string(b)
+	}
+	for range 20000 {
+		in := digits(1 + r.IntN(18))
+		for len(in) > 1 && in[0] == '0' {
+			in = in[1:]
+		}
+		plain := in
+		if r.IntN(3) == 0 && len(in) > 3 {
+			// Thousands commas.
+			var b strings.Builder
+			for i, c := range in {
+				if i > 0 && (len(in)-i)%3 == 0 {
+					b.WriteByte(',')
+				}
+				b.WriteRune(c)
+			}
+			in = b.String()
+		}
+		if r.IntN(2) == 0 {
+			frac := digits(1 + r.IntN(12))
+			in, plain = in+"."+frac, plain+"."+frac
+		}
+		switch r.IntN(4) {
+		case 0:
+			in, plain = in+"K", plain+"e3"
+		case 1:
+			in, plain = in+"M", plain+"e6"
+		}
+		want, err := strconv.ParseFloat(plain, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := parseQuantity(in)
+		if err != nil {
+			t.Fatalf("parseQuantity(%q): %v", in, err)
+		}
+		if q.Value != want {
+			t.Fatalf("parseQuantity(%q) = %v, want %v (ParseFloat(%q))", in, q.Value, want, plain)
+		}
+		if c, bad := checkQuantity(in); bad != qOK || c.Null || c.Unit != "" {
+			t.Fatalf("checkQuantity(%q) = %v, %v; want a figure without a unit", in, c, bad)
 		}
 	}
 }
