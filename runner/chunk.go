@@ -323,8 +323,9 @@ func skipWS(b []byte, i int) int {
 func strEnd(b []byte, i int) int {
 	j := i + 1
 	if j+16 <= len(b) {
-		// Most keys and short values end within 16 bytes: both words at
-		// once, with one branch on where the quote is.
+		// Most keys and short values end within 16 bytes: the first two
+		// words (the second read only when the first has no quote) give
+		// the quote's position, then one test tells whether it was found.
 		t := bits.TrailingZeros64(hasQuote(binary.LittleEndian.Uint64(b[j:])))
 		if t == 64 {
 			t += bits.TrailingZeros64(hasQuote(binary.LittleEndian.Uint64(b[j+8:])))
