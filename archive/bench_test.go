@@ -86,6 +86,9 @@ func buildBenchArchives(b *testing.B) {
 // BenchmarkRuns10000 lists and loads runs from an archive of 10,000 runs
 // (50,000 measurements), batched (10 files per table) or compacted (1),
 // and from 1,000 runs left in 1,000 small files (what compaction is for).
+// LoadTwo is what compare of two archived runs costs (Runs, then Load of
+// two ids: the row groups of the two runs); ListCells what compare -list
+// reads.
 // Each operation opens the archive afresh, as a new process would.
 func BenchmarkRuns10000(b *testing.B) {
 	buildBenchArchives(b)
@@ -138,6 +141,36 @@ func BenchmarkRuns10000(b *testing.B) {
 				}
 			}
 			reportCPU(b, cpu)
+		})
+		b.Run(arc.name+"/LoadTwo", func(b *testing.B) {
+			// What compare of two archived runs reads: the runs, then two
+			// of them (from distant row groups) with their rows.
+			ids := []string{testMatrix(arc.runs / 3).Run.RunID, testMatrix(arc.runs - 2).Run.RunID}
+			cpu := cpuTime()
+			for b.Loop() {
+				a := open(b)
+				if _, err := a.Runs(ctx); err != nil {
+					b.Fatal(err)
+				}
+				ms, err := a.Load(ctx, ids...)
+				if err != nil || len(ms[0].Measurements) != 5 || len(ms[1].Measurements) != 5 {
+					b.Fatalf("load %v: %v", ids, err)
+				}
+			}
+			reportCPU(b, cpu)
+		})
+		b.Run(arc.name+"/ListCells", func(b *testing.B) {
+			// What compare -list reads: the cell-key columns of every run.
+			cols := []string{"phase", "context_label", "context_tokens", "concurrency", "request_rate"}
+			cpu := cpuTime()
+			for b.Loop() {
+				ms, err := open(b).LoadColumns(ctx, cols)
+				if err != nil || len(ms) != arc.runs {
+					b.Fatalf("%d runs: %v", len(ms), err)
+				}
+			}
+			reportCPU(b, cpu)
+			b.ReportMetric(float64(arc.runs*b.N)/b.Elapsed().Seconds(), "runs/s")
 		})
 		b.Run(arc.name+"/AppendDuplicate", func(b *testing.B) {
 			// A new process re-ingesting a known run: the dedupe scan.

@@ -157,7 +157,7 @@ type writeOnly struct{ io.Writer }
 // Load by id; each group costs footer metadata and some compression, and
 // 8,192 rows (about 180 runs of a 46-cell matrix) keeps both small: on
 // 10,000 runs of 46 rows, Load of 2 runs reads 2 of 57 groups.
-const groupRows = 8192
+var groupRows = 8192 // a variable so tests can write many groups of few runs
 
 // write writes rows as one Parquet file. Rows are cut into row groups of
 // about groupRows rows at run boundaries, so that the run_id statistics of
