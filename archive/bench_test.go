@@ -161,7 +161,7 @@ func BenchmarkRuns10000(b *testing.B) {
 		})
 		b.Run(arc.name+"/ListCells", func(b *testing.B) {
 			// What compare -list reads: the cell-key columns of every run.
-			cols := []string{"phase", "context_label", "context_tokens", "concurrency", "request_rate"}
+			cols := []string{"phase", "context_label", "concurrency", "request_rate"}
 			cpu := cpuTime()
 			for b.Loop() {
 				ms, err := open(b).LoadColumns(ctx, cols)

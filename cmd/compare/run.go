@@ -214,15 +214,14 @@ func compare(ctx context.Context, in *inputs, o *options, stdout io.Writer) erro
 }
 
 // cellColumns are the measurement columns that decide which cell a row
-// belongs to (analysis.KeyOf, and the context order analysis.IndexCells
-// derives from context_tokens or the label): all -list needs to count a
-// run's cells.
+// belongs to (analysis.KeyOf): all -list needs to count a run's cells
+// (context_tokens only orders them).
 //
 // Note: a listing of 10,000 runs loads every run; reading these columns
 // instead of whole rows (the printed and extra lists are most of the
 // bytes) is what keeps it fast. TestListColumns checks that the count
 // matches a full load.
-var cellColumns = []string{"phase", "context_label", "context_tokens", "concurrency", "request_rate"}
+var cellColumns = []string{"phase", "context_label", "concurrency", "request_rate"}
 
 // list prints the archive's runs (or those the selectors match).
 func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
