@@ -100,13 +100,93 @@ func nulLine(b []byte) int {
 // the dispatch.
 var extractors = map[string]func(b []byte, name string) (*rawDoc, error){}
 
+// What Detect looks for, as patterns anchored at the start of the text:
+// an HTML element, an ATX heading, a bold list key, a fence, a setext
+// underline. Detect runs them only where a cheap scan finds a candidate
+// (a "<", a line starting with "#", "- **", "```" or "~~~", a line above
+// "=" or "---"), so that a text document, which has none, is not searched
+// five times by backtracking regexps: that was half the time of ingesting
+// one. A match can only start at a candidate, so this finds what the
+// unanchored patterns (detect_test.go keeps them) find anywhere: HTML
+// (?i)<(!doctype\s+html|html|…)[\s>], and with (?m) ^ {0,3}#{1,6}[ \t]+\S,
+// ^ {0,3}[-*+][ \t]+\*\*[^*\n]+\*\*, ^ {0,3}(```|~~~) and
+// ^\S.*\n(=+|-{3,})[ \t]*$.
 var (
-	htmlTag      = regexp.MustCompile(`(?i)<(!doctype\s+html|html|head|body|h[1-6]|table|div|section|article|main|p|dl|ul)[\s>]`)
-	mdHeading    = regexp.MustCompile(`(?m)^ {0,3}#{1,6}[ \t]+\S`)
-	mdBoldKey    = regexp.MustCompile(`(?m)^ {0,3}[-*+][ \t]+\*\*[^*\n]+\*\*`)
-	mdFence      = regexp.MustCompile("(?m)^ {0,3}(```|~~~)")
-	mdSetextHead = regexp.MustCompile(`(?m)^\S.*\n(=+|-{3,})[ \t]*$`)
+	htmlTagAt      = regexp.MustCompile(`(?i)\A<(!doctype\s+html|html|head|body|h[1-6]|table|div|section|article|main|p|dl|ul)[\s>]`)
+	mdHeadingAt    = regexp.MustCompile(`\A {0,3}#{1,6}[ \t]+\S`)
+	mdBoldKeyAt    = regexp.MustCompile(`\A {0,3}[-*+][ \t]+\*\*[^*\n]+\*\*`)
+	mdSetextHeadAt = regexp.MustCompile(`(?m)\A\S.*\n(=+|-{3,})[ \t]*$`)
 )
+
+// hasHTMLTag is htmlTag.Match(b).
+func hasHTMLTag(b []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(b[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if htmlTagAt.Match(b[i:]) {
+			return true
+		}
+	}
+}
+
+// anyLine reports whether match holds for some line of b, called with b
+// from the line's start to its end.
+func anyLine(b []byte, match func(line []byte) bool) bool {
+	for i := 0; ; {
+		if match(b[i:]) {
+			return true
+		}
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+	}
+}
+
+// skipIndent drops up to three leading spaces.
+func skipIndent(b []byte) []byte {
+	for n := 0; n < 3 && len(b) > 0 && b[0] == ' '; n++ {
+		b = b[1:]
+	}
+	return b
+}
+
+// mdHeadingLine is mdHeading at the start of b.
+func mdHeadingLine(b []byte) bool {
+	t := skipIndent(b)
+	return len(t) > 0 && t[0] == '#' && mdHeadingAt.Match(b)
+}
+
+// mdBoldKeyLine is mdBoldKey at the start of b.
+func mdBoldKeyLine(b []byte) bool {
+	t := skipIndent(b)
+	if len(t) < 2 || (t[0] != '-' && t[0] != '*' && t[0] != '+') || (t[1] != ' ' && t[1] != '\t') {
+		return false
+	}
+	t = bytes.TrimLeft(t[1:], " \t")
+	return bytes.HasPrefix(t, []byte("**")) && mdBoldKeyAt.Match(b)
+}
+
+// mdFenceLine is mdFence at the start of b.
+func mdFenceLine(b []byte) bool {
+	t := skipIndent(b)
+	return bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~"))
+}
+
+// mdSetextLine is mdSetextHead at the start of b: the next line starts
+// with "=" or "---".
+func mdSetextLine(b []byte) bool {
+	j := bytes.IndexByte(b, '\n')
+	if j < 0 {
+		return false
+	}
+	next := b[j+1:]
+	return (bytes.HasPrefix(next, []byte("=")) || bytes.HasPrefix(next, []byte("---"))) && mdSetextHeadAt.Match(b)
+}
 
 // firstLine returns b up to its first newline.
 func firstLine(b []byte) []byte {
@@ -137,13 +217,13 @@ func Detect(b []byte) (string, error) {
 	switch {
 	case t[0] == '<':
 		return schema.FormatHTML, nil
-	case mdHeading.Match(firstLine(t)):
+	case mdHeadingLine(firstLine(t)):
 		// A document that opens with a Markdown heading is Markdown even
 		// when it embeds HTML (a raw <table>, a <div> wrapper).
 		return schema.FormatMarkdown, nil
-	case htmlTag.Match(head):
+	case hasHTMLTag(head):
 		return schema.FormatHTML, nil
-	case mdHeading.Match(head) || mdBoldKey.Match(head) || mdFence.Match(head) || mdSetextHead.Match(head):
+	case anyLine(head, mdHeadingLine) || anyLine(head, mdBoldKeyLine) || anyLine(head, mdFenceLine) || anyLine(head, mdSetextLine):
 		return schema.FormatMarkdown, nil
 	}
 	return schema.FormatText, nil
