@@ -243,14 +243,25 @@ func stringCodec() *codec {
 		}
 	}
 	c.bind = func(dt arrow.DataType) (getter, error) {
+		// Note: values repeat down a column (run_id over a run's rows,
+		// phase, labels), so a value equal to the previous one reuses its
+		// copy: one allocation per change instead of per cell. A getter
+		// serves one read, on one goroutine.
+		var prev string
+		keep := func(s string) string {
+			if s != prev {
+				prev = strings.Clone(s)
+			}
+			return prev
+		}
 		switch dt.ID() {
 		case arrow.STRING:
 			return func(a arrow.Array, i int, v reflect.Value) {
-				v.SetString(strings.Clone(a.(*array.String).Value(i)))
+				v.SetString(keep(a.(*array.String).Value(i)))
 			}, nil
 		case arrow.LARGE_STRING:
 			return func(a arrow.Array, i int, v reflect.Value) {
-				v.SetString(strings.Clone(a.(*array.LargeString).Value(i)))
+				v.SetString(keep(a.(*array.LargeString).Value(i)))
 			}, nil
 		}
 		return nil, errType(dt, c.dt)
