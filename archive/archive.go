@@ -665,6 +665,10 @@ func attach[R any](rows []R, byRun map[string]*schema.Matrix, id func(*R) string
 // files without a runs file (leftovers, or a copy in progress) are left
 // alone.
 //
+// A single stem is rewritten only when written by an older version (one
+// row group, not sorted by run_id): Compact upgrades such an archive to
+// the layout that Load by id prunes.
+//
 // Note: Compact reads the whole archive into memory and rewrites it, so
 // it costs time and memory in the archive's size; run it after many small
 // appends, not after each one. Files copied from other hosts afterwards
@@ -680,7 +684,7 @@ func (a *Archive) Compact(ctx context.Context) error {
 		return err
 	}
 	stems := l.committed()
-	if len(stems) < 2 {
+	if len(stems) == 0 || len(stems) == 1 && grouped(l, stems[0]) {
 		return nil
 	}
 	srs, err := a.readRuns(ctx, l, stems, nil)
@@ -711,6 +715,24 @@ func (a *Archive) Compact(ctx context.Context) error {
 	}
 	_, err = a.commit(l, newStem(time.Now()), runs, rows, samples, stems)
 	return err
+}
+
+// grouped reports whether the files of stem are cut into row groups by
+// run_id as this version writes them (see table.write), so that
+// compacting the stem alone would change nothing. Files of older versions
+// (one row group, no pruning) are not: Compact rewrites them.
+func grouped(l *layout, stem string) bool {
+	for _, t := range Tables {
+		p, ok := l.files[t][stem]
+		if !ok {
+			continue
+		}
+		ok, err := groupedFile(p)
+		if err != nil || !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // parallel calls f(0), …, f(n-1) on one goroutine per CPU and returns the

@@ -387,6 +387,33 @@ func stringBounds(rg *metadata.RowGroupMetaData, leaf int) (lo, hi string, ok bo
 	return string(bs.Min()), string(bs.Max()), true
 }
 
+// groupedFile reports whether every row group of a data file has run_id
+// min/max statistics, the groups' ranges ascend without overlap, and a
+// group larger than groupRows holds one run only.
+func groupedFile(path string) (ok bool, err error) {
+	defer recoverCorrupt(path, &err)
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return false, fmt.Errorf("archive: %s: %w", path, err)
+	}
+	defer pf.Close()
+	md := pf.MetaData()
+	leaf := md.Schema.ColumnIndexByName("run_id")
+	if leaf < 0 {
+		return false, nil
+	}
+	last := ""
+	for g := 0; g < pf.NumRowGroups(); g++ {
+		rg := md.RowGroup(g)
+		lo, hi, ok := stringBounds(rg, leaf)
+		if !ok || g > 0 && lo <= last || rg.NumRows() > int64(groupRows) && lo != hi {
+			return false, nil
+		}
+		last = hi
+	}
+	return true, nil
+}
+
 // runSet is the set of run ids a read keeps.
 type runSet struct {
 	sorted []string // distinct, ascending

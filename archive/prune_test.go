@@ -330,3 +330,50 @@ func TestDuckDBReadsRowGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactRegroups checks that Compact rewrites an archive of one
+// stem only when an older version wrote it (no run_id row groups), and
+// that the rewrite keeps every run.
+func TestCompactRegroups(t *testing.T) {
+	smallGroups(t, 12)
+	ctx := context.Background()
+	ms := testMatrices(0, 20)
+	tests := []struct {
+		name    string
+		write   func(t *testing.T, a *Archive)
+		rewrite bool
+	}{
+		{"current layout", func(t *testing.T, a *Archive) {
+			if _, err := a.Append(ctx, ms); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"older layout", func(t *testing.T, a *Archive) { writeUnsorted(t, a, ms) }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := openTest(t)
+			tt.write(t, a)
+			before := treeHash(t, a.Dir())
+			if err := a.Compact(ctx); err != nil {
+				t.Fatal(err)
+			}
+			after := treeHash(t, a.Dir())
+			if changed := !reflect.DeepEqual(before, after); changed != tt.rewrite {
+				t.Fatalf("Compact rewrote the archive: %v, want %v", changed, tt.rewrite)
+			}
+			path := dataFiles(t, a.Dir(), TableMeasurements)[0]
+			if ok, err := groupedFile(path); !ok || err != nil {
+				t.Errorf("after Compact %s is not grouped by run_id (%v)", path, err)
+			}
+			runs, err := a.Runs(ctx)
+			if err != nil || len(runs) != len(ms) {
+				t.Fatalf("%d runs after Compact, want %d: %v", len(runs), len(ms), err)
+			}
+			got, err := a.Load(ctx, ms[4].Run.RunID)
+			if err != nil || len(got[0].Measurements) != len(ms[4].Measurements) {
+				t.Fatalf("Load after Compact: %v", err)
+			}
+		})
+	}
+}
