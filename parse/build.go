@@ -673,11 +673,15 @@ func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
 					ms.Extra = append(ms.Extra, schema.Metric{Name: metricName(h, q.Unit), Value: q.Value})
 				}
 			default:
-				q, err := parseQuantity(text)
-				if err == nil {
-					q, err = q.convert(columnKinds[c])
+				t := trimSpace(text)
+				q, bad := scanQuantity(t)
+				if bad != qOK {
+					return nil, nil, fail("%v", bad.err(t))
 				}
-				if err != nil {
+				if cq, cbad := q.conv(columnKinds[c]); cbad == convOK {
+					q = cq
+				} else {
+					_, err := q.convert(columnKinds[c])
 					return nil, nil, fail("%v", err)
 				}
 				r.q[c] = q
@@ -771,13 +775,16 @@ func appendSplits(dst []split, s string) []split {
 			return append(dst, split{trimSpace(a), strings.Trim(trimSpace(b), ",·;")})
 		}
 	}
-	unit := ""
+	unit, full := "", s
 	for _, u := range []string{"ms", "s"} {
 		if strings.HasSuffix(s, u) {
 			unit, s = u, trimSpace(s[:len(s)-len(u)])
 			break
 		}
 	}
+	// A TTFT "b unit" is the tail of full when one space separated the
+	// unit (as printed, "325.241 ms"): no need to build it.
+	spaced := unit != "" && full[len(s):] == " "+unit
 	if k := strings.LastIndexAny(s, " \t\u00a0"); k >= 0 {
 		return append(dst, split{trimSpace(s[:k]), trimSpace(s[k:]) + " " + unit})
 	}
@@ -801,7 +808,11 @@ func appendSplits(dst []split, s string) []split {
 		if bad != qOK || qb.Null || qb.Unit != "" {
 			continue
 		}
-		dst = append(dst, split{a, b + " " + unit})
+		if spaced {
+			dst = append(dst, split{a, full[k:]})
+		} else {
+			dst = append(dst, split{a, b + " " + unit})
+		}
 	}
 	return dst
 }
@@ -867,12 +878,24 @@ func appendReadings(dst []cellReading, splits []split) []cellReading {
 // figure is one summary figure (a matrix cell or a prefill card) to check
 // against its All measurements row.
 type figure struct {
-	what   string // "decode 8K×128"
+	what   string // "decode 8K×128"; "" to name the cell by phase, label and conc
 	source string // "matrix" or "prefill figure"
 	line   int
 	tok    string // separate tok/s text, or "" with glued set
 	ttft   string
 	glued  string
+	// The cell, named only when a message needs it (see name).
+	phase schema.Phase
+	label string
+	conc  int32
+}
+
+// name names the figure's cell in messages: what, else its cellName.
+func (f *figure) name() string {
+	if f.what != "" {
+		return f.what
+	}
+	return cellName(f.phase, f.label, f.conc)
 }
 
 // agree checks one summary figure against its row: the status, then the
@@ -898,13 +921,13 @@ func agreeReading(name string, f figure, r *tableRow, metric column) (cellReadin
 	if text != "" {
 		if st, ok := parseStatus(text); ok {
 			if st != r.m.Status {
-				return cellReading{}, false, errorf(name, f.line, "%s: %s says %s, All measurements line %d says %s", f.what, f.source, trimSpace(text), r.line, statusText(r.m.Status))
+				return cellReading{}, false, errorf(name, f.line, "%s: %s says %s, All measurements line %d says %s", f.name(), f.source, trimSpace(text), r.line, statusText(r.m.Status))
 			}
 			return cellReading{}, false, nil
 		}
 		if nullTexts[trimSpace(text)] {
 			if r.m.Status == schema.StatusValid && !r.q[metric].Null {
-				return cellReading{}, false, errorf(name, f.line, "%s: %s has no figure, All measurements line %d says %s", f.what, f.source, r.line, r.printed[metric])
+				return cellReading{}, false, errorf(name, f.line, "%s: %s has no figure, All measurements line %d says %s", f.name(), f.source, r.line, r.printed[metric])
 			}
 			return cellReading{}, false, nil
 		}
@@ -931,10 +954,10 @@ func agreeReading(name string, f figure, r *tableRow, metric column) (cellReadin
 		return s
 	}
 	if len(rs) == 0 {
-		return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q is not a tok/s figure followed by a TTFT", f.what, f.source, shown())
+		return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q is not a tok/s figure followed by a TTFT", f.name(), f.source, shown())
 	}
 	if r.m.Status != schema.StatusValid {
-		return cellReading{}, false, errorf(name, f.line, "%s: %s says %q, All measurements line %d says %s", f.what, f.source, shown(), r.line, statusText(r.m.Status))
+		return cellReading{}, false, errorf(name, f.line, "%s: %s says %q, All measurements line %d says %s", f.name(), f.source, shown(), r.line, statusText(r.m.Status))
 	}
 	rowTok, rowTTFT := r.q[metric], r.q[colTTFT]
 	// A table without a TTFT column cannot contradict a cell's TTFT.
@@ -958,20 +981,20 @@ func agreeReading(name string, f figure, r *tableRow, metric column) (cellReadin
 		return match[0], true, nil
 	}
 	if len(match) > 1 {
-		return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q can be read as %s tok/s or %s tok/s, both agreeing with All measurements line %d", f.what, f.source, shown(), match[0].tokText, match[1].tokText, r.line)
+		return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q can be read as %s tok/s or %s tok/s, both agreeing with All measurements line %d", f.name(), f.source, shown(), match[0].tokText, match[1].tokText, r.line)
 	}
 	// Explain the disagreement with the reading closest to the row.
 	for _, c := range rs {
 		if ttftOK(c) {
-			return cellReading{}, false, errorf(name, f.line, "%s: %s says %s tok/s, All measurements line %d says %s", f.what, f.source, c.tokText, r.line, r.printed[metric])
+			return cellReading{}, false, errorf(name, f.line, "%s: %s says %s tok/s, All measurements line %d says %s", f.name(), f.source, c.tokText, r.line, r.printed[metric])
 		}
 	}
 	for _, c := range rs {
 		if agrees(c.tok, rowTok) {
-			return cellReading{}, false, errorf(name, f.line, "%s: %s says TTFT %s, All measurements line %d says %s", f.what, f.source, c.ttftText, r.line, r.printed[colTTFT])
+			return cellReading{}, false, errorf(name, f.line, "%s: %s says TTFT %s, All measurements line %d says %s", f.name(), f.source, c.ttftText, r.line, r.printed[colTTFT])
 		}
 	}
-	return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q agrees with neither the tok/s (%s) nor the TTFT (%s) of All measurements line %d", f.what, f.source, shown(), r.printed[metric], r.printed[colTTFT], r.line)
+	return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q agrees with neither the tok/s (%s) nor the TTFT (%s) of All measurements line %d", f.name(), f.source, shown(), r.printed[metric], r.printed[colTTFT], r.line)
 }
 
 // checkMatrix checks every decode matrix cell against its table row.
@@ -990,15 +1013,14 @@ func checkMatrix(raw *rawDoc, index map[tableCell]*tableRow) error {
 			return errorf(raw.Name, c.Line, "decode matrix: column %v", err)
 		}
 		label := trimSpace(c.Context)
-		what := cellName(schema.PhaseDecode, label, conc)
 		r, ok := index[tableCell{schema.PhaseDecode, ctx, conc}]
 		if !ok {
 			if nullTexts[trimSpace(c.Glued+c.TokS+c.TTFT)] {
 				continue // an empty or "—" cell claims nothing
 			}
-			return errorf(raw.Name, c.Line, "%s: the matrix has a cell but All measurements (line %d) has no such row", what, raw.Table.HeaderLine)
+			return errorf(raw.Name, c.Line, "%s: the matrix has a cell but All measurements (line %d) has no such row", cellName(schema.PhaseDecode, label, conc), raw.Table.HeaderLine)
 		}
-		f := figure{what: what, source: "matrix", line: c.Line, tok: c.TokS, ttft: c.TTFT, glued: c.Glued}
+		f := figure{source: "matrix", line: c.Line, tok: c.TokS, ttft: c.TTFT, glued: c.Glued, phase: schema.PhaseDecode, label: label, conc: conc}
 		if _, _, err := agreeReading(raw.Name, f, r, metric); err != nil {
 			return err
 		}
@@ -1028,12 +1050,11 @@ func checkPrefill(raw *rawDoc, rows []*tableRow) error {
 			return errorf(raw.Name, p.Line, "prefill: %v", err)
 		}
 		label := trimSpace(p.Context)
-		what := cellName(schema.PhasePrefill, label, 0)
 		r := byCtx[ctx]
 		if r == nil {
-			return errorf(raw.Name, p.Line, "%s: a prefill figure but All measurements (line %d) has no Prefill row at that context", what, raw.Table.HeaderLine)
+			return errorf(raw.Name, p.Line, "%s: a prefill figure but All measurements (line %d) has no Prefill row at that context", cellName(schema.PhasePrefill, label, 0), raw.Table.HeaderLine)
 		}
-		f := figure{what: what, source: "prefill figure", line: p.Line, tok: p.TokS, ttft: p.TTFT, glued: p.Glued}
+		f := figure{source: "prefill figure", line: p.Line, tok: p.TokS, ttft: p.TTFT, glued: p.Glued, phase: schema.PhasePrefill, label: label}
 		if _, _, err := agreeReading(raw.Name, f, r, colTotal); err != nil {
 			return err
 		}

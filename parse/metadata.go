@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"regexp"
@@ -23,9 +24,11 @@ var gpuCountPattern = regexp.MustCompile(`^(\d+)\s*[x×]\s*(.+)$`)
 
 // secretKey reports whether a metadata key names a secret.
 func secretKey(key string) bool {
-	k := headerKey(key)
-	return strings.Contains(k, "apikey") || strings.Contains(k, "token") && !strings.Contains(k, "tokens") && !strings.Contains(k, "tokenizer") ||
-		strings.Contains(k, "password") || strings.Contains(k, "secret") || k == "authorization"
+	var buf [64]byte
+	k := appendHeaderKey(buf[:0], key)
+	has := func(s string) bool { return bytes.Contains(k, []byte(s)) }
+	return has("apikey") || has("token") && !has("tokens") && !has("tokenizer") ||
+		has("password") || has("secret") || string(k) == "authorization"
 }
 
 // buildRun fills the run's metadata from the title, the key/value pairs
@@ -98,11 +101,13 @@ func buildRun(raw *rawDoc, run *schema.Run) error {
 // different things in different sections (Type, Version) are matched
 // with their section.
 func setField(raw *rawDoc, run *schema.Run, f rawField, value string, launch *string) error {
-	sec := headerKey(f.Section)
+	var secBuf, keyBuf [64]byte
+	sec := appendHeaderKey(secBuf[:0], f.Section)
+	key := appendHeaderKey(keyBuf[:0], f.Key)
 	v := trimSpace(value)
-	switch headerKey(f.Key) {
+	switch string(key) {
 	case "type", "hardwaretype", "devicetype":
-		if sec == "hardware" || sec == "" || headerKey(f.Key) != "type" {
+		if string(sec) == "hardware" || len(sec) == 0 || string(key) != "type" {
 			run.HardwareType = v
 		}
 	case "gpu", "gpus", "accelerator", "device", "gpumodel":
@@ -133,7 +138,7 @@ func setField(raw *rawDoc, run *schema.Run, f rawField, value string, launch *st
 	case "engine", "inferenceengine", "server":
 		run.Engine = v
 	case "version", "engineversion":
-		if sec == "engine" || sec == "" || headerKey(f.Key) == "engineversion" {
+		if string(sec) == "engine" || len(sec) == 0 || string(key) == "engineversion" {
 			run.EngineVersion = v
 		}
 	case "quantization", "quant", "precision":
