@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // RunIDLen is the number of hex digits in a run id.
@@ -91,8 +92,8 @@ const (
 	codecFallback codec = iota // encoding/json.Marshal of the value
 	codecString
 	codecBool
-	codecInt
-	codecUint
+	codecInt  // int, int8, int16, int32, int64
+	codecUint // uint, uint8, uint16, uint32, uint64, uintptr
 	codecFloat64
 	codecStruct     // a struct with a plan of its own
 	codecSlice      // a slice of an element with a codec of its own
@@ -101,15 +102,22 @@ const (
 )
 
 // typeCodec is how values of one type are written.
+//
+// Note: the encoder reads fields at their offsets through unsafe
+// pointers rather than through reflect.Value, which was most of its time;
+// the offsets, sizes and kinds come from reflect once per type, and
+// anything it does not read itself goes through encoding/json.
 type typeCodec struct {
 	codec codec
+	typ   reflect.Type
+	size  uintptr     // of an integer
 	elem  *typeCodec  // codecSlice, codecPointer
 	plan  []fieldPlan // codecStruct
 }
 
 // fieldPlan is one field of a struct as the encoder writes it.
 type fieldPlan struct {
-	index     int
+	offset    uintptr
 	name      string // Go field name, for the non-finite list
 	key       string // `"json_name":`
 	omitEmpty bool
@@ -132,34 +140,34 @@ var (
 // treats specially (marshalers, maps, byte slices, float32, interfaces)
 // fall back to encoding/json.
 func codecOf(t reflect.Type) *typeCodec {
+	tc := &typeCodec{codec: codecFallback, typ: t, size: t.Size()}
 	if t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
 		reflect.PointerTo(t).Implements(marshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
-		return &typeCodec{codec: codecFallback}
+		return tc
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return &typeCodec{codec: codecString}
+		tc.codec = codecString
 	case reflect.Bool:
-		return &typeCodec{codec: codecBool}
+		tc.codec = codecBool
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return &typeCodec{codec: codecInt}
+		tc.codec = codecInt
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return &typeCodec{codec: codecUint}
+		tc.codec = codecUint
 	case reflect.Float64:
-		return &typeCodec{codec: codecFloat64}
+		tc.codec = codecFloat64
 	case reflect.Pointer:
-		return &typeCodec{codec: codecPointer, elem: codecOf(t.Elem())}
+		tc.codec, tc.elem = codecPointer, codecOf(t.Elem())
 	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return &typeCodec{codec: codecFallback} // base64
+		if t.Elem().Kind() != reflect.Uint8 { // []byte is base64
+			tc.codec, tc.elem = codecSlice, codecOf(t.Elem())
 		}
-		return &typeCodec{codec: codecSlice, elem: codecOf(t.Elem())}
 	case reflect.Struct:
 		if plan, ok := planOf(t, nil); ok {
-			return &typeCodec{codec: codecStruct, plan: plan}
+			tc.codec, tc.plan = codecStruct, plan
 		}
 	}
-	return &typeCodec{codec: codecFallback}
+	return tc
 }
 
 // planOf lists the fields of struct t as encoding/json writes them, with
@@ -181,13 +189,10 @@ func planOf(t reflect.Type, leftOut map[string]bool) ([]fieldPlan, bool) {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = f.Name
-		}
 		if !validTagName(name) {
 			name = f.Name
 		}
-		p := fieldPlan{index: i, name: f.Name, key: string(appendString(nil, name)) + ":", tc: codecOf(f.Type)}
+		p := fieldPlan{offset: f.Offset, name: f.Name, key: string(appendString(nil, name)) + ":", tc: codecOf(f.Type)}
 		for o := range strings.SplitSeq(opts, ",") {
 			switch o {
 			case "omitempty":
@@ -272,14 +277,14 @@ func (e *canonEncoder) encode(m *Matrix) []byte {
 	}
 	e.nonFinite = e.nonFinite[:0]
 	b := append(e.buf[:0], `{"run":`...)
-	b = e.appendStruct(b, reflect.ValueOf(&m.Run).Elem(), runPlan, -1)
+	b = e.appendStruct(b, unsafe.Pointer(&m.Run), runPlan, -1)
 	b = append(b, `,"measurements":[`...)
 	for i := range m.Measurements {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		e.rowNonFinite, e.extraNonFinite = e.rowNonFinite[:0], e.extraNonFinite[:0]
-		b = e.appendStruct(b, reflect.ValueOf(&m.Measurements[i]).Elem(), measurementPlan, i)
+		b = e.appendStruct(b, unsafe.Pointer(&m.Measurements[i]), measurementPlan, i)
 		e.nonFinite = append(append(e.nonFinite, e.rowNonFinite...), e.extraNonFinite...)
 	}
 	b = append(b, ']')
@@ -298,9 +303,70 @@ func (e *canonEncoder) encode(m *Matrix) []byte {
 	return b
 }
 
-// appendStruct writes struct v by plan. row is the measurement's index,
-// or -1 outside measurements (where a NaN or ±Inf cannot be encoded).
-func (e *canonEncoder) appendStruct(b []byte, v reflect.Value, plan []fieldPlan, row int) []byte {
+// empty is encoding/json's omitempty test for the value at p.
+func empty(p unsafe.Pointer, tc *typeCodec) bool {
+	switch tc.codec {
+	case codecString:
+		return len(*(*string)(p)) == 0
+	case codecPointer:
+		return *(*unsafe.Pointer)(p) == nil
+	case codecSlice:
+		return sliceLen(p) == 0
+	case codecBool:
+		return !*(*bool)(p)
+	case codecInt:
+		return intAt(p, tc.size) == 0
+	case codecUint:
+		return uintAt(p, tc.size) == 0
+	case codecFloat64:
+		return *(*float64)(p) == 0
+	case codecStruct:
+		return false
+	}
+	return isEmpty(reflect.NewAt(tc.typ, p).Elem())
+}
+
+// sliceLen and sliceData read the length and the array of the slice at p,
+// whatever its element type.
+//
+// Note: every slice type has the same header (array pointer, length,
+// capacity), so the slice is read as a []byte; a nil slice has no array.
+func sliceLen(p unsafe.Pointer) int { return len(*(*[]byte)(p)) }
+
+func sliceData(p unsafe.Pointer) unsafe.Pointer {
+	return unsafe.Pointer(unsafe.SliceData(*(*[]byte)(p)))
+}
+
+// intAt reads a signed integer of size bytes at p.
+func intAt(p unsafe.Pointer, size uintptr) int64 {
+	switch size {
+	case 1:
+		return int64(*(*int8)(p))
+	case 2:
+		return int64(*(*int16)(p))
+	case 4:
+		return int64(*(*int32)(p))
+	}
+	return *(*int64)(p)
+}
+
+// uintAt reads an unsigned integer of size bytes at p.
+func uintAt(p unsafe.Pointer, size uintptr) uint64 {
+	switch size {
+	case 1:
+		return uint64(*(*uint8)(p))
+	case 2:
+		return uint64(*(*uint16)(p))
+	case 4:
+		return uint64(*(*uint32)(p))
+	}
+	return *(*uint64)(p)
+}
+
+// appendStruct writes the struct at base by plan. row is the
+// measurement's index, or -1 outside measurements (where a NaN or ±Inf
+// cannot be encoded).
+func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldPlan, row int) []byte {
 	b = append(b, '{')
 	first := true
 	for i := range plan {
@@ -317,10 +383,10 @@ func (e *canonEncoder) appendStruct(b []byte, v reflect.Value, plan []fieldPlan,
 			b = append(b, p.zero...)
 			continue
 		}
-		f := v.Field(p.index)
-		if row >= 0 && p.floatPtr && !f.IsNil() {
-			if x := f.Elem().Float(); math.IsInf(x, 0) || math.IsNaN(x) {
-				e.rowNonFinite = append(e.rowNonFinite, strconv.Itoa(row)+"."+p.name+"="+strconv.FormatFloat(x, 'g', -1, 64))
+		f := unsafe.Add(base, p.offset)
+		if row >= 0 && p.floatPtr {
+			if x := *(**float64)(f); x != nil && (math.IsInf(*x, 0) || math.IsNaN(*x)) {
+				e.rowNonFinite = append(e.rowNonFinite, strconv.Itoa(row)+"."+p.name+"="+strconv.FormatFloat(*x, 'g', -1, 64))
 				if p.omitEmpty {
 					continue
 				}
@@ -333,8 +399,15 @@ func (e *canonEncoder) appendStruct(b []byte, v reflect.Value, plan []fieldPlan,
 				continue
 			}
 		}
-		if p.omitEmpty && isEmpty(f) {
-			continue
+		if p.omitEmpty {
+			// Most such fields are nil pointers: test them inline.
+			if p.tc.codec == codecPointer {
+				if *(*unsafe.Pointer)(f) == nil {
+					continue
+				}
+			} else if empty(f, p.tc) {
+				continue
+			}
 		}
 		if !first {
 			b = append(b, ',')
@@ -342,7 +415,7 @@ func (e *canonEncoder) appendStruct(b []byte, v reflect.Value, plan []fieldPlan,
 		first = false
 		b = append(b, p.key...)
 		if row >= 0 && p.extra {
-			b = e.appendExtra(b, f.Interface().([]Metric), row)
+			b = e.appendExtra(b, *(*[]Metric)(f), row)
 			continue
 		}
 		b = e.appendValue(b, f, p.tc)
@@ -375,44 +448,47 @@ func (e *canonEncoder) appendExtra(b []byte, ms []Metric, row int) []byte {
 	return append(b, ']')
 }
 
-// appendValue writes v as encoding/json does.
-func (e *canonEncoder) appendValue(b []byte, v reflect.Value, tc *typeCodec) []byte {
+// appendValue writes the value at p as encoding/json does.
+func (e *canonEncoder) appendValue(b []byte, p unsafe.Pointer, tc *typeCodec) []byte {
 	switch tc.codec {
 	case codecString:
-		return appendString(b, v.String())
+		return appendString(b, *(*string)(p))
 	case codecBool:
-		return strconv.AppendBool(b, v.Bool())
+		return strconv.AppendBool(b, *(*bool)(p))
 	case codecInt:
-		return strconv.AppendInt(b, v.Int(), 10)
+		return strconv.AppendInt(b, intAt(p, tc.size), 10)
 	case codecUint:
-		return strconv.AppendUint(b, v.Uint(), 10)
+		return strconv.AppendUint(b, uintAt(p, tc.size), 10)
 	case codecFloat64:
-		x := v.Float()
+		x := *(*float64)(p)
 		if math.IsInf(x, 0) || math.IsNaN(x) {
 			panic("schema: run id: json: unsupported value: " + strconv.FormatFloat(x, 'g', -1, 64))
 		}
 		return appendFloat(b, x)
 	case codecPointer:
-		if v.IsNil() {
+		q := *(*unsafe.Pointer)(p)
+		if q == nil {
 			return append(b, "null"...)
 		}
-		return e.appendValue(b, v.Elem(), tc.elem)
+		return e.appendValue(b, q, tc.elem)
 	case codecSlice:
-		if v.IsNil() {
+		data := sliceData(p)
+		if data == nil {
 			return append(b, "null"...)
 		}
 		b = append(b, '[')
-		for i := 0; i < v.Len(); i++ {
+		n, size := sliceLen(p), tc.elem.size
+		for i := 0; i < n; i++ {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = e.appendValue(b, v.Index(i), tc.elem)
+			b = e.appendValue(b, unsafe.Add(data, uintptr(i)*size), tc.elem)
 		}
 		return append(b, ']')
 	case codecStruct:
-		return e.appendStruct(b, v, tc.plan, -1) // not a measurement: no non-finite list
+		return e.appendStruct(b, p, tc.plan, -1) // not a measurement: no non-finite list
 	}
-	j, err := json.Marshal(v.Interface())
+	j, err := json.Marshal(reflect.NewAt(tc.typ, p).Elem().Interface())
 	if err != nil {
 		// Only NaN/Inf floats (or a time past year 9999) make Marshal
 		// fail; measurements' non-finite figures were set aside, so any
