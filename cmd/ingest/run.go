@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -40,7 +41,19 @@ type doc struct {
 	err  error
 }
 
+// gcPercent is the garbage collector's target while ingest runs, unless
+// GOGC is set. A batch allocates parsed documents that all stay live
+// until Append has written them, then Arrow builders and Parquet pages:
+// at the default 100 the collector runs many cycles over that growing
+// live heap (about a sixth of the CPU time of a 1,000-document call).
+// 400 lets the heap grow to five times the live data between cycles,
+// trading memory (tens of MB for 1,000 documents) for CPU.
+const gcPercent = 400
+
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	}
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("archive", "archive", "archive `directory` (created when missing)")
