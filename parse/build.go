@@ -242,23 +242,6 @@ func parseStatus(s string) (schema.Status, bool) {
 	return "", false
 }
 
-// statusText prints a status the way the documents do.
-func statusText(s schema.Status) string {
-	switch s {
-	case schema.StatusValid:
-		return "Valid"
-	case schema.StatusLooped:
-		return "Looped"
-	case schema.StatusOverCapacity:
-		return "Over capacity"
-	case schema.StatusSkipped:
-		return "Skipped"
-	case schema.StatusError:
-		return "Error"
-	}
-	return string(s)
-}
-
 // tableRow is one parsed row of the All measurements table with what the
 // agreement checks need: its line, its figures and their printed text.
 type tableRow struct {
@@ -921,7 +904,7 @@ func agreeReading(name string, f figure, r *tableRow, metric column) (cellReadin
 	if text != "" {
 		if st, ok := parseStatus(text); ok {
 			if st != r.m.Status {
-				return cellReading{}, false, errorf(name, f.line, "%s: %s says %s, All measurements line %d says %s", f.name(), f.source, trimSpace(text), r.line, statusText(r.m.Status))
+				return cellReading{}, false, errorf(name, f.line, "%s: %s says %s, All measurements line %d says %s", f.name(), f.source, trimSpace(text), r.line, r.m.Status.Label())
 			}
 			return cellReading{}, false, nil
 		}
@@ -957,7 +940,7 @@ func agreeReading(name string, f figure, r *tableRow, metric column) (cellReadin
 		return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q is not a tok/s figure followed by a TTFT", f.name(), f.source, shown())
 	}
 	if r.m.Status != schema.StatusValid {
-		return cellReading{}, false, errorf(name, f.line, "%s: %s says %q, All measurements line %d says %s", f.name(), f.source, shown(), r.line, statusText(r.m.Status))
+		return cellReading{}, false, errorf(name, f.line, "%s: %s says %q, All measurements line %d says %s", f.name(), f.source, shown(), r.line, r.m.Status.Label())
 	}
 	rowTok, rowTTFT := r.q[metric], r.q[colTTFT]
 	// A table without a TTFT column cannot contradict a cell's TTFT.

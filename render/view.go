@@ -102,21 +102,7 @@ var statusNotes = []struct {
 
 // StatusLabel returns the word a document prints for a status ("Valid",
 // "Over capacity").
-func StatusLabel(s schema.Status) string {
-	switch s {
-	case schema.StatusValid:
-		return "Valid"
-	case schema.StatusLooped:
-		return "Looped"
-	case schema.StatusOverCapacity:
-		return "Over capacity"
-	case schema.StatusSkipped:
-		return "Skipped"
-	case schema.StatusError:
-		return "Error"
-	}
-	return string(s)
-}
+func StatusLabel(s schema.Status) string { return s.Label() }
 
 // PhaseLabel returns the words a document prints for a phase ("Prefill",
 // "Sustained decode").
