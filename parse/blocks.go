@@ -91,6 +91,27 @@ type frag struct {
 	space bool // a block boundary comes before it: join with a space
 }
 
+// dropBlank drops blank fragments in place; the break or space they stood
+// for moves to the next one, so "<b>A</b> <b>B</b>" reads "A B". f gives
+// the fragment inside an element (the HTML and Markdown readers wrap it
+// differently).
+func dropBlank[T any](xs []T, f func(*T) *frag) []T {
+	kept := xs[:0]
+	carryBr, carrySpace := false, false
+	for i := range xs {
+		fr := f(&xs[i])
+		if collapse(fr.text) == "" {
+			carryBr = carryBr || fr.br
+			carrySpace = carrySpace || fr.space || fr.text != ""
+			continue
+		}
+		fr.br, fr.space = fr.br || carryBr, fr.space || carrySpace
+		carryBr, carrySpace = false, false
+		kept = append(kept, xs[i])
+	}
+	return kept
+}
+
 // joinFrags returns the text of fragments as a reader sees it: adjacent
 // inline pieces run together, a line break or block boundary is a space.
 func joinFrags(fs []frag) string {

@@ -399,21 +399,7 @@ func frags(nodes []*html.Node, line int) []frag {
 		visit(n, i, n.Type == html.ElementNode)
 	}
 	emit()
-	// Drop blank fragments; the break or space they stood for moves to
-	// the next one, so "<b>A</b> <b>B</b>" reads "A B".
-	kept := out[:0]
-	carryBr, carrySpace := false, false
-	for _, f := range out {
-		if collapse(f.text) == "" {
-			carryBr = carryBr || f.br
-			carrySpace = carrySpace || f.space || f.text != ""
-			continue
-		}
-		f.br, f.space = f.br || carryBr, f.space || carrySpace
-		carryBr, carrySpace = false, false
-		kept = append(kept, f)
-	}
-	return kept
+	return dropBlank(out, func(f *frag) *frag { return f })
 }
 
 // inlineBlock makes one block of a run of inline nodes.

@@ -432,20 +432,7 @@ func (w *mdWalker) frags(n ast.Node) []mdFrag {
 		i++
 	}
 	emit()
-	// Drop blank fragments; the break or space they stood for moves on.
-	kept := out[:0]
-	carryBr, carrySpace := false, false
-	for _, f := range out {
-		if collapse(f.text) == "" {
-			carryBr = carryBr || f.br
-			carrySpace = carrySpace || f.space || f.text != ""
-			continue
-		}
-		f.br, f.space = f.br || carryBr, f.space || carrySpace
-		carryBr, carrySpace = false, false
-		kept = append(kept, f)
-	}
-	return kept
+	return dropBlank(out, func(m *mdFrag) *frag { return &m.frag })
 }
 
 // isBreakTag reports whether raw inline HTML is a line break tag.
