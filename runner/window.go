@@ -213,8 +213,16 @@ func roundSig(v float64, n int) float64 {
 	return math.Round(v*p) / p
 }
 
-// roundTo rounds v to a multiple of step.
-func roundTo(v, step float64) float64 { return math.Round(v/step) * step }
+// roundTo rounds v to a multiple of step. For decimal steps (0.1, 0.01,
+// …) it divides by the integer 1/step rather than multiplying by step, so
+// the result is the float nearest the decimal (1413.3, not
+// 1413.3000000000002) and prints as such.
+func roundTo(v, step float64) float64 {
+	if inv := math.Round(1 / step); inv >= 1 && math.Abs(inv*step-1) < 1e-12 {
+		return math.Round(v*inv) / inv
+	}
+	return math.Round(v/step) * step
+}
 
 // roundFigures keeps a stored figure to the precision a measurement
 // supports, so documents print 1,234.5 tok/s and 3.142 ms rather than
