@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,86 +132,105 @@ func TestCellAgainstSimTruth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := sim.DefaultProfile()
-			p.StepBase = 2 * time.Millisecond
-			if tt.mod != nil {
-				tt.mod(&p)
-			}
-			srv, c := startSim(t, p, ClientConfig{MaxConns: tt.c})
-			c.contUsage = !tt.noCont
-			prompt := Prompt{Text: promptHead(NewTag(), "1K") + neutralText(newRand(1), 4000)}
-			pool := make([]*stream, tt.c)
-			for i := range pool {
-				pool[i] = newStream()
-			}
-			cfg := cellConfig{prompt: prompt, concurrency: tt.c, duration: 1500 * time.Millisecond, maxTokens: tt.maxTok,
-				idle: 10 * time.Second, startTimeout: 20 * time.Second, metrics: true, maxConsecutiveErrors: 8}
-			// The scout warms the prefix cache, as the runner does.
-			if sc := c.probe(context.Background(), prompt.Text); sc.failed() {
-				t.Fatal(sc.err)
-			}
-			run := c.runCell(context.Background(), cfg, pool)
-			if run.ws < 0 || run.errReason != "" {
-				t.Fatalf("cell did not run: %q", run.errReason)
-			}
-			f := figures(&run, true)
-			var m schema.Measurement
-			f.fill(&m)
-			tr := simTruth(srv.Requests(), run.epoch, run.ws, run.we)
-			t.Logf("client: %d tokens %.1f tok/s, per-request %.1f, TTFT %.2f ms, TBT %.3f ms; truth: %d tokens, per-request %.1f, TTFT %.2f, TBT %.3f",
-				f.tokens, f.totalTokS, *m.PerRequestTokS, *m.TTFTMs, *m.TBTMs, tr.tokens, tr.perRequest, tr.ttft, tr.tbt)
-			if tt.exactOK && f.tokens != tr.tokens {
-				// Chunks within microseconds of a window edge can fall on
-				// the other side; allow one chunk per stream at each edge.
-				if d := math.Abs(float64(f.tokens - tr.tokens)); d > float64(2*tt.c*p.ChunkTokens) {
-					t.Errorf("window tokens %d, truth %d", f.tokens, tr.tokens)
+			// A cell measured while other processes starve this one (the
+			// simulator shares the process and the 2 cores) can miss by a
+			// scheduling delay; an attempt must meet every bound, and the
+			// cell is measured up to three times before the test fails.
+			var last []string
+			for attempt := 1; attempt <= 3; attempt++ {
+				var errs []string
+				fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+				func() {
+					p := sim.DefaultProfile()
+					p.StepBase = 2 * time.Millisecond
+					if tt.mod != nil {
+						tt.mod(&p)
+					}
+					srv, c := startSim(t, p, ClientConfig{MaxConns: tt.c})
+					c.contUsage = !tt.noCont
+					prompt := Prompt{Text: promptHead(NewTag(), "1K") + neutralText(newRand(1), 4000)}
+					pool := make([]*stream, tt.c)
+					for i := range pool {
+						pool[i] = newStream()
+					}
+					cfg := cellConfig{prompt: prompt, concurrency: tt.c, duration: 1500 * time.Millisecond, maxTokens: tt.maxTok,
+						idle: 10 * time.Second, startTimeout: 20 * time.Second, metrics: true, maxConsecutiveErrors: 8}
+					// The scout warms the prefix cache, as the runner does.
+					if sc := c.probe(context.Background(), prompt.Text); sc.failed() {
+						t.Fatal(sc.err)
+					}
+					run := c.runCell(context.Background(), cfg, pool)
+					if run.ws < 0 || run.errReason != "" {
+						t.Fatalf("cell did not run: %q", run.errReason)
+					}
+					f := figures(&run, true)
+					var m schema.Measurement
+					f.fill(&m)
+					tr := simTruth(srv.Requests(), run.epoch, run.ws, run.we)
+					t.Logf("client: %d tokens %.1f tok/s, per-request %.1f, TTFT %.2f ms, TBT %.3f ms; truth: %d tokens, per-request %.1f, TTFT %.2f, TBT %.3f",
+						f.tokens, f.totalTokS, *m.PerRequestTokS, *m.TTFTMs, *m.TBTMs, tr.tokens, tr.perRequest, tr.ttft, tr.tbt)
+					if tt.exactOK && f.tokens != tr.tokens {
+						// Chunks within microseconds of a window edge can fall on
+						// the other side; allow one chunk per stream at each edge.
+						if d := math.Abs(float64(f.tokens - tr.tokens)); d > float64(2*tt.c*p.ChunkTokens) {
+							fail("window tokens %d, truth %d", f.tokens, tr.tokens)
+						}
+					}
+					if tt.approx && !within(float64(f.tokens), float64(tr.tokens), 0.02, 0) {
+						fail("window tokens %d, truth %d (want within 2%%)", f.tokens, tr.tokens)
+					}
+					truthTokS := float64(tr.tokens) / f.seconds
+					tol := 0.01
+					if tt.approx {
+						tol = 0.02
+					}
+					if !within(f.totalTokS, truthTokS, tol, 0) {
+						fail("total tok/s %.2f, truth %.2f", f.totalTokS, truthTokS)
+					}
+					if tt.rateOnly {
+						return
+					}
+					if !within(*m.PerRequestTokS, tr.perRequest, 0.02, 0) {
+						fail("per-request tok/s %.2f, truth %.2f", *m.PerRequestTokS, tr.perRequest)
+					}
+					if !within(*m.TTFTMs, tr.ttft, 0.02, 1) {
+						fail("TTFT %.3f ms, truth %.3f", *m.TTFTMs, tr.ttft)
+					}
+					if !within(*m.TBTMs, tr.tbt, 0.02, 1) {
+						fail("TBT %.3f ms, truth %.3f", *m.TBTMs, tr.tbt)
+					}
+					// Every finished request's token count is exact.
+					bySeq := map[int64]int64{}
+					for _, r := range srv.Requests() {
+						if r.Err == "" && !r.Finished.IsZero() && r.MaxTokens > 1 {
+							bySeq[r.OutputTokens]++
+						}
+					}
+					var got []int64
+					for _, q := range run.recs {
+						if q.done {
+							got = append(got, q.tokens)
+						}
+					}
+					sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
+					for _, n := range got {
+						if n != int64(tt.maxTok) {
+							fail("finished request has %d tokens, want max_tokens %d (ignore_eos)", n, tt.maxTok)
+							break
+						}
+					}
+					if bySeq[int64(tt.maxTok)] < int64(len(got)) {
+						fail("client saw %d finished requests of %d tokens, simulator %d", len(got), tt.maxTok, bySeq[int64(tt.maxTok)])
+					}
+				}()
+				if len(errs) == 0 {
+					return
 				}
+				t.Logf("attempt %d: %s", attempt, strings.Join(errs, "; "))
+				last = errs
 			}
-			if tt.approx && !within(float64(f.tokens), float64(tr.tokens), 0.02, 0) {
-				t.Errorf("window tokens %d, truth %d (want within 2%%)", f.tokens, tr.tokens)
-			}
-			truthTokS := float64(tr.tokens) / f.seconds
-			tol := 0.01
-			if tt.approx {
-				tol = 0.02
-			}
-			if !within(f.totalTokS, truthTokS, tol, 0) {
-				t.Errorf("total tok/s %.2f, truth %.2f", f.totalTokS, truthTokS)
-			}
-			if tt.rateOnly {
-				return
-			}
-			if !within(*m.PerRequestTokS, tr.perRequest, 0.02, 0) {
-				t.Errorf("per-request tok/s %.2f, truth %.2f", *m.PerRequestTokS, tr.perRequest)
-			}
-			if !within(*m.TTFTMs, tr.ttft, 0.02, 1) {
-				t.Errorf("TTFT %.3f ms, truth %.3f", *m.TTFTMs, tr.ttft)
-			}
-			if !within(*m.TBTMs, tr.tbt, 0.02, 1) {
-				t.Errorf("TBT %.3f ms, truth %.3f", *m.TBTMs, tr.tbt)
-			}
-			// Every finished request's token count is exact.
-			bySeq := map[int64]int64{}
-			for _, r := range srv.Requests() {
-				if r.Err == "" && !r.Finished.IsZero() && r.MaxTokens > 1 {
-					bySeq[r.OutputTokens]++
-				}
-			}
-			var got []int64
-			for _, q := range run.recs {
-				if q.done {
-					got = append(got, q.tokens)
-				}
-			}
-			sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
-			for _, n := range got {
-				if n != int64(tt.maxTok) {
-					t.Errorf("finished request has %d tokens, want max_tokens %d (ignore_eos)", n, tt.maxTok)
-					break
-				}
-			}
-			if bySeq[int64(tt.maxTok)] < int64(len(got)) {
-				t.Errorf("client saw %d finished requests of %d tokens, simulator %d", len(got), tt.maxTok, bySeq[int64(tt.maxTok)])
+			for _, e := range last {
+				t.Error(e)
 			}
 		})
 	}
