@@ -299,7 +299,10 @@ func TestLoopCellsClosedLoop(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := DefaultProfile()
-			p.LoopAfter, p.LoopCells = 100, []LoopCell{{ContextLabel: "0K", Concurrency: 2}}
+			// The decision falls 500 tokens (≈100 ms) into each answer, so a
+			// request resent late by a starved client is back in the
+			// server by then.
+			p.LoopAfter, p.LoopCells = 500, []LoopCell{{ContextLabel: "0K", Concurrency: 2}}
 			_, c := startSim(t, p)
 			var mu sync.Mutex
 			looped := map[string]bool{} // by response id
@@ -307,14 +310,14 @@ func TestLoopCellsClosedLoop(t *testing.T) {
 			for range tc.c {
 				wg.Go(func() {
 					for range 5 {
-						r, err := c.post(context.Background(), "/v1/completions", map[string]any{"prompt": "loop", "max_tokens": 200, "ignore_eos": true, "stream": true})
+						r, err := c.post(context.Background(), "/v1/completions", map[string]any{"prompt": "loop", "max_tokens": 1000, "ignore_eos": true, "stream": true})
 						if err != nil || r.Status != 200 || len(r.Events) == 0 {
 							t.Errorf("%v %+v", err, r)
 							return
 						}
 						_, content, _ := r.tokenEvents()
 						mu.Lock()
-						looped[r.Events[0].ID] = isLoop(strings.Fields(content), 100)
+						looped[r.Events[0].ID] = isLoop(strings.Fields(content), 500)
 						mu.Unlock()
 					}
 				})
