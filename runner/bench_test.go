@@ -176,7 +176,7 @@ func BenchmarkClientCPUPerToken(b *testing.B) {
 // request may fail.
 func TestManyStreams(t *testing.T) {
 	url := simProcess(t, "-step", "20ms")
-	run, _ := cellAgainst(t, url, 2048, 60, 2*time.Second)
+	run, _ := cellAgainst(t, url, 2048, 60, 4*time.Second)
 	if run.ws < 0 || run.errReason != "" {
 		t.Fatalf("cell failed: %s", run.errReason)
 	}
@@ -203,11 +203,27 @@ func TestManyStreams(t *testing.T) {
 	if f.errored != 0 || len(inWindow) != 2048 {
 		t.Fatalf("%d errors, %d of 2048 streams produced tokens in the window", f.errored, len(inWindow))
 	}
-	// Within 1% of the server's count while the server keeps its pace;
-	// past saturation (on this shared machine both processes starve) the
-	// delivery lag moves tokens across the window's edges.
-	if eff := f.totalTokS / (2048 * 50); eff > 0.9 && math.Abs(float64(f.tokens-truth)) > 0.01*float64(truth) {
-		t.Fatalf("window tokens %d, server sent %d", f.tokens, truth)
+	// The server's own pace decides which bound applies. While it sends at
+	// least 97% of its modelled rate (2,048 streams × one token per 20 ms)
+	// the delivery lag between its write and the client's read is steady,
+	// so the client's window count must be within 1% of what the server
+	// sent in the same window. Past that (on this 2-core machine both
+	// processes starve at 2,048 streams and the server falls to ~90%) the
+	// lag grows during the window and moves tokens across its edges: a
+	// 25 ms drift over 2 s is 1.2% (the window is 4 s to halve that). The
+	// count must still be within 3%, which a client that drops or
+	// double-counts chunks would miss.
+	// Note: the issue asks for 1% "up to the point where the server on the
+	// same machine saturates"; the README reports where that is.
+	window := float64(run.we-run.ws) / float64(time.Second)
+	pace := float64(truth) / window / (2048 * 50)
+	off := math.Abs(float64(f.tokens-truth)) / float64(truth)
+	t.Logf("server pace %.1f%% of its modelled rate; client count off by %.2f%%", 100*pace, 100*off)
+	if pace >= 0.97 && off > 0.01 {
+		t.Fatalf("server kept its pace (%.1f%%) but window tokens %d, server sent %d", 100*pace, f.tokens, truth)
+	}
+	if off > 0.03 {
+		t.Fatalf("window tokens %d, server sent %d: off by %.1f%% even for a saturated server", f.tokens, truth, 100*off)
 	}
 }
 
