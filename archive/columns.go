@@ -75,6 +75,15 @@ type codec struct {
 	// list elements. It reads memory directly (no reflect.Value per
 	// cell): encoding is most of the cost of Append.
 	fill func(b array.Builder, p unsafe.Pointer, stride uintptr, n int)
+	// dataBytes, for variable-width types (strings), returns the bytes
+	// the n values at p + i×stride take, so that a fill can reserve its
+	// data buffer once; nil for the others.
+	//
+	// Note: without it, Arrow's string builders grow their data buffers
+	// by doubling, and the copying and zeroing took about a tenth of the
+	// CPU time of appending 1,000 documents (each measurement's printed
+	// texts are a list of strings).
+	dataBytes func(p unsafe.Pointer, stride uintptr, n int) int
 	// bind returns the getter for a column of type dt as found in a file,
 	// or an error when dt cannot be read into the Go type.
 	bind func(dt arrow.DataType) (getter, error)
@@ -236,8 +245,16 @@ func errType(got, want arrow.DataType) error {
 
 func stringCodec() *codec {
 	c := &codec{dt: arrow.BinaryTypes.String}
+	c.dataBytes = func(p unsafe.Pointer, stride uintptr, n int) int {
+		total := 0
+		for i := 0; i < n; i++ {
+			total += len(*(*string)(unsafe.Add(p, uintptr(i)*stride)))
+		}
+		return total
+	}
 	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
 		sb := b.(*array.StringBuilder)
+		sb.ReserveData(c.dataBytes(p, stride, n))
 		for i := 0; i < n; i++ {
 			sb.Append(*(*string)(unsafe.Add(p, uintptr(i)*stride)))
 		}
@@ -435,6 +452,29 @@ func listCodec(t reflect.Type) (*codec, error) {
 	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
 		lb := b.(*array.ListBuilder)
 		sb := lb.ValueBuilder().(*array.StructBuilder)
+		// A first pass sizes the element builders for all n lists, which
+		// are filled a list at a time below.
+		elems := 0
+		data := make([]int, len(children))
+		for i := 0; i < n; i++ {
+			h := (*sliceHeader)(unsafe.Add(p, uintptr(i)*stride))
+			elems += h.len
+			for j, ch := range children {
+				if ch.codec.dataBytes != nil && h.len > 0 {
+					data[j] += ch.codec.dataBytes(unsafe.Add(h.data, ch.offset), size, h.len)
+				}
+			}
+		}
+		sb.Reserve(elems)
+		for j := range children {
+			fb := sb.FieldBuilder(j)
+			fb.Reserve(elems)
+			if data[j] > 0 {
+				if bb, ok := fb.(interface{ ReserveData(int) }); ok {
+					bb.ReserveData(data[j])
+				}
+			}
+		}
 		for i := 0; i < n; i++ {
 			h := (*sliceHeader)(unsafe.Add(p, uintptr(i)*stride))
 			if h.data == nil { // a nil slice; empty ones point somewhere

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"regexp"
 
 	"speedmatrix/schema"
@@ -25,7 +26,7 @@ var Formats = append([]string{schema.FormatText, schema.FormatHTML, schema.Forma
 // one of Formats, or "" to detect it from the content. Errors about the
 // content are *Error values positioned at a line.
 func Parse(r io.Reader, name, format string) (*schema.Matrix, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxDocumentBytes+1))
+	b, err := readAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: read: %w", name, err)
 	}
@@ -33,6 +34,23 @@ func Parse(r io.Reader, name, format string) (*schema.Matrix, error) {
 		return nil, errorf(name, 0, "larger than %d MiB: not a speed-test document", MaxDocumentBytes>>20)
 	}
 	return ParseBytes(b, name, format)
+}
+
+// readAll reads r up to MaxDocumentBytes+1 bytes. A reader that knows its
+// size (an *os.File of a regular file) is read into a buffer of that size
+// with room for the final empty read: two read calls per document rather
+// than io.ReadAll's growth from 512 bytes (five or six calls and copies
+// for a seed), which showed in profiles of ingesting 1,000 documents.
+func readAll(r io.Reader) ([]byte, error) {
+	size := int64(bytes.MinRead)
+	if s, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := s.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = min(fi.Size(), MaxDocumentBytes) + bytes.MinRead
+		}
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	_, err := buf.ReadFrom(io.LimitReader(r, MaxDocumentBytes+1))
+	return buf.Bytes(), err
 }
 
 // ParseBytes is Parse for a document already in memory.

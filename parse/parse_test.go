@@ -250,6 +250,63 @@ func TestParseJunk(t *testing.T) {
 	}
 }
 
+// statFile counts the Read calls made on a file while keeping its Stat.
+type statFile struct {
+	*os.File
+	reads int
+}
+
+func (f *statFile) Read(p []byte) (int, error) { f.reads++; return f.File.Read(p) }
+
+func TestReadAll(t *testing.T) {
+	dir := t.TempDir()
+	for _, size := range []int{0, 1, 511, 512, 513, 7600, 100_000} {
+		want := bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size]
+		path := filepath.Join(dir, fmt.Sprint(size))
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sf := &statFile{File: f}
+		got, err := readAll(sf)
+		f.Close()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("size %d: read %d bytes, err %v", size, len(got), err)
+		}
+		// The data, then the end of file: a regular file is read in
+		// two calls whatever its size.
+		if sf.reads > 2 {
+			t.Errorf("size %d: %d read calls, want at most 2", size, sf.reads)
+		}
+		// A reader without Stat reads the same bytes.
+		if got, err := readAll(bytes.NewReader(want)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("size %d without Stat: read %d bytes, err %v", size, len(got), err)
+		}
+	}
+	// A file past the bound is read to one byte over it, not whole, and
+	// Parse refuses it.
+	path := filepath.Join(dir, "sparse")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(MaxDocumentBytes + 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(f)
+	if err != nil || len(got) != MaxDocumentBytes+1 {
+		t.Errorf("oversized file: read %d bytes, err %v; want %d", len(got), err, MaxDocumentBytes+1)
+	}
+	f.Seek(0, 0)
+	if _, err := Parse(f, path, ""); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("oversized file: %v", err)
+	}
+}
+
 func TestParseUnknownFormat(t *testing.T) {
 	if _, err := ParseBytes(readSeed(t, seed000), "x", "pdf"); err == nil || !strings.Contains(err.Error(), `unknown format "pdf"`) {
 		t.Errorf("format pdf: %v", err)
