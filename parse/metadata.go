@@ -27,7 +27,7 @@ func secretKey(key string) bool {
 	var buf [64]byte
 	k := appendHeaderKey(buf[:0], key)
 	has := func(s string) bool { return bytes.Contains(k, []byte(s)) }
-	return has("apikey") || has("token") && !has("tokens") && !has("tokenizer") ||
+	return has("apikey") || has("token") && !has("tokens") && !has("tokeniz") ||
 		has("password") || has("secret") || string(k) == "authorization"
 }
 

@@ -145,6 +145,8 @@ func TestMetaSecrets(t *testing.T) {
 		{Section: "Run", Key: "HF token", Value: "hf_zzzzzzzzzzzzzzzzzzzzzz"},
 		{Section: "Run", Key: "Notes", Value: "sent Authorization: Bearer qwertyuiop1234"},
 		{Section: "Run", Key: "Max tokens", Value: "100"},
+		{Section: "Run", Key: "POST /tokenize", Value: "form content: HTTP 404"},
+		{Section: "Run", Key: "Tokenizer", Value: "org/tok"},
 	}
 	var run schema.Run
 	if err := buildRun(&rawDoc{Name: "s.txt", Title: "M on G sk-abcdefghijklmnopqrstuv", Fields: fields, Launch: "OPENAI_API_KEY=k1k1k1 vllm serve m"}, &run); err != nil {
@@ -156,8 +158,11 @@ func TestMetaSecrets(t *testing.T) {
 			t.Errorf("secret %q reaches the run: %s", s, b)
 		}
 	}
-	if run.Metadata[3].Value != "100" {
-		t.Errorf("Max tokens redacted: %+v", run.Metadata[3])
+	// Token counts and tokenizers are not secrets.
+	for _, i := range []int{3, 4, 5} {
+		if run.Metadata[i].Value != fields[i].Value {
+			t.Errorf("%s redacted: %+v", fields[i].Key, run.Metadata[i])
+		}
 	}
 }
 

@@ -137,6 +137,41 @@ var runVariants = []struct {
 	{"every column", func() *schema.Matrix { return withEveryColumn(synthRun()) }},
 	{"launch command", func() *schema.Matrix { return withLaunch(synthRun()) }},
 	{"titled", func() *schema.Matrix { m := synthRun(); m.Run.Title = "tiny-sim on Simulated GPU"; return m }},
+	{"with the run's notes", func() *schema.Matrix {
+		m := synthRun()
+		m.Run.Metadata = []schema.Field{
+			{Section: "Run", Key: "Request fields the server rejected", Value: "stream_options.continuous_usage_stats"},
+			{Section: "Run", Key: "POST /tokenize", Value: "form content: HTTP 404"},
+		}
+		return m
+	}},
+}
+
+// TestRunDocumentStable renders each run variant, parses it back as
+// cmd/run does before archiving (source format run), and renders that
+// again: the two documents must be the same bytes, so the document a run
+// writes is the one its archived form prints.
+func TestRunDocumentStable(t *testing.T) {
+	for _, v := range runVariants {
+		for _, f := range roundTripForms {
+			t.Run(v.name+"/"+f.ext, func(t *testing.T) {
+				m := v.make()
+				var first, second bytes.Buffer
+				write := formWriter(t, f.ext)
+				if err := write(&first, m); err != nil {
+					t.Fatal(err)
+				}
+				back := renderParse(t, m, f.ext, f.format)
+				back.Run.SourceFormat = schema.FormatRun
+				if err := write(&second, back); err != nil {
+					t.Fatal(err)
+				}
+				if first.String() != second.String() {
+					t.Errorf("documents differ:\n%s\n---\n%s", first.String(), second.String())
+				}
+			})
+		}
+	}
 }
 
 // TestRunRoundTrip renders matrices as a measuring run makes them and
@@ -225,4 +260,16 @@ func TestPeerRoundTrip(t *testing.T) {
 	if n < 10 {
 		t.Errorf("%d peer files, want the 10 or more under parse/testdata/peers", n)
 	}
+}
+
+// formWriter returns the writer of forms with extension ext.
+func formWriter(t *testing.T, ext string) func(w *bytes.Buffer, m *schema.Matrix) error {
+	t.Helper()
+	for _, f := range forms {
+		if f.ext == ext {
+			return f.write
+		}
+	}
+	t.Fatalf("no form %q", ext)
+	return nil
 }

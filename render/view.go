@@ -126,9 +126,16 @@ func newView(m *schema.Matrix) *view {
 			v.SubtitleHead = append(v.SubtitleHead, s)
 		}
 	}
-	if len(m.Run.Metadata) > 0 {
+	switch {
+	case m.Run.SourceFormat == schema.FormatRun:
+		// A measuring run's pairs come from its fields. Its Metadata
+		// holds what it noted besides (fields the server rejected, why
+		// /tokenize is not used) and, once the run has read back as a
+		// document (cmd/run archives that form), every pair printed.
+		v.Sections = mergeSections(fieldSections(&m.Run), metadataSections(m.Run.Metadata))
+	case len(m.Run.Metadata) > 0:
 		v.Sections = metadataSections(m.Run.Metadata)
-	} else {
+	default:
 		v.Sections = fieldSections(&m.Run)
 	}
 	var prefillCtx []string
@@ -203,6 +210,32 @@ func metadataSections(fs []schema.Field) []section {
 		s.Fields = append(s.Fields, schema.KV{Key: f.Key, Value: f.Value})
 	}
 	return out
+}
+
+// mergeSections adds the pairs of extra that base does not hold (by
+// section and key) to the section of base with their section's name, or
+// to a section of their own after them.
+func mergeSections(base, extra []section) []section {
+	has := map[[2]string]bool{}
+	for _, s := range base {
+		for _, f := range s.Fields {
+			has[[2]string{s.Name, f.Key}] = true
+		}
+	}
+	for _, e := range extra {
+		i := slices.IndexFunc(base, func(s section) bool { return s.Name == e.Name })
+		if i < 0 {
+			base = append(base, section{Name: e.Name})
+			i = len(base) - 1
+		}
+		for _, f := range e.Fields {
+			if !has[[2]string{e.Name, f.Key}] {
+				has[[2]string{e.Name, f.Key}] = true
+				base[i].Fields = append(base[i].Fields, f)
+			}
+		}
+	}
+	return slices.DeleteFunc(base, func(s section) bool { return len(s.Fields) == 0 })
 }
 
 // fieldSections builds the Hardware, Engine and Run sections from the

@@ -36,6 +36,27 @@ func TestViewLayout(t *testing.T) {
 			},
 		},
 		{
+			name: "a measuring run's notes join the sections built from its fields",
+			m: schema.Matrix{Run: schema.Run{Title: "t", SourceFormat: schema.FormatRun, GPU: "H200", Engine: "vllm",
+				ServedModel: "m", Metadata: []schema.Field{
+					{Section: "Hardware", Key: "GPU", Value: "H200"}, // as printed: once
+					{Section: "Run", Key: "POST /tokenize", Value: "form content: 0 tokens"},
+					{Section: "Notes", Key: "Operator", Value: "ann"},
+				}}, Measurements: []schema.Measurement{valid8K}},
+			check: func(t *testing.T, v *view, _ string) {
+				var got []string
+				for _, s := range v.Sections {
+					for _, f := range s.Fields {
+						got = append(got, s.Name+"/"+f.Key)
+					}
+				}
+				want := []string{"Hardware/GPU", "Engine/Engine", "Run/Served model", "Run/POST /tokenize", "Notes/Operator"}
+				if !slices.Equal(got, want) {
+					t.Errorf("pairs %q, want %q", got, want)
+				}
+			},
+		},
+		{
 			name: "no footnotes when every cell is valid",
 			m:    schema.Matrix{Run: schema.Run{Title: "t"}, Measurements: []schema.Measurement{valid8K}},
 			check: func(t *testing.T, v *view, text string) {
