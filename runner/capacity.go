@@ -100,13 +100,20 @@ type ServerInfo struct {
 	KVSource string
 	// Metrics is true when GET /metrics answers.
 	Metrics bool
-	// Tokenize is true when POST /tokenize answers.
+	// Tokenize is true when POST /tokenize counts prompts as the endpoint
+	// does (plus PromptFit.Offset), so prompts are fitted exactly. Run
+	// sets it and PromptFit after Negotiate.
 	Tokenize bool
+	// PromptFit says how prompts are fitted, and why /tokenize is not
+	// used when it is not.
+	PromptFit PromptFit
 }
 
 // Discover asks the server what it serves: /v1/models, /version, the KV
 // budget (kvFlag first, then SGLang's /get_server_info, then vLLM's
-// /metrics cache_config_info) and whether /metrics and /tokenize exist.
+// /metrics cache_config_info) and whether /metrics exists. Whether
+// /tokenize counts what the endpoint counts is checked after Negotiate
+// (checkTokenize), as it sends requests.
 func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error) {
 	var info ServerInfo
 	var models struct {
@@ -145,9 +152,6 @@ func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error)
 		} else if snap.kvTokens > 0 {
 			info.KVTokens, info.KVSource = snap.kvTokens, "/metrics"
 		}
-	}
-	if _, err := c.tokenize(ctx, "probe"); err == nil {
-		info.Tokenize = true
 	}
 	return info, nil
 }

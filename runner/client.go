@@ -47,6 +47,9 @@ type Client struct {
 	transport  *http.Transport
 	contUsage  bool // ask for continuous_usage_stats
 	streamOpts bool // send stream_options at all
+	// tok and tokOffset are how /tokenize counts prompts (checkTokenize).
+	tok       tokenizeForm
+	tokOffset int64
 }
 
 // NewClient returns a client for cfg.

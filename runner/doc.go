@@ -5,12 +5,14 @@
 //
 //  1. Discover (capacity.go): /v1/models (max_model_len), /version, the KV
 //     budget (-kv-tokens, SGLang /get_server_info, vLLM /metrics
-//     cache_config_info), whether /metrics and /tokenize exist. Contexts
+//     cache_config_info), whether /metrics exists and whether /tokenize
+//     (vLLM's or llama.cpp's form, tokenize.go) counts two probe texts as
+//     the endpoint's usage does, up to a fixed offset. Contexts
 //     are capped at max_model_len − max_tokens − 64 and labelled as the
 //     seeds do (floor(tokens/1024) "K"); cells whose C × (context +
 //     max_tokens) exceeds the budget are over_capacity and not run.
 //  2. Prompts (prompt.go): neutral prose after a random per-run tag, fitted
-//     to the context with POST /tokenize (exact) or with max_tokens=1
+//     to the context with POST /tokenize plus that offset (exact) or with max_tokens=1
 //     probes that carry another tag (within 1%).
 //  3. Prefill (matrix.go): prompt tokens / TTFT of a cold prompt: the
 //     context's first scout, or the median of unique prompts in

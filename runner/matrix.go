@@ -175,14 +175,23 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.info = info
 	dropped, err := r.c.Negotiate(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", r.c.base, err)
 	}
+	// /tokenize is checked with probe requests, so after Negotiate has
+	// settled which request fields the server takes.
+	info.PromptFit = r.c.checkTokenize(ctx)
+	info.Tokenize = r.c.tok != tokenizeNone
+	r.info = info
 	r.fillRun(m, info, started)
-	if len(dropped) > 0 && cfg.Done == nil {
-		m.Run.Metadata = append(m.Run.Metadata, schema.Field{Section: "Run", Key: "Request fields the server rejected", Value: strings.Join(dropped, ", ")})
+	if cfg.Done == nil {
+		if len(dropped) > 0 {
+			m.Run.Metadata = append(m.Run.Metadata, schema.Field{Section: "Run", Key: "Request fields the server rejected", Value: strings.Join(dropped, ", ")})
+		}
+		if info.PromptFit.Note != "" {
+			m.Run.Metadata = append(m.Run.Metadata, schema.Field{Section: "Run", Key: "POST /tokenize", Value: info.PromptFit.Note})
+		}
 	}
 
 	maxC := 1
@@ -374,7 +383,7 @@ func (r *Runner) fillRun(m *schema.Matrix, info ServerInfo, started time.Time) {
 	run.Host, _ = os.Hostname()
 	run.ServerURL = r.c.base
 	run.Endpoint = r.c.endpoint
-	run.Dataset = "neutral prose, tag " + cfg.Tag
+	run.Dataset = "neutral prose, tag " + cfg.Tag + "; prompt lengths " + info.PromptFit.Describe()
 	title := run.Model
 	if run.GPU != "" {
 		title += " on " + run.GPU

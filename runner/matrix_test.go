@@ -64,6 +64,9 @@ func TestRunMatrix(t *testing.T) {
 	if m.Run.SourceFormat != schema.FormatRun || m.Run.RunID != schema.ComputeRunID(&schema.Matrix{Run: m.Run, Measurements: m.Measurements}) || m.Run.Title != "sim on test GPU" {
 		t.Fatalf("run: format %q id %q title %q", m.Run.SourceFormat, m.Run.RunID, m.Run.Title)
 	}
+	if !strings.HasSuffix(m.Run.Dataset, "; prompt lengths exact, POST /tokenize") {
+		t.Errorf("dataset %q does not say the prompts were fitted with /tokenize", m.Run.Dataset)
+	}
 	if m.Run.MaxModelLen == nil || *m.Run.MaxModelLen != 32768 || m.Run.KVBudgetTokens == nil {
 		t.Fatalf("run metadata from the server missing: %+v", m.Run)
 	}

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -174,42 +173,6 @@ func abs64(x int64) int64 {
 		return -x
 	}
 	return x
-}
-
-// tokenize asks the server's /tokenize endpoint (vLLM's, and the
-// simulator's) for the token count of text as the endpoint would send it.
-func (c *Client) tokenize(ctx context.Context, text string) (int64, error) {
-	type msg struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	}
-	req := struct {
-		Model               string `json:"model"`
-		Prompt              string `json:"prompt,omitempty"`
-		Messages            []msg  `json:"messages,omitempty"`
-		AddGenerationPrompt bool   `json:"add_generation_prompt,omitempty"`
-	}{Model: c.model}
-	if c.endpoint == EndpointChat {
-		req.Messages = []msg{{Role: "user", Content: text}}
-		req.AddGenerationPrompt = true
-	} else {
-		req.Prompt = text
-	}
-	b, _ := json.Marshal(req)
-	var resp struct {
-		Count  *int64  `json:"count"`
-		Tokens []int64 `json:"tokens"`
-	}
-	if err := c.doJSON(ctx, "POST", "/tokenize", b, &resp); err != nil {
-		return 0, err
-	}
-	switch {
-	case resp.Count != nil:
-		return *resp.Count, nil
-	case resp.Tokens != nil:
-		return int64(len(resp.Tokens)), nil
-	}
-	return 0, errors.New("POST /tokenize: response has neither count nor tokens")
 }
 
 // probeTokens sends text with max_tokens=1 and returns the prompt tokens
