@@ -139,6 +139,29 @@ func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error)
 	if c.getJSON(ctx, "/version", &ver) == nil {
 		info.Version = ver.Version
 	}
+	if info.MaxModelLen == 0 || info.Version == "" {
+		// llama.cpp server: /v1/models has no max_model_len and there is
+		// no /version, but GET /props gives a request's context (a slot's
+		// n_ctx) and the build.
+		//
+		// Note: the KV budget is not derived from it: with a unified KV
+		// cache the slots share n_ctx, without one each slot has its own,
+		// and /props does not say which.
+		var props struct {
+			Settings struct {
+				NCtx int64 `json:"n_ctx"`
+			} `json:"default_generation_settings"`
+			BuildInfo string `json:"build_info"`
+		}
+		if c.getJSON(ctx, "/props", &props) == nil {
+			if info.MaxModelLen == 0 && props.Settings.NCtx > 0 {
+				info.MaxModelLen = props.Settings.NCtx
+			}
+			if info.Version == "" {
+				info.Version = props.BuildInfo
+			}
+		}
+	}
 	snap, err := c.scrape(ctx)
 	info.Metrics = err == nil
 	if kvFlag > 0 {

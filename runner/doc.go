@@ -3,7 +3,8 @@
 //
 // The pipeline of a run (Runner.Run):
 //
-//  1. Discover (capacity.go): /v1/models (max_model_len), /version, the KV
+//  1. Discover (capacity.go): /v1/models (max_model_len), /version (else
+//     llama.cpp's /props: a slot's n_ctx and the build), the KV
 //     budget (-kv-tokens, SGLang /get_server_info, vLLM /metrics
 //     cache_config_info), whether /metrics exists and whether /tokenize
 //     (vLLM's or llama.cpp's form, tokenize.go) counts two probe texts as

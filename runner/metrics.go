@@ -12,7 +12,13 @@ import (
 )
 
 // metricNames lists, per figure, the Prometheus names servers use for it:
-// vLLM's first, then SGLang's.
+// vLLM's first, then SGLang's, llama.cpp server's and TGI's.
+//
+// Note: llama.cpp's llamacpp:tokens_predicted_total and TGI's
+// tgi_request_generated_tokens grow only when a request finishes, so
+// their change over a cell misses the tokens of the requests the cell
+// cancels at its end; they are not taken as generation tokens. Their
+// running and queued gauges are.
 var metricNames = map[string][]string{
 	"generation_tokens": {"vllm:generation_tokens_total", "sglang:generation_tokens_total"},
 	"preemptions":       {"vllm:num_preemptions_total", "sglang:num_retracted_reqs_total"},
@@ -20,8 +26,8 @@ var metricNames = map[string][]string{
 	"prefix_queries":    {"vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"},
 	"spec_accepted":     {"vllm:spec_decode_num_accepted_tokens_total"},
 	"spec_draft":        {"vllm:spec_decode_num_draft_tokens_total"},
-	"running":           {"vllm:num_requests_running", "sglang:num_running_reqs"},
-	"waiting":           {"vllm:num_requests_waiting", "sglang:num_queue_reqs"},
+	"running":           {"vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing", "tgi_batch_current_size"},
+	"waiting":           {"vllm:num_requests_waiting", "sglang:num_queue_reqs", "llamacpp:requests_deferred", "tgi_queue_size"},
 	"cache_hit_rate":    {"sglang:cache_hit_rate", "vllm:gpu_prefix_cache_hit_rate"},
 }
 
