@@ -5,9 +5,11 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"speedmatrix/schema"
 )
@@ -25,22 +27,96 @@ type aiperfStats struct {
 	Std  num    `json:"std"`
 }
 
-// aiperfConfig holds what speedmatrix reads of the input_config block
-// (AIPerf: endpoint.model_names, loadgen.concurrency; GenAI-Perf: model,
-// concurrency).
+// aiperfConfig holds what speedmatrix reads of the input_config block,
+// whose layout changed from version to version:
+//   - AIPerf 0.8: endpoint.model_names, endpoint.url(s), loadgen.concurrency
+//     and loadgen.request_rate;
+//   - AIPerf 0.10 (schema 1.3): models.items[].name, endpoint.urls, and
+//     phases[] (warm-up phases marked exclude_from_results) with a
+//     concurrency or a rate;
+//   - GenAI-Perf, command-line era: model (a list or a string), endpoint
+//     (the path, a string), u (the URL), concurrency, request_rate;
+//   - GenAI-Perf, config-file era: model_names, endpoint.url and
+//     perf_analyzer.stimulus.{concurrency,request_rate}.
 type aiperfConfig struct {
-	Model    json.RawMessage `json:"model"`
-	Endpoint struct {
-		ModelNames []string `json:"model_names"`
-		URL        string   `json:"url"`
-		URLs       []string `json:"urls"`
-	} `json:"endpoint"`
-	Loadgen struct {
+	Model      json.RawMessage `json:"model"`
+	ModelNames []string        `json:"model_names"`
+	Models     struct {
+		Items []struct {
+			Name string `json:"name"`
+		} `json:"items"`
+	} `json:"models"`
+	Endpoint json.RawMessage `json:"endpoint"`
+	U        string          `json:"u"`
+	Loadgen  struct {
 		Concurrency num `json:"concurrency"`
 		RequestRate num `json:"request_rate"`
 	} `json:"loadgen"`
+	Phases []struct {
+		Exclude     bool `json:"exclude_from_results"`
+		Concurrency num  `json:"concurrency"`
+		Rate        num  `json:"rate"`
+	} `json:"phases"`
+	PerfAnalyzer struct {
+		Stimulus struct {
+			Concurrency num `json:"concurrency"`
+			RequestRate num `json:"request_rate"`
+		} `json:"stimulus"`
+	} `json:"perf_analyzer"`
 	Concurrency num `json:"concurrency"`
 	RequestRate num `json:"request_rate"`
+}
+
+// aiperfEndpoint is input_config.endpoint when it is an object.
+type aiperfEndpoint struct {
+	ModelNames []string `json:"model_names"`
+	URL        string   `json:"url"`
+	URLs       []string `json:"urls"`
+}
+
+// model returns the first model name the config records.
+func (cfg *aiperfConfig) model(ep aiperfEndpoint) string {
+	switch {
+	case len(ep.ModelNames) > 0:
+		return ep.ModelNames[0]
+	case len(cfg.Models.Items) > 0:
+		return cfg.Models.Items[0].Name
+	case len(cfg.ModelNames) > 0:
+		return cfg.ModelNames[0]
+	}
+	var names []string
+	var one string
+	if json.Unmarshal(cfg.Model, &names) == nil && len(names) > 0 {
+		return names[0]
+	}
+	if json.Unmarshal(cfg.Model, &one) == nil {
+		return one
+	}
+	return ""
+}
+
+// load returns the concurrency and request rate the measured phase ran
+// at, from whichever place the version keeps them.
+func (cfg *aiperfConfig) load() (conc, rate num) {
+	conc, rate = cfg.Loadgen.Concurrency, cfg.Loadgen.RequestRate
+	for _, p := range cfg.Phases {
+		if !p.Exclude {
+			conc, rate = firstSet(conc, p.Concurrency), firstSet(rate, p.Rate)
+			break
+		}
+	}
+	s := cfg.PerfAnalyzer.Stimulus
+	return firstSet(conc, s.Concurrency, cfg.Concurrency), firstSet(rate, s.RequestRate, cfg.RequestRate)
+}
+
+// firstSet returns the first of ns that is set.
+func firstSet(ns ...num) num {
+	for _, n := range ns {
+		if n.Set {
+			return n
+		}
+	}
+	return num{}
 }
 
 // parseAIPerfJSON reads AIPerf's profile_export_aiperf.json and
@@ -76,38 +152,28 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 		stats[k] = s
 	}
 	var cfg aiperfConfig
+	var ep aiperfEndpoint
 	if c, ok := raw["input_config"]; ok {
 		if err := json.Unmarshal(c, &cfg); err != nil {
 			return nil, errorf(name, keyLine(b, "input_config", 1), "input_config: %v", err)
 		}
-	}
-	model := ""
-	if len(cfg.Endpoint.ModelNames) > 0 {
-		model = cfg.Endpoint.ModelNames[0]
-	} else if len(cfg.Model) > 0 {
-		var names []string
-		var one string
-		if json.Unmarshal(cfg.Model, &names) == nil && len(names) > 0 {
-			model = names[0]
-		} else if json.Unmarshal(cfg.Model, &one) == nil {
-			model = one
+		// An object in AIPerf and newer GenAI-Perf; older GenAI-Perf puts
+		// the endpoint's path there as a string.
+		if e := bytes.TrimSpace(cfg.Endpoint); len(e) > 0 && e[0] == '{' {
+			if err := json.Unmarshal(e, &ep); err != nil {
+				return nil, errorf(name, keyLine(b, "endpoint", 1), "input_config.endpoint: %v", err)
+			}
 		}
 	}
-	conc := cfg.Loadgen.Concurrency
-	if !conc.Set {
-		conc = cfg.Concurrency
-	}
-	rate := cfg.Loadgen.RequestRate
-	if !rate.Set {
-		rate = cfg.RequestRate
-	}
+	model := cfg.model(ep)
+	conc, rate := cfg.load()
 	m := peerMatrix(tool, "")
 	m.Run.SourceFormat = format
 	m.Run.ModelID, m.Run.Model = model, modelBase(model)
 	m.Run.Title = tool + ": " + firstNonEmpty(m.Run.Model, "model not recorded")
-	m.Run.ServerURL = cfg.Endpoint.URL
-	if m.Run.ServerURL == "" && len(cfg.Endpoint.URLs) > 0 {
-		m.Run.ServerURL = cfg.Endpoint.URLs[0]
+	m.Run.ServerURL = firstNonEmpty(ep.URL, cfg.U)
+	if m.Run.ServerURL == "" && len(ep.URLs) > 0 {
+		m.Run.ServerURL = ep.URLs[0]
 	}
 	if v, ok := raw["aiperf_version"]; ok {
 		_ = json.Unmarshal(v, &m.Run.BenchVersion)
@@ -140,7 +206,12 @@ func aiperfCell(name string, stats map[string]aiperfStats, conc *int32, rate *fl
 	c.E2EP50Ms, c.E2EMeanMs, c.E2EP90Ms, c.E2EP99Ms = ms("request_latency", p50), ms("request_latency", avg), ms("request_latency", p90), ms("request_latency", p99)
 	c.TTFTP50Ms, c.TBTP50Ms = c.TTFTMs, c.TBTMs
 	c.TotalTokS = stats["output_token_throughput"].Avg.ptr()
-	if u, ok := stats["output_token_throughput_per_user"]; ok {
+	u, ok := stats["output_token_throughput_per_user"]
+	if !ok {
+		// GenAI-Perf's name for it before 0.0.11 or so.
+		u, ok = stats["output_token_throughput_per_request"]
+	}
+	if ok {
 		c.PerRequestTokS = u.P50.ptr()
 		if c.PerRequestTokS == nil {
 			c.PerRequestTokS = u.Avg.ptr()
@@ -153,6 +224,8 @@ func aiperfCell(name string, stats map[string]aiperfStats, conc *int32, rate *fl
 	} else {
 		c.ContextLabel = "unknown"
 	}
+	c.OutputTokens = stats["total_output_tokens"].Avg.int()
+	c.InputTokensTotal = firstSet(stats["total_isl"].Avg, stats["total_input_sequence_length"].Avg).int()
 	c.CompletedRequests = stats["request_count"].Avg.int()
 	c.ErroredRequests = stats["error_request_count"].Avg.int()
 	if s, ok := stats["output_sequence_length"]; ok {
@@ -163,8 +236,10 @@ func aiperfCell(name string, stats map[string]aiperfStats, conc *int32, rate *fl
 	}
 	// Everything else (energy, goodput, images, …) by name, average.
 	known := map[string]bool{"time_to_first_token": true, "inter_token_latency": true, "inter_chunk_latency": true, "request_latency": true,
-		"output_token_throughput": true, "output_token_throughput_per_user": true, "request_throughput": true, "input_sequence_length": true,
-		"request_count": true, "error_request_count": true, "output_sequence_length": true, "benchmark_duration": true}
+		"output_token_throughput": true, "output_token_throughput_per_user": true, "output_token_throughput_per_request": true,
+		"request_throughput": true, "input_sequence_length": true, "request_count": true, "error_request_count": true,
+		"output_sequence_length": true, "benchmark_duration": true, "total_output_tokens": true, "total_isl": true,
+		"total_input_sequence_length": true}
 	keys := make([]string, 0, len(stats))
 	for k := range stats {
 		if !known[k] {
@@ -215,13 +290,18 @@ var aiperfCSVNames = map[string]string{
 // parseAIPerfCSV reads profile_export_aiperf.csv (or GenAI-Perf's
 // profile_export_genai_perf.csv): sections that each start with a header
 // row "Metric,avg,min,max,p99,…" or "Metric,Value", metric names with the
-// unit in parentheses ("Time to First Token (ms)").
+// unit in parentheses ("Time to First Token (ms)"). A section whose
+// header has columns before "Metric" (AIPerf's GPU telemetry:
+// "Endpoint,GPU_Index,GPU_Name,GPU_UUID,Metric,avg,…") holds a row per
+// GPU and metric; its averages are kept as extra figures named
+// gpu<index>_<metric>.
 func parseAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
 	r := csv.NewReader(bytes.NewReader(b))
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
 	stats := map[string]aiperfStats{}
 	var header []string
+	metricCol, gpuCol := 0, -1
 	firstLine := 0
 	for {
 		rec, err := r.Read()
@@ -235,20 +315,26 @@ func parseAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
 		if len(rec) == 0 || len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
-		if strings.EqualFold(strings.TrimSpace(rec[0]), "metric") {
-			header = rec
+		if i := slices.IndexFunc(rec, func(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "metric") }); i >= 0 {
+			header, metricCol, gpuCol = rec, i, slices.IndexFunc(rec, func(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "gpu_index") })
 			continue
 		}
 		if header == nil {
 			return nil, errorf(name, line, "CSV row before any \"Metric,…\" header")
 		}
-		label, unit := splitUnit(rec[0])
+		if len(rec) <= metricCol {
+			return nil, errorf(name, line, "CSV row has %d cells, the header has its Metric column at %d", len(rec), metricCol+1)
+		}
+		label, unit := splitUnit(rec[metricCol])
 		key, ok := aiperfCSVNames[strings.ToLower(label)]
 		if !ok {
-			key = strings.ReplaceAll(strings.ToLower(label), " ", "_")
+			key = metricKey(label)
+		}
+		if gpuCol >= 0 && gpuCol < len(rec) {
+			key = "gpu" + metricKey(rec[gpuCol]) + "_" + metricKey(label+" "+unit)
 		}
 		s := aiperfStats{Unit: unit}
-		for i := 1; i < len(rec) && i < len(header); i++ {
+		for i := metricCol + 1; i < len(rec) && i < len(header); i++ {
 			txt := strings.ReplaceAll(strings.TrimSpace(rec[i]), ",", "")
 			if txt == "" || txt == "N/A" {
 				continue
@@ -292,6 +378,26 @@ func parseAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
 	}
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
+}
+
+// metricKey turns a display name into a figure name: lower case, each
+// run of other characters than letters and digits one underscore
+// ("HTTP Duration (excl. conn)" → "http_duration_excl_conn").
+func metricKey(s string) string {
+	var b strings.Builder
+	sep := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if sep && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+			sep = false
+		} else {
+			sep = true
+		}
+	}
+	return b.String()
 }
 
 // splitUnit splits "Time to First Token (ms)" into the name and "ms".

@@ -10,9 +10,11 @@ import (
 	"speedmatrix/schema"
 )
 
-// guidellmFile is guidellm's benchmarks.json (0.3 to 0.5 and later):
-// metadata, the args it ran with, and one entry per benchmark (a
-// concurrency level or a rate of a sweep).
+// guidellmFile is guidellm's benchmarks.json: one entry per benchmark (a
+// concurrency level or a rate of a sweep). From 0.5 on, the file also
+// holds metadata and the args it ran with, and each benchmark its config;
+// before (0.2 to 0.4) each benchmark carries its own args.strategy,
+// worker (backend model and target) and request_totals.
 type guidellmFile struct {
 	Metadata struct {
 		GuidellmVersion string `json:"guidellm_version"`
@@ -27,23 +29,47 @@ type guidellmFile struct {
 	Benchmarks []guidellmBenchmark `json:"benchmarks"`
 }
 
+// guidellmStrategy is how a benchmark sent its requests.
+type guidellmStrategy struct {
+	Type           string `json:"type_"`
+	Streams        num    `json:"streams"`
+	MaxConcurrency num    `json:"max_concurrency"`
+	Rate           num    `json:"rate"`
+}
+
 // guidellmBenchmark is one benchmark of a guidellm run.
 type guidellmBenchmark struct {
 	Config struct {
-		Strategy struct {
-			Type           string `json:"type_"`
-			Streams        num    `json:"streams"`
-			MaxConcurrency num    `json:"max_concurrency"`
-			Rate           num    `json:"rate"`
-		} `json:"strategy"`
-		Backend struct {
+		Strategy guidellmStrategy `json:"strategy"`
+		Backend  struct {
 			Model  string `json:"model"`
 			Target string `json:"target"`
 		} `json:"backend"`
 	} `json:"config"`
+	// Args, Worker and RequestTotals are where guidellm before 0.5 kept
+	// the strategy, the backend and the request counts.
+	Args struct {
+		Strategy guidellmStrategy `json:"strategy"`
+	} `json:"args"`
+	Worker struct {
+		BackendModel  string `json:"backend_model"`
+		BackendTarget string `json:"backend_target"`
+	} `json:"worker"`
+	RequestTotals *struct {
+		Successful num `json:"successful"`
+		Errored    num `json:"errored"`
+	} `json:"request_totals"`
 	StartTime num                       `json:"start_time"`
 	Duration  num                       `json:"duration"`
 	Metrics   map[string]guidellmMetric `json:"metrics"`
+}
+
+// strategy returns the benchmark's strategy wherever its version keeps it.
+func (b *guidellmBenchmark) strategy() guidellmStrategy {
+	if b.Config.Strategy.Type != "" {
+		return b.Config.Strategy
+	}
+	return b.Args.Strategy
 }
 
 // guidellmMetric holds one metric's distributions by request outcome.
@@ -112,10 +138,11 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 	}
 	m := peerMatrix("guidellm", f.Metadata.GuidellmVersion)
 	m.Run.SourceFormat = FormatGuideLLM
-	model := firstNonEmpty(f.Args.Model, f.Benchmarks[0].Config.Backend.Model)
+	b0 := &f.Benchmarks[0]
+	model := firstNonEmpty(f.Args.Model, b0.Config.Backend.Model, b0.Worker.BackendModel)
 	m.Run.ModelID, m.Run.Model = model, modelBase(model)
 	m.Run.Title = "guidellm: " + firstNonEmpty(m.Run.Model, "model not recorded")
-	m.Run.ServerURL = firstNonEmpty(f.Args.Target, f.Benchmarks[0].Config.Backend.Target)
+	m.Run.ServerURL = firstNonEmpty(f.Args.Target, b0.Config.Backend.Target, b0.Worker.BackendTarget)
 	addField(&m.Run, "Run", "Profile", f.Args.Profile)
 	addField(&m.Run, "Run", "Backend", f.Args.Backend)
 	addField(&m.Run, "Run", "Platform", f.Metadata.Platform)
@@ -129,7 +156,7 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 	for i := range f.Benchmarks {
 		bm := &f.Benchmarks[i]
 		c := schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(lines[i])}
-		st := bm.Config.Strategy
+		st := bm.strategy()
 		switch {
 		case st.Streams.Set:
 			c.Concurrency = i32(st.Streams)
@@ -163,10 +190,10 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 		}
 		ttft := bm.stat("time_to_first_token_ms")
 		c.TTFTMs, c.TTFTMeanMs = ttft.Median.ptr(), ttft.Mean.ptr()
-		c.TTFTP50Ms, c.TTFTP90Ms, c.TTFTP99Ms = ttft.pct("p50"), ttft.pct("p90"), ttft.pct("p99")
+		c.TTFTP50Ms, c.TTFTP90Ms, c.TTFTP99Ms = ttft.p50(), ttft.pct("p90"), ttft.pct("p99")
 		itl := bm.stat("inter_token_latency_ms")
 		c.TBTMs, c.TBTMeanMs = itl.Median.ptr(), itl.Mean.ptr()
-		c.TBTP50Ms, c.TBTP90Ms, c.TBTP99Ms = itl.pct("p50"), itl.pct("p90"), itl.pct("p99")
+		c.TBTP50Ms, c.TBTP90Ms, c.TBTP99Ms = itl.p50(), itl.pct("p90"), itl.pct("p99")
 		if c.TBTMs != nil && *c.TBTMs > 0 {
 			v := 1000 / *c.TBTMs
 			c.PerRequestTokS = &v
@@ -188,6 +215,8 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 			if tot.Errored != nil {
 				c.ErroredRequests = tot.Errored.TotalSum.int()
 			}
+		} else if tot := bm.RequestTotals; tot != nil {
+			c.CompletedRequests, c.ErroredRequests = tot.Successful.int(), tot.Errored.int()
 		}
 		if c.TotalTokS == nil && c.TTFTMs == nil {
 			return nil, errorf(name, lines[i], "guidellm benchmark %d has no output tokens and no TTFT", i)
@@ -206,6 +235,15 @@ func (d *guidellmDist) pct(p string) *float64 {
 		return nil
 	}
 	return d.Percentiles[p].ptr()
+}
+
+// p50 returns the p50 percentile, else the median (guidellm before 0.5
+// lists no p50 among its percentiles).
+func (d *guidellmDist) p50() *float64 {
+	if p := d.pct("p50"); p != nil {
+		return p
+	}
+	return d.Median.ptr()
 }
 
 // scale multiplies an optional value.

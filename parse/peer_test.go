@@ -147,6 +147,16 @@ func TestPeerFiles(t *testing.T) {
 			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 4096},
 			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 4096 / 24.909644603729248},
 		}},
+		// guidellm before 0.5: no metadata or args at the top; the strategy,
+		// backend and request totals sit in each benchmark, and the
+		// percentiles have no p50 (the median stands in).
+		{"guidellm/neuralmagic-benchmarks-stripped-v0.3.json", FormatGuideLLM, "example_model", 1, []check{
+			{"synchronous is concurrency 1", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 1},
+			{"ttft p50 = median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP50Ms }, 16.38054847717285},
+			{"tbt p50 = median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTP50Ms }, 4.9241227427805505},
+			{"completed from request_totals", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 46},
+			{"errored from request_totals", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 0},
+		}},
 		{"llmperf/leaderboard-groq_70b_summary.json", FormatLLMPerf, "llama2-70b-4096", 1, []check{
 			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 5},
 			{"ttft seconds to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 221.8883791938424},
@@ -171,6 +181,35 @@ func TestPeerFiles(t *testing.T) {
 			{"e2e with thousands separators", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EMeanMs }, 2000},
 			{"throughput section", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 1150.92},
 			{"request count", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 1000},
+		}},
+		// AIPerf 0.10: the model in models.items, the load in the phase
+		// not excluded from results (the warm-up ran at another rate).
+		{"aiperf/profile_export_aiperf-v0.10-phases.json", FormatAIPerf, "model-nvfp4", 1, []check{
+			{"rate of the measured phase", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 0.8},
+			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 42744},
+			{"input tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].InputTokensTotal) }, 285000},
+			{"duration in sec", func(m *schema.Matrix) *float64 { return m.Measurements[0].MeasuredS }, 124.125},
+		}},
+		// AIPerf's CSV with CRLF lines and its GPU telemetry section.
+		{"aiperf/profile_export_aiperf-gpu.csv", FormatAIPerfCSV, "", 1, []check{
+			{"ttft p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 240.5},
+			{"errors", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 10},
+			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 110},
+			{"GPU 1 power", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu1_gpu_power_usage_w_avg") }, 395.25},
+			{"a label with parentheses", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "http_duration_excl_conn_avg") }, 640.5},
+		}},
+		// GenAI-Perf of the command-line era: endpoint is the path, u the
+		// URL, and the per-user rate has its older name.
+		{"genai-perf/profile_export_genai_perf-cli.json", FormatGenAIPerf, "model-20b", 1, []check{
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 1},
+			{"per request p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].PerRequestTokS }, 40.5},
+			{"tbt", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 7.0625},
+		}},
+		// GenAI-Perf of the config-file era: model_names and
+		// perf_analyzer.stimulus.
+		{"genai-perf/profile_export_genai_perf-config.json", FormatGenAIPerf, "model-20b", 1, []check{
+			{"request rate", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 4},
+			{"ttft p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 90.25},
 		}},
 		{"genai-perf/profile_export_genai_perf.json", FormatGenAIPerf, "gpt2", 1, []check{
 			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 10},
