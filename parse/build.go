@@ -626,6 +626,11 @@ func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
 				}
 				ms.Phase = p
 			case colContext:
+				if ms.Phase == schema.PhaseServe && trimSpace(text) == unknownContext {
+					// Another tool's result that records no prompt length.
+					ms.ContextLabel = unknownContext
+					continue
+				}
 				n, err := contextTokens(text)
 				if err != nil {
 					return nil, nil, fail("%v", err)

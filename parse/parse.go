@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"regexp"
+	"strings"
 
 	"speedmatrix/schema"
 )
@@ -24,8 +25,21 @@ var Formats = append([]string{schema.FormatText, schema.FormatHTML, schema.Forma
 // Parse reads one speed-test document from r and returns it as a matrix.
 // name is used in error messages and stored as the source path. format is
 // one of Formats, or "" to detect it from the content. Errors about the
-// content are *Error values positioned at a line.
+// content are *Error values positioned at a line. A result file that holds
+// several runs is an error here: ParseAll reads them all.
 func Parse(r io.Reader, name, format string) (*schema.Matrix, error) {
+	ms, err := ParseAll(r, name, format)
+	if err != nil {
+		return nil, err
+	}
+	return single(ms, name)
+}
+
+// ParseAll is Parse for files that may hold several runs: an appended
+// vLLM or SGLang result file whose results differ in model or
+// configuration (--metadata pairs, output length) holds a run for each,
+// in order of first appearance. Documents hold one.
+func ParseAll(r io.Reader, name, format string) ([]*schema.Matrix, error) {
 	b, err := readAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: read: %w", name, err)
@@ -33,7 +47,23 @@ func Parse(r io.Reader, name, format string) (*schema.Matrix, error) {
 	if len(b) > MaxDocumentBytes {
 		return nil, errorf(name, 0, "larger than %d MiB: not a speed-test document", MaxDocumentBytes>>20)
 	}
-	return ParseBytes(b, name, format)
+	return ParseAllBytes(b, name, format)
+}
+
+// single returns the one run of ms, or an error naming the runs.
+func single(ms []*schema.Matrix, name string) (*schema.Matrix, error) {
+	if len(ms) == 1 {
+		return ms[0], nil
+	}
+	titles := make([]string, len(ms))
+	for i, m := range ms {
+		titles[i] = m.Run.Title
+	}
+	line := 0
+	if len(ms) > 1 && len(ms[1].Measurements) > 0 {
+		line = int(ms[1].Measurements[0].SourceLine)
+	}
+	return nil, errorf(name, line, "holds %d runs (%s): ingest it, then choose one by run id or metadata", len(ms), strings.Join(titles, "; "))
 }
 
 // readAll reads r up to MaxDocumentBytes+1 bytes. A reader that knows its
@@ -55,14 +85,26 @@ func readAll(r io.Reader) ([]byte, error) {
 
 // ParseBytes is Parse for a document already in memory.
 func ParseBytes(b []byte, name, format string) (*schema.Matrix, error) {
+	ms, err := ParseAllBytes(b, name, format)
+	if err != nil {
+		return nil, err
+	}
+	return single(ms, name)
+}
+
+// ParseAllBytes is ParseAll for a file already in memory.
+func ParseAllBytes(b []byte, name, format string) ([]*schema.Matrix, error) {
 	if _, doc := extractors[format]; !doc {
 		// Result files of other tools (JSON, JSON Lines, AIPerf CSV).
-		m, ok, err := parsePeerFile(b, name, format)
+		ms, ok, err := parsePeerFile(b, name, format)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			return finish(m, b, name, m.Run.SourceFormat), nil
+			for _, m := range ms {
+				finish(m, b, name, m.Run.SourceFormat)
+			}
+			return ms, nil
 		}
 	}
 	if format == "" {
@@ -85,7 +127,7 @@ func ParseBytes(b []byte, name, format string) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	return finish(m, b, name, format), nil
+	return []*schema.Matrix{finish(m, b, name, format)}, nil
 }
 
 // finish stamps a parsed matrix with its source and its content id.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -31,17 +32,30 @@ const (
 var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatVLLMBench, FormatSGLangBench}
 
 // peerParsers maps a peer format to the function that turns a whole
-// result file into a matrix. Unlike the document formats they do not go
-// through rawDoc: their figures are already machine-readable.
-var peerParsers = map[string]func(b []byte, name string) (*schema.Matrix, error){
-	FormatLLMBenchJSON: parseLLMBenchJSON,
+// result file into its runs (most files hold one; an appended vLLM or
+// SGLang file may hold several configurations). Unlike the document
+// formats they do not go through rawDoc: their figures are already
+// machine-readable.
+var peerParsers = map[string]func(b []byte, name string) ([]*schema.Matrix, error){
+	FormatLLMBenchJSON: one(parseLLMBenchJSON),
 	FormatVLLMBench:    parseVLLMBench,
 	FormatSGLangBench:  parseSGLangBench,
-	FormatGuideLLM:     parseGuideLLM,
-	FormatAIPerf:       parseAIPerfJSON,
-	FormatGenAIPerf:    parseAIPerfJSON,
-	FormatAIPerfCSV:    parseAIPerfCSV,
-	FormatLLMPerf:      parseLLMPerf,
+	FormatGuideLLM:     one(parseGuideLLM),
+	FormatAIPerf:       one(parseAIPerfJSON),
+	FormatGenAIPerf:    one(parseAIPerfJSON),
+	FormatAIPerfCSV:    one(parseAIPerfCSV),
+	FormatLLMPerf:      one(parseLLMPerf),
+}
+
+// one adapts the parser of a format whose files hold one run.
+func one(p func(b []byte, name string) (*schema.Matrix, error)) func(b []byte, name string) ([]*schema.Matrix, error) {
+	return func(b []byte, name string) ([]*schema.Matrix, error) {
+		m, err := p(b, name)
+		if err != nil {
+			return nil, err
+		}
+		return []*schema.Matrix{m}, nil
+	}
 }
 
 // detectPeer tells which other tool wrote b, from its content. It returns
@@ -102,7 +116,7 @@ func detectPeer(b []byte) (string, error) {
 // PeerFormats, or "" to detect it. It reports ok=false when b is not such
 // a file (not JSON, JSON Lines or an AIPerf CSV), so the caller can try
 // the document formats.
-func parsePeerFile(b []byte, name, format string) (m *schema.Matrix, ok bool, err error) {
+func parsePeerFile(b []byte, name, format string) (ms []*schema.Matrix, ok bool, err error) {
 	if format == "" {
 		f, err := detectPeer(b)
 		if err != nil {
@@ -124,14 +138,16 @@ func parsePeerFile(b []byte, name, format string) (m *schema.Matrix, ok bool, er
 	if !known {
 		return nil, false, nil
 	}
-	m, err = p(b, name)
+	ms, err = p(b, name)
 	if err != nil {
 		return nil, true, err
 	}
-	if m.Run.SourceFormat == "" {
-		m.Run.SourceFormat = format
+	for _, m := range ms {
+		if m.Run.SourceFormat == "" {
+			m.Run.SourceFormat = format
+		}
 	}
-	return m, true, nil
+	return ms, true, nil
 }
 
 // isStatsBlock reports whether raw is an AIPerf/GenAI-Perf metric block:
@@ -206,6 +222,50 @@ func checkPeerCells(name string, ms []schema.Measurement) error {
 		seen[k] = ms[i].SourceLine
 	}
 	return nil
+}
+
+// numberRepeats gives the cells of one run of appended results (vLLM's
+// --append-result, a sweep's array, SGLang's JSON Lines) that share a
+// load repeat indices 0, 1, … in file order: one benchmark run again
+// (splitRuns has put results of other configurations in other runs). A
+// row whose figures repeat another's exactly is a duplicated row, an
+// error naming both lines.
+func numberRepeats(name string, ms []schema.Measurement) error {
+	groups := map[string][]int{}
+	var order []string
+	for i := range ms {
+		k := cellKey(&ms[i])
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	for _, k := range order {
+		g := groups[k]
+		if len(g) < 2 {
+			continue
+		}
+		for n, j := range g[1:] {
+			for _, p := range g[:n+1] {
+				if sameFigures(&ms[p], &ms[j]) {
+					return errorf(name, int(ms[j].SourceLine), "duplicate %s cell (context %s, concurrency %s): repeats line %d figure for figure",
+						ms[j].Phase, ms[j].ContextLabel, describeConcurrency(&ms[j]), ms[p].SourceLine)
+				}
+			}
+		}
+		for r, j := range g {
+			ms[j].Repeat = schema.I32(int32(r))
+		}
+	}
+	return nil
+}
+
+// sameFigures reports whether two cells hold the same figures, wherever
+// they were read.
+func sameFigures(a, b *schema.Measurement) bool {
+	x, y := *a, *b
+	x.SourceLine, y.SourceLine, x.Repeat, y.Repeat = 0, 0, nil, nil
+	return reflect.DeepEqual(x, y)
 }
 
 // describeConcurrency prints a cell's concurrency and request rate.

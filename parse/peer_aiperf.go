@@ -222,7 +222,7 @@ func aiperfCell(name string, stats map[string]aiperfStats, conc *int32, rate *fl
 	if p := c.PromptTokens; p != nil {
 		inputContext(&c, float64(*p))
 	} else {
-		c.ContextLabel = "unknown"
+		c.ContextLabel = unknownContext
 	}
 	c.OutputTokens = stats["total_output_tokens"].Avg.int()
 	c.InputTokensTotal = firstSet(stats["total_isl"].Avg, stats["total_input_sequence_length"].Avg).int()

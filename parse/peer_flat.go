@@ -3,7 +3,9 @@ package parse
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -100,7 +102,9 @@ func (f *flatResult) extras(m *schema.Measurement) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		raw := f.raw[k]
-		if len(raw) == 0 || raw[0] == '[' || raw[0] == '{' || raw[0] == '"' && !looksNumeric(raw) {
+		// Strings are labels (vLLM's --metadata k=v pairs keep their
+		// values as strings, "4" included): stringFields takes them.
+		if len(raw) == 0 || raw[0] == '[' || raw[0] == '{' || raw[0] == '"' {
 			continue
 		}
 		var n num
@@ -111,14 +115,8 @@ func (f *flatResult) extras(m *schema.Measurement) {
 	}
 }
 
-// looksNumeric reports whether a JSON string holds a number ("inf", "2.5").
-func looksNumeric(raw json.RawMessage) bool {
-	var n num
-	return json.Unmarshal(raw, &n) == nil && n.Set
-}
-
-// strings returns the string-valued keys not read, for Run.Metadata
-// (vLLM's --metadata k=v pairs land there).
+// stringFields returns the string-valued keys not read, for Run.Metadata
+// (vLLM's --metadata k=v pairs land there, numbers as strings included).
 func (f *flatResult) stringFields() []schema.KV {
 	var out []schema.KV
 	keys := make([]string, 0, len(f.raw))
@@ -131,7 +129,7 @@ func (f *flatResult) stringFields() []schema.KV {
 			continue
 		}
 		raw := f.raw[k]
-		if len(raw) > 0 && raw[0] == '"' && !looksNumeric(raw) {
+		if len(raw) > 0 && raw[0] == '"' {
 			var s string
 			if json.Unmarshal(raw, &s) == nil {
 				out = append(out, schema.KV{Key: k, Value: s})
@@ -140,6 +138,86 @@ func (f *flatResult) stringFields() []schema.KV {
 		}
 	}
 	return out
+}
+
+// outputLenKeys are the keys of the requested output length, part of a
+// result's configuration beside its load.
+var outputLenKeys = []string{"random_output_len", "sharegpt_output_len", "output_len"}
+
+// config describes what a result says of its configuration besides the
+// load: its string values not read yet (vLLM's --metadata pairs, SGLang's
+// tag) and the requested output length, in key order. Call it after the
+// cell is read (which marks dates, models and the like as read: they
+// differ between repeats or are compared apart) and before stringFields.
+func (f *flatResult) config() []schema.KV {
+	keys := make([]string, 0, len(f.raw))
+	for k := range f.raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []schema.KV
+	for _, k := range keys {
+		raw := f.raw[k]
+		var s string
+		switch {
+		case len(raw) > 0 && raw[0] == '"' && !f.used[k] && json.Unmarshal(raw, &s) == nil:
+			out = append(out, schema.KV{Key: k, Value: s})
+		case slices.Contains(outputLenKeys, k) && string(raw) != "null":
+			out = append(out, schema.KV{Key: k, Value: string(raw)})
+		}
+	}
+	return out
+}
+
+// splitRuns groups the results of a file into runs, in order of first
+// appearance: results of one model and configuration (flatResult.config)
+// form one run; results whose configuration differs (an --append-result
+// file of several deployments, an SGLang file of two output lengths) are
+// different experiments and go to runs of their own. The label says what
+// sets a run apart ("deployment=base"), empty when the file is one run or
+// only the model differs.
+func splitRuns(models []string, configs [][]schema.KV) (groups [][]int, labels []string) {
+	index := map[string]int{}
+	for i := range models {
+		k := models[i] + "\x00" + kvString(configs[i])
+		g, ok := index[k]
+		if !ok {
+			g = len(groups)
+			index[k] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	// A run's label is the pairs of its configuration that not every run
+	// shares.
+	labels = make([]string, len(groups))
+	if len(groups) > 1 {
+		count := map[schema.KV]int{}
+		for _, is := range groups {
+			for _, kv := range configs[is[0]] {
+				count[kv]++
+			}
+		}
+		for g, is := range groups {
+			var own []schema.KV
+			for _, kv := range configs[is[0]] {
+				if count[kv] < len(groups) {
+					own = append(own, kv)
+				}
+			}
+			labels[g] = kvString(own)
+		}
+	}
+	return groups, labels
+}
+
+// kvString prints pairs as "k=v, k=v".
+func kvString(kvs []schema.KV) string {
+	parts := make([]string, len(kvs))
+	for i, kv := range kvs {
+		parts[i] = kv.Key + "=" + kv.Value
+	}
+	return strings.Join(parts, ", ")
 }
 
 // lengthStats reads an array of per-request lengths ("input_lens") and
@@ -232,10 +310,14 @@ func vllmDate(s string) *time.Time {
 	return nil
 }
 
+// unknownContext is the context label of a serve cell whose tool
+// recorded no prompt length (its context_tokens is null).
+const unknownContext = "unknown"
+
 // inputContext sets a serve cell's context from its mean prompt length.
 func inputContext(m *schema.Measurement, meanInput float64) {
 	if meanInput <= 0 || math.IsNaN(meanInput) || math.IsInf(meanInput, 0) {
-		m.ContextLabel = "unknown"
+		m.ContextLabel = unknownContext
 		return
 	}
 	t := int64(math.Round(meanInput))
@@ -314,6 +396,23 @@ func (s *servingCell) finish(tool string, runKeys ...string) (schema.Measurement
 	s.f.extras(&s.c)
 	if s.err != nil {
 		return s.c, s.err
+	}
+	if s.completed.Set && s.completed.V == 0 {
+		// The tools print zeros for the figures of a benchmark in which
+		// no request completed; figures are null, never zero.
+		failed := s.get("failed")
+		c := schema.Measurement{Phase: s.c.Phase, ContextLabel: s.c.ContextLabel, ContextTokens: s.c.ContextTokens,
+			Concurrency: s.c.Concurrency, RequestRate: s.c.RequestRate, Status: schema.StatusError,
+			CompletedRequests: s.c.CompletedRequests, ErroredRequests: failed.int(), MeasuredS: s.c.MeasuredS,
+			SourceLine: s.c.SourceLine}
+		c.StatusReason = "no request completed"
+		if failed.Set {
+			c.StatusReason += fmt.Sprintf(" (%d failed)", int64(failed.V))
+		}
+		if c.ContextLabel == "" {
+			c.ContextLabel = unknownContext
+		}
+		return c, nil
 	}
 	if s.c.TotalTokS == nil && s.c.TTFTMs == nil {
 		return s.c, errorf(s.name, s.f.line, "%s result without output_throughput or median_ttft_ms: not a serving benchmark result", tool)

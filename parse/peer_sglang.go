@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -11,60 +12,80 @@ import (
 // parseSGLangBench reads SGLang's `python -m sglang.bench_serving` output:
 // JSON Lines, one object per benchmark (the file is appended to), which
 // may hold the bare literal Infinity for an unbounded request rate.
-// Every line becomes one serve cell of one run.
+// Every line becomes one serve cell; the lines of one model and
+// configuration (tag, output length) form one run (splitRuns), and a load
+// that appears again in a run is a repeat.
 //
 // Field mapping: median/mean/p90/p99 _ttft_ms → ttft_*; _tpot_ms → tbt_*
 // (per request (e2e − ttft)/(tokens − 1)); _itl_ms (gaps between chunks)
 // → chunk_gap_*; _e2e_latency_ms → e2e_*; output_throughput →
 // total_tok_s; input_throughput → input_tok_s; max_concurrency →
-// concurrency; request_rate (Infinity → +Inf); completed,
+// concurrency; concurrency (the measured mean in flight) →
+// avg_active_requests; request_rate (Infinity → +Inf); completed,
 // total_input_tokens, total_output_tokens, duration; random_input_len /
-// random_output_len and every other number → extra (the context is
-// random_input_len for the random dataset, else the mean prompt length); backend,
-// dataset_name → run metadata. Older lines carry no model name; the run's
-// model is then empty.
-func parseSGLangBench(b []byte, name string) (*schema.Matrix, error) {
+// random_output_len / random_range_ratio and every other number → extra
+// (the context is the mean length the random dataset's settings give,
+// else the measured mean prompt length); backend, dataset_name, tag →
+// run metadata; server_info (newer versions) → model, engine version,
+// tensor parallel, quantization. Older lines carry no model name and no
+// server_info; the run's model is then empty.
+func parseSGLangBench(b []byte, name string) ([]*schema.Matrix, error) {
 	objs, err := parseFlatObjects(name, b)
 	if err != nil {
 		return nil, err
 	}
-	m := peerMatrix("sglang bench_serving", "")
-	m.Run.SourceFormat = FormatSGLangBench
-	var datasets []string
+	cells := make([]schema.Measurement, len(objs))
+	models := make([]string, len(objs))
+	configs := make([][]schema.KV, len(objs))
+	infos := make([]sglangServerInfo, len(objs))
 	for i, f := range objs {
-		model := f.str("model_id")
-		if model == "" {
-			model = f.str("model")
-		}
-		if i == 0 {
-			m.Run.ModelID = model
-			m.Run.Model = modelBase(model)
-			title := m.Run.Model
-			if title == "" {
-				title = "model not recorded"
-			}
-			m.Run.Title = "SGLang bench_serving: " + title
-			addField(&m.Run, "Run", "Backend", f.str("backend"))
-		} else if model != m.Run.ModelID {
-			return nil, errorf(name, f.line, "results of two models in one file (%q and %q): split the file", m.Run.ModelID, model)
-		}
-		c, err := sglangCell(name, f)
-		if err != nil {
+		infos[i] = f.serverInfo()
+		models[i] = firstNonEmpty(f.str("model_id"), f.str("model"), infos[i].ModelPath, infos[i].ServedModelName)
+		if cells[i], err = sglangCell(name, f); err != nil {
 			return nil, err
 		}
-		if d := f.str("dataset_name"); d != "" && !slices.Contains(datasets, d) {
-			datasets = append(datasets, d)
+		configs[i] = f.config()
+	}
+	groups, labels := splitRuns(models, configs)
+	out := make([]*schema.Matrix, 0, len(groups))
+	for g, is := range groups {
+		f, si := objs[is[0]], infos[is[0]]
+		m := peerMatrix("sglang bench_serving", "")
+		m.Run.SourceFormat = FormatSGLangBench
+		m.Run.ModelID = models[is[0]]
+		m.Run.Model = modelBase(m.Run.ModelID)
+		m.Run.Title = "SGLang bench_serving: " + firstNonEmpty(m.Run.Model, "model not recorded")
+		if labels[g] != "" {
+			m.Run.Title += " (" + labels[g] + ")"
 		}
-		m.Measurements = append(m.Measurements, c)
+		addField(&m.Run, "Run", "Backend", f.str("backend"))
+		if si.Version != "" {
+			m.Run.Engine, m.Run.EngineVersion = "sglang", si.Version
+		}
+		if si.TPSize > 0 {
+			m.Run.TensorParallel = schema.I32(si.TPSize)
+		}
+		m.Run.Quantization = si.Quantization
+		var datasets []string
+		for _, i := range is {
+			m.Measurements = append(m.Measurements, cells[i])
+			if d := objs[i].str("dataset_name"); d != "" && !slices.Contains(datasets, d) {
+				datasets = append(datasets, d)
+			}
+		}
+		// One run may sweep several datasets (the cells' contexts tell
+		// them apart); the run names them all.
+		m.Run.Dataset = strings.Join(datasets, ", ")
+		addField(&m.Run, "Run", "Dataset", m.Run.Dataset)
+		for _, kv := range f.stringFields() { // the tag, …
+			addField(&m.Run, "Metadata", kv.Key, kv.Value)
+		}
+		if err := numberRepeats(name, m.Measurements); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
 	}
-	// One file may sweep several datasets (the cells' contexts tell them
-	// apart); the run names them all.
-	m.Run.Dataset = strings.Join(datasets, ", ")
-	addField(&m.Run, "Run", "Dataset", m.Run.Dataset)
-	if err := checkPeerCells(name, m.Measurements); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return out, nil
 }
 
 // sglangCell maps one SGLang result line to a serve cell.
@@ -72,20 +93,55 @@ func sglangCell(name string, f *flatResult) (schema.Measurement, error) {
 	s := startServing(name, f, "e2e_latency")
 	c := &s.c
 	c.InputTokS = s.get("input_throughput").ptr()
+	// SGLang's "concurrency" is the measured mean number of requests in
+	// flight (the sum of latencies over the duration).
+	c.AvgActiveRequests = s.get("concurrency").ptr()
 	meanIn := math.NaN()
 	if s.inTok.Set && s.completed.Set && s.completed.V > 0 {
 		meanIn = s.inTok.V / s.completed.V
 		c.PromptTokens = num{V: meanIn, Set: true}.int()
 	}
-	// Note: the context is the configured input length of a random
-	// dataset when there is one, so every line of a rate sweep lands in
-	// the same context (their measured means differ by a few tokens);
-	// the measured mean stays in prompt_tokens.
+	// Note: the context of a random dataset is the mean prompt length
+	// its settings give, not the measured mean, so every line of a rate
+	// sweep lands in the same context (their measured means differ by a
+	// few tokens); the measured mean stays in prompt_tokens. SGLang draws
+	// each length uniformly from [max(⌊len × random_range_ratio⌋, 1), len]:
+	// with the default ratio 0 the mean is about half the configured
+	// length. Lines without the ratio (older versions) use the length.
 	if isl := s.get("random_input_len"); isl.Set && isl.V > 0 && f.str("dataset_name") == "random" {
 		metric(c, "random_input_len", isl)
-		inputContext(c, isl.V)
+		mean := isl.V
+		if r := s.get("random_range_ratio"); r.Set && r.V >= 0 && r.V < 1 {
+			metric(c, "random_range_ratio", r)
+			mean = (max(math.Floor(isl.V*r.V), 1) + isl.V) / 2
+		}
+		inputContext(c, mean)
 	} else {
 		inputContext(c, meanIn)
 	}
-	return s.finish("SGLang", "backend", "dataset_name", "model_id", "model", "tokenizer_id")
+	c2, err := s.finish("SGLang", "backend", "dataset_name", "model_id", "model", "tokenizer_id")
+	// Extra figures in name order, as a document's columns print them.
+	slices.SortStableFunc(c2.Extra, func(a, b schema.Metric) int { return strings.Compare(a.Name, b.Name) })
+	return c2, err
+}
+
+// sglangServerInfo is what newer bench_serving lines record of the
+// server (server_info: /get_server_info's answer).
+type sglangServerInfo struct {
+	ModelPath       string `json:"model_path"`
+	ServedModelName string `json:"served_model_name"`
+	Version         string `json:"version"`
+	TPSize          int32  `json:"tp_size"`
+	Quantization    string `json:"quantization"`
+}
+
+// serverInfo reads a line's server_info (zero when absent or not an
+// object of that shape).
+func (f *flatResult) serverInfo() sglangServerInfo {
+	var si sglangServerInfo
+	f.used["server_info"] = true
+	if raw, ok := f.raw["server_info"]; ok {
+		_ = json.Unmarshal(raw, &si)
+	}
+	return si
 }

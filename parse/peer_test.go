@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -20,11 +21,14 @@ func readPeer(t *testing.T, rel string) (*schema.Matrix, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, ok, err := parsePeerFile(b, path, "")
+	ms, ok, err := parsePeerFile(b, path, "")
 	if !ok && err == nil {
 		t.Fatalf("%s: not recognised as another tool's result file", rel)
 	}
-	return m, err
+	if err != nil {
+		return nil, err
+	}
+	return single(ms, path)
 }
 
 // near reports whether p holds want within a relative 1e-6.
@@ -115,19 +119,21 @@ func TestPeerFiles(t *testing.T) {
 			{"chunk gap median", func(m *schema.Matrix) *float64 { return m.Measurements[0].ChunkGapP50Ms }, 13.638956006616354},
 			{"e2e median", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 7819.046192569658},
 			{"retokenized kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "total_output_tokens_retokenized") }, 160192},
-			// Lines 1–5 sweep the random dataset (input 1024); lines 6–7 use
-			// sharegpt at rates 4 and 8 again, and land in their own context.
+			// Lines 1–5 sweep the random dataset (input 1024, range ratio
+			// 0: lengths uniform in [1, 1024], mean 512.5, measured 509–515);
+			// lines 6–7 use sharegpt at rates 4 and 8 again, and land in
+			// their own context.
 			{"one context for the random-dataset sweep", func(m *schema.Matrix) *float64 {
 				n := 0.0
 				for _, c := range m.Measurements {
-					if c.ContextLabel == "1K" && c.ContextTokens != nil && *c.ContextTokens == 1024 {
+					if c.ContextLabel == "513" && c.ContextTokens != nil && *c.ContextTokens == 513 {
 						n++
 					}
 				}
 				return f(n)
 			}, 5},
 			{"sharegpt lines apart", func(m *schema.Matrix) *float64 {
-				if m.Measurements[5].ContextLabel == "1K" || m.Run.Dataset != "random, sharegpt" {
+				if m.Measurements[5].ContextLabel == "513" || m.Run.Dataset != "random, sharegpt" {
 					return f(0)
 				}
 				return f(1)
@@ -372,7 +378,7 @@ func FuzzParsePeer(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, _, err := parsePeerFile(b, "fuzz.json", "")
+		ms, ok, err := parsePeerFile(b, "fuzz.json", "")
 		if err != nil {
 			var pe *Error
 			if !errors.As(err, &pe) || pe.File != "fuzz.json" {
@@ -380,8 +386,13 @@ func FuzzParsePeer(f *testing.F) {
 			}
 			return
 		}
-		if m != nil && len(m.Measurements) == 0 {
-			t.Fatalf("parsed with no measurements")
+		if ok && len(ms) == 0 {
+			t.Fatalf("parsed with no runs")
+		}
+		for _, m := range ms {
+			if len(m.Measurements) == 0 {
+				t.Fatalf("parsed a run with no measurements")
+			}
 		}
 	})
 }
@@ -397,4 +408,106 @@ func BenchmarkParsePeerVLLM(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// js renders v as JSON for messages.
+func js(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestPeerRuns reads appended result files whose results differ in
+// configuration (several runs in one file), repeat a load (repeats of one
+// run), or record a benchmark in which nothing completed.
+func TestPeerRuns(t *testing.T) {
+	read := func(rel string) []*schema.Matrix {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join("testdata", "peers", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := ParseAllBytes(b, rel, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms
+	}
+	meta := func(m *schema.Matrix, key string) string {
+		for _, f := range m.Run.Metadata {
+			if f.Key == key {
+				return f.Value
+			}
+		}
+		return ""
+	}
+
+	t.Run("one run per --metadata configuration", func(t *testing.T) {
+		ms := read("vllm/append-deployments.jsonl")
+		if len(ms) != 2 {
+			t.Fatalf("%d runs, want 2", len(ms))
+		}
+		for i, dep := range []string{"base", "kvcache"} {
+			m := ms[i]
+			if want := "vLLM bench serve: Model-8B (deployment=" + dep + ")"; m.Run.Title != want {
+				t.Errorf("title %q, want %q", m.Run.Title, want)
+			}
+			if len(m.Measurements) != 2 || meta(m, "deployment") != dep {
+				t.Errorf("run %d: %d cells, deployment %q", i, len(m.Measurements), meta(m, "deployment"))
+			}
+			// A number given as a --metadata string is a label, not a figure.
+			if meta(m, "decode_replicas") != "4" || extra(&m.Measurements[0], "decode_replicas") != nil {
+				t.Errorf("run %d: decode_replicas in metadata %q, in extra %v", i, meta(m, "decode_replicas"), extra(&m.Measurements[0], "decode_replicas"))
+			}
+		}
+		if ms[0].Run.RunID == ms[1].Run.RunID || ms[0].Run.SourceSHA256 != ms[1].Run.SourceSHA256 {
+			t.Errorf("run ids %s %s, sources %s %s", ms[0].Run.RunID, ms[1].Run.RunID, ms[0].Run.SourceSHA256, ms[1].Run.SourceSHA256)
+		}
+		// Parse wants one run and says what the file holds.
+		b, _ := os.ReadFile(filepath.Join("testdata", "peers", "vllm", "append-deployments.jsonl"))
+		if _, err := ParseBytes(b, "x.jsonl", ""); err == nil || !strings.Contains(err.Error(), "x.jsonl:3: holds 2 runs") {
+			t.Errorf("Parse of a file of two runs: %v", err)
+		}
+	})
+
+	t.Run("repeats of one load", func(t *testing.T) {
+		ms := read("vllm/sweep-repeats.json")
+		if len(ms) != 1 || len(ms[0].Measurements) != 2 {
+			t.Fatalf("%d runs", len(ms))
+		}
+		for i, c := range ms[0].Measurements {
+			if c.Repeat == nil || *c.Repeat != int32(i) {
+				t.Errorf("cell %d repeat %v, want %d", i, c.Repeat, i)
+			}
+		}
+	})
+
+	t.Run("nothing completed", func(t *testing.T) {
+		c := read("vllm/all-requests-failed.json")[0].Measurements[0]
+		if c.Status != schema.StatusError || c.StatusReason != "no request completed (8 failed)" ||
+			c.TotalTokS != nil || c.TTFTMs != nil || c.TBTMs != nil || c.E2EMeanMs != nil ||
+			c.ErroredRequests == nil || *c.ErroredRequests != 8 || c.CompletedRequests == nil || *c.CompletedRequests != 0 {
+			t.Errorf("cell %s", js(c))
+		}
+	})
+
+	t.Run("SGLang server_info, tag and output lengths", func(t *testing.T) {
+		ms := read("sglang/server-info-two-output-lens.jsonl")
+		if len(ms) != 2 || len(ms[0].Measurements) != 2 || len(ms[1].Measurements) != 1 {
+			t.Fatalf("%d runs", len(ms))
+		}
+		r := ms[0].Run
+		if r.Model != "Model-3B-Instruct" || r.EngineVersion != "0.5.5.post3" || r.TensorParallel == nil || *r.TensorParallel != 2 ||
+			r.Quantization != "fp8" || meta(ms[0], "tag") != "c8" || !strings.HasSuffix(r.Title, "(random_output_len=128)") {
+			t.Errorf("run %s", js(r))
+		}
+		c := ms[0].Measurements[1]
+		if !near(c.AvgActiveRequests, 16*0.97) || c.ContextLabel != "1K" || !near(extra(&c, "random_output_len"), 128) {
+			t.Errorf("cell %s", js(c))
+		}
+	})
+
+	t.Run("a row appended twice", func(t *testing.T) {
+		b, _ := os.ReadFile(filepath.Join("testdata", "peers", "bad", "vllm-duplicate-row.jsonl"))
+		_, err := ParseAllBytes(b, "dup.jsonl", "")
+		if err == nil || !strings.Contains(err.Error(), "dup.jsonl:2: duplicate serve cell") || !strings.Contains(err.Error(), "repeats line 1") {
+			t.Errorf("error %v", err)
+		}
+	})
 }

@@ -10,7 +10,8 @@ import (
 // parseVLLMBench reads the result file of vLLM's serving benchmark
 // (`vllm bench serve --save-result`, benchmarks/benchmark_serving.py):
 // one object, one object per line (--append-result) or an array (vllm
-// bench sweep). Every object becomes one serve cell of one run.
+// bench sweep). Every object becomes one serve cell; the cells of one
+// model and configuration form one run (splitRuns).
 //
 // Field mapping (formulas in docs/schema.md):
 //   - median/mean/p90/p99_ttft_ms → ttft_ms, ttft_mean_ms, ttft_p90_ms, ttft_p99_ms
@@ -24,48 +25,57 @@ import (
 //     (older files: "request_goodput:")
 //   - every other number (std_*, p99.9_*, total_token_throughput, …) → extra
 //   - string keys not understood (vllm --metadata k=v) → run metadata
-func parseVLLMBench(b []byte, name string) (*schema.Matrix, error) {
+//   - a load that appears again (a repeat, a sweep's run_number) → repeat 0, 1, …
+//   - results of another model or --metadata configuration → a run of their own
+func parseVLLMBench(b []byte, name string) ([]*schema.Matrix, error) {
 	objs, err := parseFlatObjects(name, b)
 	if err != nil {
 		return nil, err
 	}
-	m := peerMatrix("vllm bench serve", "")
-	m.Run.SourceFormat = FormatVLLMBench
+	cells := make([]schema.Measurement, len(objs))
+	models := make([]string, len(objs))
+	configs := make([][]schema.KV, len(objs))
 	for i, f := range objs {
-		model := f.str("model_id")
-		if model == "" {
+		if models[i] = f.str("model_id"); models[i] == "" {
 			return nil, errorf(name, f.line, "vLLM result without model_id")
 		}
-		if i == 0 {
-			m.Run.ModelID = model
-			m.Run.Model = modelBase(model)
-			m.Run.Title = "vLLM bench serve: " + m.Run.Model
-			if d := f.str("date"); d != "" {
-				m.Run.StartedAt = vllmDate(d)
-				addField(&m.Run, "Run", "Date", d)
-			}
-			addField(&m.Run, "Run", "Backend", f.str("backend"))
-			addField(&m.Run, "Run", "Tokenizer", f.str("tokenizer_id"))
-			addField(&m.Run, "Run", "Label", f.str("label"))
-			m.Run.Dataset = f.str("dataset_name")
-		} else if model != m.Run.ModelID {
-			return nil, errorf(name, f.line, "results of two models in one file (%s and %s): split the file", m.Run.ModelID, model)
-		}
-		c, err := vllmCell(name, f)
-		if err != nil {
+		if cells[i], err = vllmCell(name, f); err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			for _, kv := range f.stringFields() {
-				addField(&m.Run, "Metadata", kv.Key, kv.Value)
-			}
+		configs[i] = f.config()
+	}
+	groups, labels := splitRuns(models, configs)
+	out := make([]*schema.Matrix, 0, len(groups))
+	for g, is := range groups {
+		f := objs[is[0]]
+		m := peerMatrix("vllm bench serve", "")
+		m.Run.SourceFormat = FormatVLLMBench
+		m.Run.ModelID = models[is[0]]
+		m.Run.Model = modelBase(m.Run.ModelID)
+		m.Run.Title = "vLLM bench serve: " + m.Run.Model
+		if labels[g] != "" {
+			m.Run.Title += " (" + labels[g] + ")"
 		}
-		m.Measurements = append(m.Measurements, c)
+		if d := f.str("date"); d != "" {
+			m.Run.StartedAt = vllmDate(d)
+			addField(&m.Run, "Run", "Date", d)
+		}
+		addField(&m.Run, "Run", "Backend", f.str("backend"))
+		addField(&m.Run, "Run", "Tokenizer", f.str("tokenizer_id"))
+		addField(&m.Run, "Run", "Label", f.str("label"))
+		m.Run.Dataset = f.str("dataset_name")
+		for _, kv := range f.stringFields() {
+			addField(&m.Run, "Metadata", kv.Key, kv.Value)
+		}
+		for _, i := range is {
+			m.Measurements = append(m.Measurements, cells[i])
+		}
+		if err := numberRepeats(name, m.Measurements); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
 	}
-	if err := checkPeerCells(name, m.Measurements); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return out, nil
 }
 
 // vllmCell maps one vLLM result object to a serve cell.

@@ -240,20 +240,22 @@ func TestPeerRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := parse.ParseBytes(b, filepath.Base(p), "")
+			ms, err := parse.ParseAllBytes(b, filepath.Base(p), "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out bytes.Buffer
-			if err := Text(&out, m); err != nil {
-				t.Fatal(err)
-			}
-			back, err := parse.ParseBytes(out.Bytes(), "peer.txt", schema.FormatText)
-			if err != nil {
-				t.Fatalf("parse(Text(m)): %v\n%s", err, out.Bytes())
-			}
-			for _, d := range rowDiffs(back.Measurements, m.Measurements) {
-				t.Error(d)
+			for _, m := range ms { // a file of several configurations holds several runs
+				var out bytes.Buffer
+				if err := Text(&out, m); err != nil {
+					t.Fatal(err)
+				}
+				back, err := parse.ParseBytes(out.Bytes(), "peer.txt", schema.FormatText)
+				if err != nil {
+					t.Fatalf("parse(Text(m)): %v\n%s", err, out.Bytes())
+				}
+				for _, d := range rowDiffs(back.Measurements, m.Measurements) {
+					t.Error(d)
+				}
 			}
 		})
 	}

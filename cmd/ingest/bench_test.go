@@ -86,7 +86,7 @@ func BenchmarkIngest1000(b *testing.B) {
 			if d.err != nil {
 				b.Fatal(d.err)
 			}
-			ms = append(ms, d.m)
+			ms = append(ms, d.ms...)
 		}
 		start, iters := time.Now(), 0
 		cpu0 = cpuTime()

@@ -14,10 +14,11 @@
 // archive's files into one per table afterwards (also alone, without
 // FILEs). Exit status: 0 all good, 1 some documents failed, 2 usage.
 //
-// Pipeline: read each FILE → parse.Parse (format detected from content
-// unless -format is given) → set ingested_at → archive.Append of all good
-// documents in one call (dedupe by run_id under the archive's lock) →
-// report one line per document → archive.Compact when -compact is given.
+// Pipeline: read each FILE → parse.ParseAll (format detected from content
+// unless -format is given; a document is one run, an appended result file
+// of several configurations several) → set ingested_at → archive.Append of
+// all good runs in one call (dedupe by run_id under the archive's lock) →
+// report one line per run → archive.Compact when -compact is given.
 // Documents are parsed concurrently (one worker per CPU); output keeps
 // the order of the arguments.
 package main

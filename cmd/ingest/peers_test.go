@@ -41,9 +41,11 @@ func TestIngestPeerFiles(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
+	// A line per run: two files hold two runs each (vLLM results of two
+	// --metadata deployments, SGLang results of two output lengths).
 	ls := lines(t, out)
-	if len(ls) != len(paths) {
-		t.Fatalf("%d lines for %d files:\n%s", len(ls), len(paths), out)
+	if len(ls) != len(paths)+2 {
+		t.Fatalf("%d lines for %d files, want %d:\n%s", len(ls), len(paths), len(paths)+2, out)
 	}
 	for _, l := range ls {
 		if l.outcome != "added" {
@@ -70,8 +72,14 @@ func TestIngestPeerFiles(t *testing.T) {
 		{"serve cells per tool",
 			`SELECT r.source_format, count(*) AS n FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE m.phase = 'serve' GROUP BY ALL ORDER BY ALL`,
-			`[{"source_format":"aiperf","n":"1"},{"source_format":"aiperf-csv","n":"1"},{"source_format":"genai-perf","n":"1"},` +
-				`{"source_format":"guidellm","n":"1"},{"source_format":"llmperf","n":"1"},{"source_format":"sglang-bench-serving","n":"8"},{"source_format":"vllm-bench-serve","n":"6"}]`},
+			`[{"source_format":"aiperf","n":"2"},{"source_format":"aiperf-csv","n":"2"},{"source_format":"genai-perf","n":"3"},` +
+				`{"source_format":"guidellm","n":"2"},{"source_format":"llmperf","n":"1"},{"source_format":"sglang-bench-serving","n":"11"},{"source_format":"vllm-bench-serve","n":"13"}]`},
+		{"repeats numbered, a benchmark with nothing completed is an error without figures",
+			`SELECT m.status, m.repeat, m.completed_requests, m.ttft_ms, m.total_tok_s FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
+			 WHERE r.source_format = 'vllm-bench-serve' AND (m.status <> 'valid' OR m.repeat IS NOT NULL) ORDER BY ALL`,
+			`[{"status":"error","repeat":null,"completed_requests":"0","ttft_ms":null,"total_tok_s":null},` +
+				`{"status":"valid","repeat":0,"completed_requests":"100","ttft_ms":20.5,"total_tok_s":610.5},` +
+				`{"status":"valid","repeat":1,"completed_requests":"100","ttft_ms":21.25,"total_tok_s":598.25}]`},
 		{"unbounded request rate is +Inf",
 			`SELECT m.request_rate = 'infinity'::DOUBLE AS inf, m.concurrency, round(m.tbt_ms, 3) AS tbt_ms,
 			 round([e.value FOR e IN m.extra IF e.name = 'p99_9_ttft_ms'][1], 3) AS ttft_p999

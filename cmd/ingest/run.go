@@ -33,11 +33,13 @@ const (
 // stdinName names standard input in messages and in source_path.
 const stdinName = "<stdin>"
 
-// doc is one FILE argument and what became of it.
+// doc is one FILE argument and what became of it: its runs (one for a
+// document; an appended result file of several configurations holds
+// more), or an error.
 type doc struct {
 	arg  string // as given
 	name string // for messages: the path, or stdinName
-	m    *schema.Matrix
+	ms   []*schema.Matrix
 	err  error
 }
 
@@ -62,7 +64,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	compact := fs.Bool("compact", false, "merge the archive's files into one per table afterwards")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ingest [-archive DIR] [-format %s] [-json] [-compact] FILE...\n", strings.Join(parse.Formats, "|"))
-		fmt.Fprintln(stderr, "FILE - reads standard input. One line per document on stdout: run_id, title, rows, added|duplicate|error.")
+		fmt.Fprintln(stderr, "FILE - reads standard input. One line per run on stdout (a file of several configurations holds several): run_id, title, rows, added|duplicate|error.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -113,9 +115,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var good []*schema.Matrix
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	for _, d := range docs {
-		if d.err == nil {
-			d.m.Run.IngestedAt = now
-			good = append(good, d.m)
+		for _, m := range d.ms {
+			m.Run.IngestedAt = now
+			good = append(good, m)
 		}
 	}
 	var res archive.Result
@@ -132,9 +134,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stdout, "-\t%s\t0 rows\terror\n", d.name)
 			continue
 		}
-		it := res.Items[k]
-		k++
-		fmt.Fprintf(stdout, "%s\t%s\t%d rows\t%s\n", it.RunID, oneLine(d.m.Run.Title), len(d.m.Measurements), it.Outcome)
+		for _, m := range d.ms {
+			it := res.Items[k]
+			k++
+			fmt.Fprintf(stdout, "%s\t%s\t%d rows\t%s\n", it.RunID, oneLine(m.Run.Title), len(m.Measurements), it.Outcome)
+		}
 	}
 	if *compact {
 		if err := a.Compact(ctx); err != nil {
@@ -190,9 +194,9 @@ func parseAll(ctx context.Context, files []string, format string, stdin io.Reade
 				case d.arg == "-" && stdinErr != nil:
 					d.err = fmt.Errorf("%s: read: %w", d.name, stdinErr)
 				case d.arg == "-":
-					d.m, d.err = parse.Parse(bytes.NewReader(stdinBytes), d.name, format)
+					d.ms, d.err = parse.ParseAll(bytes.NewReader(stdinBytes), d.name, format)
 				default:
-					d.m, d.err = parseFile(d.arg, format)
+					d.ms, d.err = parseFile(d.arg, format)
 				}
 				mu.Lock()
 				done++
@@ -210,13 +214,13 @@ func parseAll(ctx context.Context, files []string, format string, stdin io.Reade
 	return docs
 }
 
-func parseFile(path, format string) (*schema.Matrix, error) {
+func parseFile(path, format string) ([]*schema.Matrix, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err // *PathError reads "open FILE: reason"
 	}
 	defer f.Close()
-	return parse.Parse(f, path, format)
+	return parse.ParseAll(f, path, format)
 }
 
 // progress shows "parsed i/n" on stderr when it is a terminal, and
@@ -250,8 +254,8 @@ func (p *progress) finish() {
 func writeJSON(stdout, stderr io.Writer, docs []*doc) error {
 	out := []*schema.Matrix{}
 	for _, d := range docs {
-		if d.err == nil {
-			out = append(out, jsonSafe(d.m, func(field string, v float64) {
+		for _, m := range d.ms {
+			out = append(out, jsonSafe(m, func(field string, v float64) {
 				fmt.Fprintf(stderr, "%s: %s is %v, which JSON cannot hold: written as null\n", d.name, field, v)
 			}))
 		}
