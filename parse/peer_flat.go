@@ -140,9 +140,10 @@ func (f *flatResult) stringFields() []schema.KV {
 	return out
 }
 
-// outputLenKeys are the keys of the requested output length, part of a
-// result's configuration beside its load.
-var outputLenKeys = []string{"random_output_len", "sharegpt_output_len", "output_len"}
+// configKeys are keys read elsewhere that are part of a result's
+// configuration beside its load: vLLM's --label and the requested output
+// length.
+var configKeys = []string{"label", "random_output_len", "sharegpt_output_len", "output_len"}
 
 // config describes what a result says of its configuration besides the
 // load: its string values not read yet (vLLM's --metadata pairs, SGLang's
@@ -158,11 +159,14 @@ func (f *flatResult) config() []schema.KV {
 	var out []schema.KV
 	for _, k := range keys {
 		raw := f.raw[k]
+		if string(raw) == "null" || f.used[k] && !slices.Contains(configKeys, k) {
+			continue
+		}
 		var s string
 		switch {
-		case len(raw) > 0 && raw[0] == '"' && !f.used[k] && json.Unmarshal(raw, &s) == nil:
+		case len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil:
 			out = append(out, schema.KV{Key: k, Value: s})
-		case slices.Contains(outputLenKeys, k) && string(raw) != "null":
+		case slices.Contains(configKeys, k):
 			out = append(out, schema.KV{Key: k, Value: string(raw)})
 		}
 	}

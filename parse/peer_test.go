@@ -478,6 +478,24 @@ func TestPeerRuns(t *testing.T) {
 		}
 	})
 
+	t.Run("another --label is another run", func(t *testing.T) {
+		b, _ := os.ReadFile(filepath.Join("testdata", "peers", "vllm", "sweep-repeats.json"))
+		var objs []map[string]any
+		if err := json.Unmarshal(b, &objs); err != nil {
+			t.Fatal(err)
+		}
+		var lines []byte
+		for i, o := range objs {
+			o["label"] = []string{"eager", "graphs"}[i]
+			l, _ := json.Marshal(o)
+			lines = append(append(lines, l...), '\n')
+		}
+		ms, err := ParseAllBytes(lines, "labels.jsonl", "")
+		if err != nil || len(ms) != 2 || !strings.HasSuffix(ms[1].Run.Title, "(label=graphs)") || ms[1].Measurements[0].Repeat != nil {
+			t.Fatalf("%d runs, %v", len(ms), err)
+		}
+	})
+
 	t.Run("nothing completed", func(t *testing.T) {
 		c := read("vllm/all-requests-failed.json")[0].Measurements[0]
 		if c.Status != schema.StatusError || c.StatusReason != "no request completed (8 failed)" ||

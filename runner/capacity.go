@@ -100,12 +100,9 @@ type ServerInfo struct {
 	KVSource string
 	// Metrics is true when GET /metrics answers.
 	Metrics bool
-	// Tokenize is true when POST /tokenize counts prompts as the endpoint
-	// does (plus PromptFit.Offset), so prompts are fitted exactly. Run
-	// sets it and PromptFit after Negotiate.
-	Tokenize bool
-	// PromptFit says how prompts are fitted, and why /tokenize is not
-	// used when it is not.
+	// PromptFit says how prompts are fitted: exactly with POST /tokenize
+	// when it counts prompts as the endpoint does (plus an offset), else
+	// by calibration, and why. Run sets it after Negotiate.
 	PromptFit PromptFit
 }
 

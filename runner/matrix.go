@@ -182,7 +182,6 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 	// /tokenize is checked with probe requests, so after Negotiate has
 	// settled which request fields the server takes.
 	info.PromptFit = r.c.checkTokenize(ctx)
-	info.Tokenize = r.c.tok != tokenizeNone
 	r.info = info
 	r.fillRun(m, info, started)
 	if cfg.Done == nil {
@@ -491,7 +490,7 @@ func (r *Runner) buildPrompt(ctx context.Context, tokens int64, label, tag strin
 		seed = seed*131 + uint64(c)
 	}
 	body := neutralText(mrand.New(mrand.NewPCG(seed, uint64(tokens))), int(tokens)*8+4096)
-	if r.info.Tokenize {
+	if r.c.tok != tokenizeNone {
 		return fitPrompt(ctx, head, body, tokens, r.c.tokenize, true)
 	}
 	// Probes must not warm the prefix cache for the measured prompt: they

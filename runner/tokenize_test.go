@@ -121,7 +121,6 @@ func TestCheckTokenize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r.info.Tokenize = c.tok != tokenizeNone
 			for _, target := range []int64{1000, 8192} {
 				pr, err := r.buildPrompt(ctx, target, ContextLabel(target), r.cfg.Tag)
 				if err != nil {
@@ -131,7 +130,7 @@ func TestCheckTokenize(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if r.info.Tokenize {
+				if fit.Form != "none" {
 					if n != target || !pr.Exact {
 						t.Errorf("target %d: endpoint counts %d tokens (exact %v)", target, n, pr.Exact)
 					}
