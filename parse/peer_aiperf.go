@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"speedmatrix/schema"
@@ -177,6 +178,13 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	}
 	if v, ok := raw["aiperf_version"]; ok {
 		_ = json.Unmarshal(v, &m.Run.BenchVersion)
+	}
+	// AIPerf 0.10 records when the benchmark ran.
+	for key, dst := range map[string]**time.Time{"start_time": &m.Run.StartedAt, "end_time": &m.Run.FinishedAt} {
+		var s string
+		if v, ok := raw[key]; ok && json.Unmarshal(v, &s) == nil && s != "" {
+			*dst = vllmDate(s)
+		}
 	}
 	c, err := aiperfCell(name, stats, i32(conc), rate.ptr(), keyLine(b, "time_to_first_token", 1))
 	if err != nil {

@@ -303,9 +303,11 @@ func parseFlatObjects(name string, b []byte) ([]*flatResult, error) {
 }
 
 // vllmDate parses vLLM's "date" field ("20260806-132830", local time of
-// the benchmark host, read as UTC since the zone is not recorded).
+// the benchmark host, read as UTC since the zone is not recorded), and
+// the other tools' times in the same way (AIPerf's start_time
+// "2026-07-03T05:24:02.800131").
 func vllmDate(s string) *time.Time {
-	for _, layout := range []string{"20060102-150405", time.RFC3339, "2006-01-02 15:04:05"} {
+	for _, layout := range []string{"20060102-150405", time.RFC3339, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			t = t.UTC()
 			return &t

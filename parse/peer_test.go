@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"speedmatrix/schema"
 )
@@ -195,6 +196,12 @@ func TestPeerFiles(t *testing.T) {
 			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 42744},
 			{"input tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].InputTokensTotal) }, 285000},
 			{"duration in sec", func(m *schema.Matrix) *float64 { return m.Measurements[0].MeasuredS }, 124.125},
+			{"start time", func(m *schema.Matrix) *float64 {
+				if m.Run.StartedAt == nil || m.Run.FinishedAt == nil {
+					return nil
+				}
+				return f(float64(m.Run.StartedAt.Unix()))
+			}, float64(time.Date(2026, 7, 3, 5, 24, 2, 0, time.UTC).Unix())},
 		}},
 		// AIPerf's CSV with CRLF lines and its GPU telemetry section.
 		{"aiperf/profile_export_aiperf-gpu.csv", FormatAIPerfCSV, "", 1, []check{
