@@ -12,9 +12,11 @@ import (
 )
 
 // NoSpreadNote is printed under delta tables when no cell carries a
-// spread, so a ratio is not read as a significant difference.
-const NoSpreadNote = "Note: every cell holds one median and no spread (no repeats, no per-request samples), " +
-	"so ratios are point estimates, not tests of significance."
+// spread in both runs, so a ratio is not read as a significant
+// difference. (One run with repeats against a published matrix is such a
+// case too: the note does not claim neither has any.)
+const NoSpreadNote = "Note: no cell has repeats or per-request samples in both runs (a published matrix holds one median " +
+	"per cell and no spread), so ratios are point estimates, not tests of significance."
 
 // WriteDeltas writes the delta rows alone: CSV with a header, a JSON
 // array of Row, or the delta tables of the text and Markdown forms.

@@ -386,7 +386,7 @@ func TestPlotsAndHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(b)
-	for _, want := range []string{"<svg", "0.4685", "looped in RTX PRO 6000 INT4", "over capacity in both", "every cell holds one median", "0.27.2rc1.dev113"} {
+	for _, want := range []string{"<svg", "0.4685", "looped in RTX PRO 6000 INT4", "over capacity in both", "a published matrix holds one median per cell", "0.27.2rc1.dev113"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
