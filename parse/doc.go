@@ -7,7 +7,10 @@
 //
 // Parse (or ParseBytes) detects the format from the content unless told
 // (text, HTML or Markdown; other tools' result files are read by the
-// peer_*.go readers). Each format has an extractor that only finds
+// peer_*.go readers). A document is one run; an appended vLLM or SGLang
+// result file whose results differ in model or configuration holds one
+// run per configuration (splitRuns): ParseAll returns them all, Parse
+// refuses such a file with the list of its runs. Each format has an extractor that only finds
 // structure and keeps strings as printed, with their line numbers:
 // extractText (text.go) for the flattened text of the seeds, extractHTML
 // (html.go) and extractMarkdown (markdown.go). They all produce a rawDoc
@@ -35,7 +38,8 @@
 //     1024 (the tool behind the seeds counts 1024 tokens per K): the
 //     documents print rounded labels, not the exact prompt length, so
 //     ContextTokens is the nominal context, not a measured token count.
-//     A label without K ("0", "509") is that many tokens. A context_tokens
+//     A label without K ("0", "509") is that many tokens; "unknown" (a
+//     serve row of a tool that recorded no prompt length) has none. A context_tokens
 //     column (documents written by render for a measuring run) overrides
 //     the label × 1024.
 //   - Columns headed by a measurements column name (ttft_p90_ms,
