@@ -9,6 +9,7 @@
 //	    [-gpu ... -vram-gb ... -quantization ... -engine ...
 //	     -engine-version ... -launch-command ...]
 //	    [-api-key-env OPENAI_API_KEY] [-resume] [-simulate default|FILE]
+//	run -simulate default|FILE -serve-sim ADDR   (serve the simulator to other clients)
 package main
 
 import (

@@ -42,7 +42,7 @@ type options struct {
 	vramGB                                             float64
 	apiKeyEnv                                          string
 	resume                                             bool
-	simulate                                           string
+	simulate, serveSim                                 string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -70,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (never stored or printed)")
 	fs.BoolVar(&o.resume, "resume", false, "continue an interrupted run from its checkpoint")
 	fs.StringVar(&o.simulate, "simulate", "", "measure the built-in simulator: \"default\", or a document or archive directory to calibrate it from")
+	fs.StringVar(&o.serveSim, "serve-sim", "", "with -simulate: serve the simulator on this `address` (e.g. 127.0.0.1:8000) for other clients until interrupted, instead of measuring; its URL goes to stdout")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -88,7 +89,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "run:", err)
 		return exitUsage
 	}
-	if err := measure(ctx, o, stdout, stderr); err != nil {
+	do := measure
+	if o.serveSim != "" {
+		do = serveSimulator
+	}
+	if err := do(ctx, o, stdout, stderr); err != nil {
 		if errors.Is(err, errInterrupted) {
 			fmt.Fprintln(stderr, "run:", err)
 			return exitInterrupted
@@ -108,10 +113,34 @@ type usageError struct{ error }
 
 var errInterrupted = errors.New("interrupted")
 
-// simulator starts the in-process simulator for -simulate and returns its
-// URL, the profile's model, and the matrix it was calibrated from (nil
-// for "default").
-func simulator(spec string) (*sim.Server, string, *schema.Matrix, sim.Profile, error) {
+// serveSimulator serves the -simulate simulator on -serve-sim's address
+// until ctx ends, so that other clients (vLLM's bench serve, guidellm,
+// AIPerf) can be measured against the same server and the same truth
+// (its /metrics count what it sent). The base URL is printed on stdout.
+func serveSimulator(ctx context.Context, o *options, stdout, stderr io.Writer) error {
+	if o.simulate == "" {
+		return usageError{errors.New("-serve-sim needs -simulate PROFILE")}
+	}
+	if o.url != "" || o.archive != "" || o.out != "" || o.resume {
+		return usageError{errors.New("-serve-sim only serves: -url, -archive, -out and -resume do not apply")}
+	}
+	srv, url, _, p, err := simulator(o.simulate, o.serveSim)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	fmt.Fprintln(stdout, url)
+	fmt.Fprintf(stderr, "simulator %q serving model %q at %s/v1 (metrics at %s/metrics); interrupt to stop\n", p.Name, p.ModelName, url, url)
+	<-ctx.Done()
+	st := srv.Stats()
+	fmt.Fprintf(stderr, "simulator stopped: %d engine steps, mean lateness %v, max %v\n", st.Steps, st.MeanOvershoot, st.MaxOvershoot)
+	return nil
+}
+
+// simulator starts the in-process simulator for -simulate on addr (a free
+// loopback port when empty) and returns its URL, the profile's model, and
+// the matrix it was calibrated from (nil for "default").
+func simulator(spec, addr string) (*sim.Server, string, *schema.Matrix, sim.Profile, error) {
 	var p sim.Profile
 	var from *schema.Matrix
 	if spec == "default" {
@@ -129,7 +158,10 @@ func simulator(spec string) (*sim.Server, string, *schema.Matrix, sim.Profile, e
 	// The command never reads the simulator's truth records: keep only a
 	// few so an hour-long simulated run does not grow without bound.
 	p.MaxRecords = 1024
-	srv, url, err := sim.Start(p)
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	srv, url, err := sim.Listen(p, addr)
 	if err != nil {
 		return nil, "", nil, p, err
 	}
@@ -204,7 +236,7 @@ func matrixAxes(m *schema.Matrix) (contexts, concurrency, prefill string) {
 func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	var simProfile sim.Profile
 	if o.simulate != "" {
-		srv, url, from, p, err := simulator(o.simulate)
+		srv, url, from, p, err := simulator(o.simulate, "")
 		if err != nil {
 			return err
 		}

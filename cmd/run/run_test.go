@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -258,4 +261,85 @@ func TestSimulateFromDocument(t *testing.T) {
 		}
 	}
 	t.Logf("%s", stderr)
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while the command writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServeSim serves the simulator to a client in the test (as vLLM's
+// bench serve would be) until interrupted: the URL on stdout answers
+// /v1/models and a streamed chat completion, and an interrupt ends the
+// command with status 0.
+func TestServeSim(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"-simulate", "default", "-serve-sim", "127.0.0.1:0"}, strings.NewReader(""), &stdout, &stderr)
+	}()
+	var url string
+	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if s := stdout.String(); strings.HasSuffix(s, "\n") {
+			url = strings.TrimSpace(s)
+		}
+	}
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("stdout %q, stderr %q", stdout.String(), stderr.String())
+	}
+	resp, err := http.Get(url + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var models struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&models)
+	resp.Body.Close()
+	if err != nil || len(models.Data) != 1 {
+		t.Fatalf("models %+v, %v", models, err)
+	}
+	body := fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":"hello there"}],"max_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`, models.Data[0].ID)
+	resp, err = http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sse, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(sse, []byte(`"completion_tokens":5`)) || !bytes.HasSuffix(bytes.TrimSpace(sse), []byte("data: [DONE]")) {
+		t.Fatalf("HTTP %d:\n%s", resp.StatusCode, sse)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitOK || !strings.Contains(stderr.String(), "simulator stopped") {
+			t.Fatalf("exit %d, stderr %q", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still serving 10 s after the interrupt")
+	}
+	if _, err := http.Get(url + "/v1/models"); err == nil {
+		t.Error("still answering after the interrupt")
+	}
+	// -serve-sim without -simulate is a usage error.
+	if code, _, errOut := runCmd(t, context.Background(), "-serve-sim", "127.0.0.1:0"); code != exitUsage || !strings.Contains(errOut, "needs -simulate") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
 }

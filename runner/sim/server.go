@@ -67,7 +67,13 @@ func New(p Profile) *Server {
 // It returns the server and its base URL ("http://127.0.0.1:port", without
 // /v1).
 func Start(p Profile) (*Server, string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return Listen(p, "127.0.0.1:0")
+}
+
+// Listen is Start on a given address ("127.0.0.1:8000", ":0"), for
+// clients in other processes (run -serve-sim).
+func Listen(p Profile, addr string) (*Server, string, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, "", fmt.Errorf("sim: listen: %w", err)
 	}
