@@ -362,7 +362,8 @@ func startServing(name string, f *flatResult, e2eKey string) *servingCell {
 	s.dur = s.get("duration")
 	c.MeasuredS = s.dur.ptr()
 	c.TotalTokS = s.get("output_throughput").ptr()
-	c.RequestThroughput = s.get("request_throughput").ptr()
+	// vLLM 0.4's benchmark_serving.py spelled it "request_inthroughput".
+	c.RequestThroughput = s.get("request_throughput", "request_inthroughput").ptr()
 	for _, l := range []struct {
 		metric              string
 		med, mean, p90, p99 **float64

@@ -106,6 +106,17 @@ func TestPeerFiles(t *testing.T) {
 			{"old goodput key", func(m *schema.Matrix) *float64 { return m.Measurements[1].GoodputReqS }, 9.1},
 			{"line 2 source line", func(m *schema.Matrix) *float64 { return f(float64(m.Measurements[1].SourceLine)) }, 2},
 		}},
+		// vLLM 0.4: "request_inthroughput", printed input_throughput, no ITL.
+		{"vllm/v0.4-request-inthroughput.json", FormatVLLMBench, "Llama-2-7b-chat-hf", 1, []check{
+			{"request throughput", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 10.47},
+			{"input tok/s as printed", func(m *schema.Matrix) *float64 { return m.Measurements[0].InputTokS }, 2251.3},
+			{"no misspelt extra", func(m *schema.Matrix) *float64 {
+				if extra(&m.Measurements[0], "request_inthroughput") != nil || extra(&m.Measurements[0], "input_throughput") != nil {
+					return f(1)
+				}
+				return f(0)
+			}, 0},
+		}},
 		{"vllm/sweep-array.json", FormatVLLMBench, "Qwen3-32B", 2, []check{
 			{"e2e median", func(m *schema.Matrix) *float64 { return m.Measurements[1].E2EP50Ms }, 1432},
 		}},

@@ -84,7 +84,9 @@ func vllmCell(name string, f *flatResult) (schema.Measurement, error) {
 	c := &s.c
 	c.ErroredRequests = s.get("failed").int()
 	c.GoodputReqS = s.get("request_goodput", "request_goodput:").ptr()
-	if s.inTok.Set && s.dur.Set && s.dur.V > 0 {
+	if in := s.get("input_throughput"); in.Set { // older files print it
+		c.InputTokS = in.ptr()
+	} else if s.inTok.Set && s.dur.Set && s.dur.V > 0 {
 		v := s.inTok.V / s.dur.V
 		c.InputTokS = &v
 	}
