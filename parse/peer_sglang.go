@@ -27,7 +27,7 @@ import (
 // (the context is the mean length the random dataset's settings give,
 // else the measured mean prompt length); backend, dataset_name, tag →
 // run metadata; server_info (newer versions) → model, engine version,
-// tensor parallel, quantization. Older lines carry no model name and no
+// tensor parallel, quantization, KV budget (max_total_num_tokens). Older lines carry no model name and no
 // server_info; the run's model is then empty.
 func parseSGLangBench(b []byte, name string) ([]*schema.Matrix, error) {
 	objs, err := parseFlatObjects(name, b)
@@ -66,6 +66,9 @@ func parseSGLangBench(b []byte, name string) ([]*schema.Matrix, error) {
 			m.Run.TensorParallel = schema.I32(si.TPSize)
 		}
 		m.Run.Quantization = si.Quantization
+		if si.MaxTotalNumTokens > 0 {
+			m.Run.KVBudgetTokens = schema.I64(si.MaxTotalNumTokens)
+		}
 		var datasets []string
 		for _, i := range is {
 			m.Measurements = append(m.Measurements, cells[i])
@@ -133,6 +136,8 @@ type sglangServerInfo struct {
 	Version         string `json:"version"`
 	TPSize          int32  `json:"tp_size"`
 	Quantization    string `json:"quantization"`
+	// MaxTotalNumTokens is the KV cache's size in tokens.
+	MaxTotalNumTokens int64 `json:"max_total_num_tokens"`
 }
 
 // serverInfo reads a line's server_info (zero when absent or not an

@@ -530,7 +530,7 @@ func TestPeerRuns(t *testing.T) {
 		}
 		r := ms[0].Run
 		if r.Model != "Model-3B-Instruct" || r.EngineVersion != "0.5.5.post3" || r.TensorParallel == nil || *r.TensorParallel != 2 ||
-			r.Quantization != "fp8" || meta(ms[0], "tag") != "c8" || !strings.HasSuffix(r.Title, "(random_output_len=128)") {
+			r.Quantization != "fp8" || r.KVBudgetTokens == nil || *r.KVBudgetTokens != 2301720 || meta(ms[0], "tag") != "c8" || !strings.HasSuffix(r.Title, "(random_output_len=128)") {
 			t.Errorf("run %s", js(r))
 		}
 		c := ms[0].Measurements[1]
