@@ -95,7 +95,7 @@ type ServerInfo struct {
 	// Version is the engine version from /version, "" when absent.
 	Version string
 	// KVTokens is the KV budget and KVSource where it came from ("flag",
-	// "/get_server_info", "/metrics"), 0 and "" when unknown.
+	// "/get_server_info", "/metrics", "/info"), 0 and "" when unknown.
 	KVTokens int64
 	KVSource string
 	// Metrics is true when GET /metrics answers.
@@ -106,9 +106,18 @@ type ServerInfo struct {
 	PromptFit PromptFit
 }
 
-// Discover asks the server what it serves: /v1/models, /version, the KV
-// budget (kvFlag first, then SGLang's /get_server_info, then vLLM's
-// /metrics cache_config_info) and whether /metrics exists. Whether
+// tgiInfo is what speedmatrix reads of TGI's GET /info.
+type tgiInfo struct {
+	ModelID             string `json:"model_id"`
+	MaxTotalTokens      int64  `json:"max_total_tokens"`
+	MaxBatchTotalTokens int64  `json:"max_batch_total_tokens"`
+	Version             string `json:"version"`
+}
+
+// Discover asks the server what it serves: /v1/models (else TGI's
+// /info), /version, the KV budget (kvFlag first, then SGLang's
+// /get_server_info, then vLLM's /metrics cache_config_info, then TGI's
+// /info max_batch_total_tokens) and whether /metrics exists. Whether
 // /tokenize counts what the endpoint counts is checked after Negotiate
 // (checkTokenize), as it sends requests.
 func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error) {
@@ -119,8 +128,26 @@ func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error)
 			MaxModelLen int64  `json:"max_model_len"`
 		} `json:"data"`
 	}
+	// TGI's /info, fetched once when needed.
+	var tgi *tgiInfo
+	getTGI := func() *tgiInfo {
+		if tgi == nil {
+			tgi = &tgiInfo{}
+			if c.getJSON(ctx, "/info", tgi) != nil {
+				*tgi = tgiInfo{}
+			}
+		}
+		return tgi
+	}
 	if err := c.getJSON(ctx, "/v1/models", &models); err != nil {
-		return info, fmt.Errorf("server %s: %w", c.base, err)
+		// TGI before /v1/models: its /info names the model.
+		if getTGI().ModelID == "" {
+			return info, fmt.Errorf("server %s: %w", c.base, err)
+		}
+		models.Data = append(models.Data, struct {
+			ID          string `json:"id"`
+			MaxModelLen int64  `json:"max_model_len"`
+		}{ID: tgi.ModelID})
 	}
 	for _, m := range models.Data {
 		info.Models = append(info.Models, m.ID)
@@ -159,6 +186,18 @@ func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error)
 			}
 		}
 	}
+	if info.MaxModelLen == 0 || info.Version == "" {
+		// TGI: /info gives max_total_tokens (prompt + output of one
+		// request) and the version.
+		if t := getTGI(); t.ModelID != "" {
+			if info.MaxModelLen == 0 {
+				info.MaxModelLen = t.MaxTotalTokens
+			}
+			if info.Version == "" {
+				info.Version = t.Version
+			}
+		}
+	}
 	snap, err := c.scrape(ctx)
 	info.Metrics = err == nil
 	if kvFlag > 0 {
@@ -171,6 +210,10 @@ func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error)
 			info.KVTokens, info.KVSource = si.MaxTotalNumTokens, "/get_server_info"
 		} else if snap.kvTokens > 0 {
 			info.KVTokens, info.KVSource = snap.kvTokens, "/metrics"
+		} else if t := getTGI(); t.MaxBatchTotalTokens > 0 {
+			// The tokens (prompts and outputs) TGI's router lets one batch
+			// hold: the budget it schedules against.
+			info.KVTokens, info.KVSource = t.MaxBatchTotalTokens, "/info"
 		}
 	}
 	return info, nil

@@ -4,9 +4,10 @@
 // The pipeline of a run (Runner.Run):
 //
 //  1. Discover (capacity.go): /v1/models (max_model_len), /version (else
-//     llama.cpp's /props: a slot's n_ctx and the build), the KV
-//     budget (-kv-tokens, SGLang /get_server_info, vLLM /metrics
-//     cache_config_info), whether /metrics exists and whether /tokenize
+//     llama.cpp's /props: a slot's n_ctx and the build; TGI's /info:
+//     max_total_tokens and the version), the KV budget (-kv-tokens,
+//     SGLang /get_server_info, vLLM /metrics cache_config_info, TGI /info
+//     max_batch_total_tokens), whether /metrics exists and whether /tokenize
 //     (vLLM's or llama.cpp's form, tokenize.go) counts two probe texts as
 //     the endpoint's usage does, up to a fixed offset. Contexts
 //     are capped at max_model_len − max_tokens − 64 and labelled as the
