@@ -24,12 +24,13 @@ const (
 	FormatAIPerf       = "aiperf"
 	FormatGenAIPerf    = "genai-perf"
 	FormatAIPerfCSV    = "aiperf-csv"
+	FormatGenAIPerfCSV = "genai-perf-csv"
 	FormatLLMPerf      = "llmperf"
 )
 
 // PeerFormats lists the formats of other tools' result files, in the
 // order detection tries them.
-var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatVLLMBench, FormatSGLangBench}
+var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatGenAIPerfCSV, FormatVLLMBench, FormatSGLangBench}
 
 // peerParsers maps a peer format to the function that turns a whole
 // result file into its runs (most files hold one; an appended vLLM or
@@ -44,6 +45,7 @@ var peerParsers = map[string]func(b []byte, name string) ([]*schema.Matrix, erro
 	FormatAIPerf:       one(parseAIPerfJSON),
 	FormatGenAIPerf:    one(parseAIPerfJSON),
 	FormatAIPerfCSV:    one(parseAIPerfCSV),
+	FormatGenAIPerfCSV: one(parseGenAIPerfCSV),
 	FormatLLMPerf:      one(parseLLMPerf),
 }
 
@@ -64,6 +66,11 @@ func one(p func(b []byte, name string) (*schema.Matrix, error)) func(b []byte, n
 func detectPeer(b []byte) (string, error) {
 	t := bytes.TrimLeft(b, "\ufeff \t\r\n")
 	if bytes.HasPrefix(t, []byte("Metric,")) {
+		// GenAI-Perf writes rates "(per sec)"; AIPerf, its successor,
+		// "(tokens/sec)" and "(requests/sec)".
+		if bytes.Contains(t, []byte("(per sec)")) {
+			return FormatGenAIPerfCSV, nil
+		}
 		return FormatAIPerfCSV, nil
 	}
 	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {

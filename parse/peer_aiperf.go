@@ -16,16 +16,65 @@ import (
 )
 
 // aiperfStats is one metric block of AIPerf's profile_export_aiperf.json
-// or GenAI-Perf's profile_export_genai_perf.json.
+// or GenAI-Perf's profile_export_genai_perf.json (or a row of their CSV
+// exports): a unit and statistics by name (avg, min, max, std, sum, p1 …
+// p99). get marks a statistic as read; the others go to Extra.
 type aiperfStats struct {
-	Unit string `json:"unit"`
-	Avg  num    `json:"avg"`
-	P50  num    `json:"p50"`
-	P90  num    `json:"p90"`
-	P99  num    `json:"p99"`
-	Min  num    `json:"min"`
-	Max  num    `json:"max"`
-	Std  num    `json:"std"`
+	Unit string
+	Stat map[string]num
+	used map[string]bool
+}
+
+// UnmarshalJSON reads a block: "unit" and every numeric statistic.
+func (s *aiperfStats) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	s.Stat, s.used = map[string]num{}, map[string]bool{}
+	for k, v := range raw {
+		if k == "unit" {
+			_ = json.Unmarshal(v, &s.Unit)
+			continue
+		}
+		var n num
+		if json.Unmarshal(v, &n) == nil && n.Set {
+			s.Stat[k] = n
+		}
+	}
+	return nil
+}
+
+// get returns a statistic (unset when the block or the statistic is
+// absent) and marks it read.
+func (s *aiperfStats) get(stat string) num {
+	if s == nil {
+		return num{}
+	}
+	s.used[stat] = true
+	return s.Stat[stat]
+}
+
+// firstAvg returns the average of the first of keys the stats hold,
+// marking only that one read (the others stay for Extra).
+func firstAvg(stats map[string]*aiperfStats, keys ...string) num {
+	for _, k := range keys {
+		if s := stats[k]; s != nil {
+			if n := s.get("avg"); n.Set {
+				return n
+			}
+		}
+	}
+	return num{}
+}
+
+// skip marks every statistic of the block read without using it.
+func (s *aiperfStats) skip() {
+	if s != nil {
+		for k := range s.Stat {
+			s.used[k] = true
+		}
+	}
 }
 
 // aiperfConfig holds what speedmatrix reads of the input_config block,
@@ -64,8 +113,9 @@ type aiperfConfig struct {
 			RequestRate num `json:"request_rate"`
 		} `json:"stimulus"`
 	} `json:"perf_analyzer"`
-	Concurrency num `json:"concurrency"`
-	RequestRate num `json:"request_rate"`
+	Concurrency num   `json:"concurrency"`
+	RequestRate num   `json:"request_rate"`
+	Streaming   *bool `json:"streaming"` // GenAI-Perf, command-line era
 }
 
 // aiperfEndpoint is input_config.endpoint when it is an object.
@@ -73,6 +123,7 @@ type aiperfEndpoint struct {
 	ModelNames []string `json:"model_names"`
 	URL        string   `json:"url"`
 	URLs       []string `json:"urls"`
+	Streaming  *bool    `json:"streaming"`
 }
 
 // model returns the first model name the config records.
@@ -141,13 +192,13 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	if cfg := raw["input_config"]; bytes.Contains(cfg, []byte(`"genai_perf`)) || bytes.Contains(cfg, []byte(`"service_kind"`)) {
 		format, tool = FormatGenAIPerf, "genai-perf"
 	}
-	stats := map[string]aiperfStats{}
+	stats := map[string]*aiperfStats{}
 	for k, v := range raw {
 		if !isStatsBlock(v) {
 			continue
 		}
-		var s aiperfStats
-		if err := json.Unmarshal(v, &s); err != nil {
+		s := &aiperfStats{}
+		if err := json.Unmarshal(v, s); err != nil {
 			return nil, errorf(name, keyLine(b, k, 1), "%s: %v", k, err)
 		}
 		stats[k] = s
@@ -186,7 +237,14 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 			*dst = vllmDate(s)
 		}
 	}
-	c, err := aiperfCell(name, stats, i32(conc), rate.ptr(), keyLine(b, "time_to_first_token", 1))
+	streaming := true
+	for _, s := range []*bool{ep.Streaming, cfg.Streaming} {
+		if s != nil {
+			streaming = *s
+			break
+		}
+	}
+	c, err := aiperfCell(name, stats, i32(conc), rate.ptr(), streaming, max(keyLine(b, "time_to_first_token", 1), keyLine(b, "request_latency", 1)))
 	if err != nil {
 		return nil, err
 	}
@@ -194,72 +252,90 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	return m, nil
 }
 
-// aiperfCell maps AIPerf metric blocks (from JSON or CSV) to a serve cell.
-func aiperfCell(name string, stats map[string]aiperfStats, conc *int32, rate *float64, line int) (schema.Measurement, error) {
+// aiperfCell maps AIPerf metric blocks (from JSON or CSV) to a serve
+// cell. streaming is false when the run did not stream (GenAI-Perf then
+// writes the request latency where time to first token goes): its token
+// timing figures are left out.
+func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *float64, streaming bool, line int) (schema.Measurement, error) {
 	c := schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(line), Concurrency: conc, RequestRate: rate}
-	ms := func(key string, pick func(aiperfStats) num) *float64 {
-		s, ok := stats[key]
-		if !ok {
+	ms := func(key, stat string) *float64 {
+		s := stats[key]
+		if s == nil {
 			return nil
 		}
-		return pick(s).scaled(unitToMs(s.Unit))
+		return s.get(stat).scaled(unitToMs(s.Unit))
 	}
-	avg := func(s aiperfStats) num { return s.Avg }
-	p50 := func(s aiperfStats) num { return s.P50 }
-	p90 := func(s aiperfStats) num { return s.P90 }
-	p99 := func(s aiperfStats) num { return s.P99 }
-	c.TTFTMs, c.TTFTMeanMs, c.TTFTP90Ms, c.TTFTP99Ms = ms("time_to_first_token", p50), ms("time_to_first_token", avg), ms("time_to_first_token", p90), ms("time_to_first_token", p99)
-	c.TBTMs, c.TBTMeanMs, c.TBTP90Ms, c.TBTP99Ms = ms("inter_token_latency", p50), ms("inter_token_latency", avg), ms("inter_token_latency", p90), ms("inter_token_latency", p99)
-	c.ChunkGapP50Ms, c.ChunkGapMeanMs, c.ChunkGapP90Ms, c.ChunkGapP99Ms = ms("inter_chunk_latency", p50), ms("inter_chunk_latency", avg), ms("inter_chunk_latency", p90), ms("inter_chunk_latency", p99)
-	c.E2EP50Ms, c.E2EMeanMs, c.E2EP90Ms, c.E2EP99Ms = ms("request_latency", p50), ms("request_latency", avg), ms("request_latency", p90), ms("request_latency", p99)
-	c.TTFTP50Ms, c.TBTP50Ms = c.TTFTMs, c.TBTMs
-	c.TotalTokS = stats["output_token_throughput"].Avg.ptr()
-	u, ok := stats["output_token_throughput_per_user"]
-	if !ok {
-		// GenAI-Perf's name for it before 0.0.11 or so.
-		u, ok = stats["output_token_throughput_per_request"]
+	family := func(key string, p50, mean, p90, p99 **float64) {
+		*p50, *mean, *p90, *p99 = ms(key, "p50"), ms(key, "avg"), ms(key, "p90"), ms(key, "p99")
 	}
-	if ok {
-		c.PerRequestTokS = u.P50.ptr()
-		if c.PerRequestTokS == nil {
-			c.PerRequestTokS = u.Avg.ptr()
+	if streaming {
+		family("time_to_first_token", &c.TTFTMs, &c.TTFTMeanMs, &c.TTFTP90Ms, &c.TTFTP99Ms)
+		family("inter_token_latency", &c.TBTMs, &c.TBTMeanMs, &c.TBTP90Ms, &c.TBTP99Ms)
+		family("inter_chunk_latency", &c.ChunkGapP50Ms, &c.ChunkGapMeanMs, &c.ChunkGapP90Ms, &c.ChunkGapP99Ms)
+		// AIPerf's first non-reasoning token: time to first content.
+		c.TTFCMs = ms("time_to_first_output_token", "p50")
+		c.TTFTP50Ms, c.TBTP50Ms = c.TTFTMs, c.TBTMs
+		if u := stats["output_token_throughput_per_user"]; u != nil {
+			c.PerRequestTokS = u.get("p50").ptr()
+			if c.PerRequestTokS == nil {
+				c.PerRequestTokS = u.get("avg").ptr()
+			}
+		}
+	} else {
+		for _, k := range []string{"time_to_first_token", "time_to_second_token", "time_to_first_output_token",
+			"inter_token_latency", "inter_chunk_latency", "output_token_throughput_per_user"} {
+			stats[k].skip()
 		}
 	}
-	c.RequestThroughput = stats["request_throughput"].Avg.ptr()
-	c.PromptTokens = stats["input_sequence_length"].Avg.int()
+	family("request_latency", &c.E2EP50Ms, &c.E2EMeanMs, &c.E2EP90Ms, &c.E2EP99Ms)
+	// GenAI-Perf's older output_token_throughput_per_request is output
+	// tokens / request latency, first token included: not a decode rate.
+	// It is kept by formula, as llmperf's is.
+	if s, ok := stats["output_token_throughput_per_request"]; ok {
+		delete(stats, "output_token_throughput_per_request")
+		stats["request_output_tok_s"] = s
+	}
+	c.TotalTokS = stats["output_token_throughput"].get("avg").ptr()
+	c.RequestThroughput = stats["request_throughput"].get("avg").ptr()
+	c.PromptTokens = stats["input_sequence_length"].get("avg").int()
 	if p := c.PromptTokens; p != nil {
 		inputContext(&c, float64(*p))
 	} else {
 		c.ContextLabel = unknownContext
 	}
-	c.OutputTokens = stats["total_output_tokens"].Avg.int()
-	c.InputTokensTotal = firstSet(stats["total_isl"].Avg, stats["total_input_sequence_length"].Avg).int()
-	c.CompletedRequests = stats["request_count"].Avg.int()
-	c.ErroredRequests = stats["error_request_count"].Avg.int()
-	if s, ok := stats["output_sequence_length"]; ok {
-		metric(&c, "output_len_mean", s.Avg)
+	// total_osl counts reasoning tokens too (total_output_tokens does not):
+	// it is what output_token_throughput divides.
+	c.OutputTokens = firstAvg(stats, "total_osl", "total_output_sequence_length", "total_output_tokens").int()
+	c.InputTokensTotal = firstAvg(stats, "total_isl", "total_input_sequence_length").int()
+	c.CompletedRequests = stats["request_count"].get("avg").int()
+	c.ErroredRequests = stats["error_request_count"].get("avg").int()
+	metric(&c, "output_len_mean", stats["output_sequence_length"].get("avg"))
+	if s := stats["benchmark_duration"]; s != nil {
+		c.MeasuredS = s.get("avg").scaled(unitToMs(s.Unit) / 1000)
 	}
-	if s, ok := stats["benchmark_duration"]; ok {
-		c.MeasuredS = s.Avg.scaled(unitToMs(s.Unit) / 1000)
-	}
-	// Everything else (energy, goodput, images, …) by name, average.
-	known := map[string]bool{"time_to_first_token": true, "inter_token_latency": true, "inter_chunk_latency": true, "request_latency": true,
-		"output_token_throughput": true, "output_token_throughput_per_user": true, "output_token_throughput_per_request": true,
-		"request_throughput": true, "input_sequence_length": true, "request_count": true, "error_request_count": true,
-		"output_sequence_length": true, "benchmark_duration": true, "total_output_tokens": true, "total_isl": true,
-		"total_input_sequence_length": true}
+	// Every statistic not in a column (p25, p95, std, max, energy,
+	// goodput, …) by the tool's metric and statistic name, in the block's
+	// unit.
 	keys := make([]string, 0, len(stats))
 	for k := range stats {
-		if !known[k] {
-			keys = append(keys, k)
-		}
+		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		metric(&c, k+"_avg", stats[k].Avg)
+		s := stats[k]
+		names := make([]string, 0, len(s.Stat))
+		for st := range s.Stat {
+			if !s.used[st] {
+				names = append(names, st)
+			}
+		}
+		sort.Strings(names)
+		for _, st := range names {
+			metric(&c, k+"_"+st, s.Stat[st])
+		}
 	}
-	if c.TotalTokS == nil && c.TTFTMs == nil && c.RequestThroughput == nil {
-		return c, errorf(name, line, "no output_token_throughput, time_to_first_token or request_throughput: not an AIPerf summary")
+	if c.TotalTokS == nil && c.E2EP50Ms == nil && c.E2EMeanMs == nil && c.RequestThroughput == nil {
+		return c, errorf(name, line, "no output_token_throughput, request_latency or request_throughput: not an AIPerf summary")
 	}
 	return c, nil
 }
@@ -304,10 +380,21 @@ var aiperfCSVNames = map[string]string{
 // GPU and metric; its averages are kept as extra figures named
 // gpu<index>_<metric>.
 func parseAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
+	return parseStatsCSV(b, name, FormatAIPerfCSV)
+}
+
+// parseGenAIPerfCSV reads GenAI-Perf's profile_export_genai_perf.csv,
+// the same layout as AIPerf's with "(per sec)" units.
+func parseGenAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
+	return parseStatsCSV(b, name, FormatGenAIPerfCSV)
+}
+
+// parseStatsCSV reads the CSV export of AIPerf or GenAI-Perf (format).
+func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 	r := csv.NewReader(bytes.NewReader(b))
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
-	stats := map[string]aiperfStats{}
+	stats := map[string]*aiperfStats{}
 	var header []string
 	metricCol, gpuCol := 0, -1
 	firstLine := 0
@@ -341,7 +428,7 @@ func parseAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
 		if gpuCol >= 0 && gpuCol < len(rec) {
 			key = "gpu" + metricKey(rec[gpuCol]) + "_" + metricKey(label+" "+unit)
 		}
-		s := aiperfStats{Unit: unit}
+		s := &aiperfStats{Unit: unit, Stat: map[string]num{}, used: map[string]bool{}}
 		for i := metricCol + 1; i < len(rec) && i < len(header); i++ {
 			txt := strings.ReplaceAll(strings.TrimSpace(rec[i]), ",", "")
 			if txt == "" || txt == "N/A" {
@@ -351,23 +438,14 @@ func parseAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
 			if err != nil {
 				return nil, errorf(name, line, "%s: %s %q is not a number", label, header[i], rec[i])
 			}
-			n := num{V: v, Set: true}
-			switch strings.ToLower(strings.TrimSpace(header[i])) {
-			case "avg", "value", "mean":
-				s.Avg = n
-			case "p50", "median":
-				s.P50 = n
-			case "p90":
-				s.P90 = n
-			case "p99":
-				s.P99 = n
-			case "min":
-				s.Min = n
-			case "max":
-				s.Max = n
-			case "std":
-				s.Std = n
+			stat := strings.ToLower(strings.TrimSpace(header[i]))
+			switch stat {
+			case "value", "mean":
+				stat = "avg"
+			case "median":
+				stat = "p50"
 			}
+			s.Stat[stat] = num{V: v, Set: true}
 		}
 		if firstLine == 0 {
 			firstLine = line
@@ -377,10 +455,14 @@ func parseAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
 	if len(stats) == 0 {
 		return nil, errorf(name, 1, "AIPerf CSV with no metric rows")
 	}
-	m := peerMatrix("aiperf", "")
-	m.Run.SourceFormat = FormatAIPerfCSV
-	m.Run.Title = "aiperf: model not recorded in the CSV export"
-	c, err := aiperfCell(name, stats, nil, nil, firstLine)
+	tool := "aiperf"
+	if format == FormatGenAIPerfCSV {
+		tool = "genai-perf"
+	}
+	m := peerMatrix(tool, "")
+	m.Run.SourceFormat = format
+	m.Run.Title = tool + ": model not recorded in the CSV export"
+	c, err := aiperfCell(name, stats, nil, nil, true, firstLine)
 	if err != nil {
 		return nil, err
 	}

@@ -91,8 +91,11 @@ func (f *flatResult) latencies(name, metric string, median, mean, p90, p99 **flo
 
 // extras moves every numeric key not read into a named column into
 // Measurement.Extra, named by the tool's key with "." replaced ("p99.9_ttft_ms"
-// becomes "p99_9_ttft_ms"), so nothing the tool measured is lost.
-func (f *flatResult) extras(m *schema.Measurement) {
+// becomes "p99_9_ttft_ms"), so nothing the tool measured is lost. Numbers
+// written as strings count when numericStrings is set (llmperf writes
+// some min/max as "3753"); vLLM's are --metadata labels, kept by
+// stringFields.
+func (f *flatResult) extras(m *schema.Measurement, numericStrings bool) {
 	keys := make([]string, 0, len(f.raw))
 	for k := range f.raw {
 		if !f.used[k] {
@@ -102,9 +105,7 @@ func (f *flatResult) extras(m *schema.Measurement) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		raw := f.raw[k]
-		// Strings are labels (vLLM's --metadata k=v pairs keep their
-		// values as strings, "4" included): stringFields takes them.
-		if len(raw) == 0 || raw[0] == '[' || raw[0] == '{' || raw[0] == '"' {
+		if len(raw) == 0 || raw[0] == '[' || raw[0] == '{' || raw[0] == '"' && !numericStrings {
 			continue
 		}
 		var n num
@@ -376,6 +377,15 @@ func startServing(name string, f *flatResult, e2eKey string) *servingCell {
 		if err := f.latencies(name, l.metric, l.med, l.mean, l.p90, l.p99); err != nil && s.err == nil {
 			s.err = err
 		}
+		// Note: both tools print 0 for a latency they collected no sample
+		// of (np.median(itls or 0): no chunk gaps with max_tokens 1 or
+		// without streaming; no TPOT for one-token outputs). A measured
+		// latency is never exactly 0, so 0 is null.
+		for _, p := range []**float64{l.med, l.mean, l.p90, l.p99} {
+			if *p != nil && **p == 0 {
+				*p = nil
+			}
+		}
 	}
 	c.TTFTP50Ms, c.TBTP50Ms = c.TTFTMs, c.TBTMs
 	if c.TBTMs != nil && *c.TBTMs > 0 {
@@ -400,7 +410,7 @@ func (s *servingCell) finish(tool string, runKeys ...string) (schema.Measurement
 	for _, k := range runKeys {
 		s.f.used[k] = true
 	}
-	s.f.extras(&s.c)
+	s.f.extras(&s.c, false)
 	if s.err != nil {
 		return s.c, s.err
 	}

@@ -19,7 +19,8 @@ import (
 // (median → ttft_ms), results_ttft_s_mean → ttft_mean_ms,
 // results_end_to_end_latency_s_* → e2e_*, results_mean_output_throughput_token_per_s
 // → total_tok_s, num_concurrent_requests → concurrency, mean_input_tokens
-// → prompt_tokens (and the context label), results_num_completed_requests
+// → the context label, results_number_input_tokens_mean (else
+// mean_input_tokens) → prompt_tokens, results_num_completed_requests
 // → completed_requests, results_number_errors → errored_requests,
 // framework → engine, timestamp → started_at.
 func parseLLMPerf(b []byte, name string) (*schema.Matrix, error) {
@@ -69,9 +70,12 @@ func llmperfCell(name string, f *flatResult) (schema.Measurement, error) {
 	}
 	ms := func(key string) *float64 { return get(key).scaled(1000) }
 	c.Concurrency = i32(get("num_concurrent_requests"))
+	// The context is the configured mean prompt length (stable across
+	// the runs of a sweep); prompt_tokens the measured mean when the
+	// summary has it.
 	in := get("mean_input_tokens")
 	inputContext(&c, in.V)
-	c.PromptTokens = in.int()
+	c.PromptTokens = firstSet(get("results_number_input_tokens_mean"), in).int()
 	c.TTFTMs = ms("results_ttft_s_quantiles_p50")
 	c.TTFTP50Ms = c.TTFTMs
 	c.TTFTP90Ms = ms("results_ttft_s_quantiles_p90")
@@ -111,7 +115,7 @@ func llmperfCell(name string, f *flatResult) (schema.Measurement, error) {
 	for _, k := range []string{"version", "name", "model", "framework", "timestamp", "results_error_code_frequency"} {
 		f.used[k] = true
 	}
-	f.extras(&c)
+	f.extras(&c, true)
 	if firstErr != nil {
 		return c, firstErr
 	}

@@ -187,6 +187,7 @@ func TestPeerFiles(t *testing.T) {
 			{"llmperf ITL kept by formula", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "e2e_per_token_ms_p50") }, 5.320808651546638},
 			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 441.84737788500206},
 			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 150},
+			{"a number written as a string kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "results_number_input_tokens_min") }, 550},
 		}},
 		{"aiperf/profile_export_aiperf.json", FormatAIPerf, "Qwen3-0.6B", 1, []check{
 			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 20},
@@ -204,9 +205,13 @@ func TestPeerFiles(t *testing.T) {
 		// not excluded from results (the warm-up ran at another rate).
 		{"aiperf/profile_export_aiperf-v0.10-phases.json", FormatAIPerf, "model-nvfp4", 1, []check{
 			{"rate of the measured phase", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 0.8},
-			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 42744},
+
 			{"input tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].InputTokensTotal) }, 285000},
 			{"duration in sec", func(m *schema.Matrix) *float64 { return m.Measurements[0].MeasuredS }, 124.125},
+			{"output tokens with reasoning (total_osl)", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 42800},
+			{"answer tokens kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "total_output_tokens_avg") }, 42744},
+			{"time to first content", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFCMs }, 150.75},
+			{"every other statistic kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_max") }, 10511},
 			{"start time", func(m *schema.Matrix) *float64 {
 				if m.Run.StartedAt == nil || m.Run.FinishedAt == nil {
 					return nil
@@ -226,7 +231,15 @@ func TestPeerFiles(t *testing.T) {
 		// URL, and the per-user rate has its older name.
 		{"genai-perf/profile_export_genai_perf-cli.json", FormatGenAIPerf, "model-20b", 1, []check{
 			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 1},
-			{"per request p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].PerRequestTokS }, 40.5},
+			// Output tokens / request latency (first token included): by
+			// formula in extra, not a decode rate.
+			{"per request rate kept apart", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_output_tok_s_p50") }, 40.5},
+			{"no per-request decode rate", func(m *schema.Matrix) *float64 {
+				if m.Measurements[0].PerRequestTokS != nil {
+					return f(1)
+				}
+				return f(0)
+			}, 0},
 			{"tbt", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 7.0625},
 		}},
 		// GenAI-Perf of the config-file era: model_names and
@@ -234,6 +247,26 @@ func TestPeerFiles(t *testing.T) {
 		{"genai-perf/profile_export_genai_perf-config.json", FormatGenAIPerf, "model-20b", 1, []check{
 			{"request rate", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 4},
 			{"ttft p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 90.25},
+		}},
+		// GenAI-Perf without streaming writes the request latency as TTFT
+		// and zeros as ITL: token timing is left out.
+		{"genai-perf/profile_export_genai_perf-nonstreaming.json", FormatGenAIPerf, "gpt-4o-mini", 1, []check{
+			{"no ttft, tbt or decode rate", func(m *schema.Matrix) *float64 {
+				c := m.Measurements[0]
+				if c.TTFTMs != nil || c.TBTMs != nil || c.PerRequestTokS != nil || extra(&c, "time_to_first_token_p50") != nil || extra(&c, "inter_token_latency_avg") != nil {
+					return f(1)
+				}
+				return f(0)
+			}, 0},
+			{"e2e p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 2090.25},
+			{"e2e p95 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p95") }, 4890.25},
+		}},
+		// GenAI-Perf's CSV: "(per sec)" rates, p25–p99 columns, CRLF.
+		{"genai-perf/profile_export_genai_perf.csv", FormatGenAIPerfCSV, "", 1, []check{
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 55.5},
+			{"e2e p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 2613.75},
+			{"e2e p25 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p25") }, 1250.5},
+			{"requests", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 39},
 		}},
 		{"genai-perf/profile_export_genai_perf.json", FormatGenAIPerf, "gpt2", 1, []check{
 			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 10},
@@ -535,6 +568,23 @@ func TestPeerRuns(t *testing.T) {
 		}
 		c := ms[0].Measurements[1]
 		if !near(c.AvgActiveRequests, 16*0.97) || c.ContextLabel != "1K" || !near(extra(&c, "random_output_len"), 128) {
+			t.Errorf("cell %s", js(c))
+		}
+	})
+
+	t.Run("a latency printed as 0 is none", func(t *testing.T) {
+		// An older SGLang line (no dataset name, no server_info) whose
+		// run collected no chunk gaps: np.median([] or 0) printed 0.
+		line := `{"backend": "sglang", "request_rate": Infinity, "total_input_tokens": 342460, "total_output_tokens": 218257, ` +
+			`"total_output_tokens_retokenized": 2356, "mean_e2e_latency_ms": 42764.5, "median_e2e_latency_ms": 43827.25, ` +
+			`"median_ttft_ms": 14326.75, "median_itl_ms": 0.0, "output_throughput": 2573.75, "random_input_len": 1024, ` +
+			`"random_output_len": 128, "random_range_ratio": 0.0, "duration": 84.75, "completed": 996}` + "\n"
+		ms, err := ParseAllBytes([]byte(line), "old.jsonl", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := ms[0].Measurements[0]
+		if c.ChunkGapP50Ms != nil || !near(c.TTFTMs, 14326.75) || !near(c.E2EP50Ms, 43827.25) {
 			t.Errorf("cell %s", js(c))
 		}
 	})
