@@ -5,8 +5,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -316,22 +316,12 @@ func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *f
 	// Every statistic not in a column (p25, p95, std, max, energy,
 	// goodput, …) by the tool's metric and statistic name, in the block's
 	// unit.
-	keys := make([]string, 0, len(stats))
-	for k := range stats {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(stats)) {
 		s := stats[k]
-		names := make([]string, 0, len(s.Stat))
-		for st := range s.Stat {
+		for _, st := range slices.Sorted(maps.Keys(s.Stat)) {
 			if !s.used[st] {
-				names = append(names, st)
+				metric(&c, k+"_"+st, s.Stat[st])
 			}
-		}
-		sort.Strings(names)
-		for _, st := range names {
-			metric(&c, k+"_"+st, s.Stat[st])
 		}
 	}
 	if c.TotalTokS == nil && c.E2EP50Ms == nil && c.E2EMeanMs == nil && c.RequestThroughput == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -96,16 +97,9 @@ func (f *flatResult) latencies(name, metric string, median, mean, p90, p99 **flo
 // some min/max as "3753"); vLLM's are --metadata labels, kept by
 // stringFields.
 func (f *flatResult) extras(m *schema.Measurement, numericStrings bool) {
-	keys := make([]string, 0, len(f.raw))
-	for k := range f.raw {
-		if !f.used[k] {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(f.raw)) {
 		raw := f.raw[k]
-		if len(raw) == 0 || raw[0] == '[' || raw[0] == '{' || raw[0] == '"' && !numericStrings {
+		if f.used[k] || len(raw) == 0 || raw[0] == '[' || raw[0] == '{' || raw[0] == '"' && !numericStrings {
 			continue
 		}
 		var n num
@@ -120,12 +114,7 @@ func (f *flatResult) extras(m *schema.Measurement, numericStrings bool) {
 // (vLLM's --metadata k=v pairs land there, numbers as strings included).
 func (f *flatResult) stringFields() []schema.KV {
 	var out []schema.KV
-	keys := make([]string, 0, len(f.raw))
-	for k := range f.raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(f.raw)) {
 		if f.used[k] {
 			continue
 		}
@@ -152,13 +141,8 @@ var configKeys = []string{"label", "random_output_len", "sharegpt_output_len", "
 // cell is read (which marks dates, models and the like as read: they
 // differ between repeats or are compared apart) and before stringFields.
 func (f *flatResult) config() []schema.KV {
-	keys := make([]string, 0, len(f.raw))
-	for k := range f.raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var out []schema.KV
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(f.raw)) {
 		raw := f.raw[k]
 		if string(raw) == "null" || f.used[k] && !slices.Contains(configKeys, k) {
 			continue
