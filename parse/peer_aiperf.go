@@ -248,6 +248,9 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t, ok := raw["telemetry_data"]; ok {
+		gpuTelemetry(&c, t)
+	}
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
 }
@@ -368,7 +371,7 @@ var aiperfCSVNames = map[string]string{
 // header has columns before "Metric" (AIPerf's GPU telemetry:
 // "Endpoint,GPU_Index,GPU_Name,GPU_UUID,Metric,avg,…") holds a row per
 // GPU and metric; its averages are kept as extra figures named
-// gpu<index>_<metric>.
+// gpu<index>_<metric>_<unit>_avg.
 func parseAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
 	return parseStatsCSV(b, name, FormatAIPerfCSV)
 }
@@ -415,7 +418,8 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 		if !ok {
 			key = metricKey(label)
 		}
-		if gpuCol >= 0 && gpuCol < len(rec) {
+		gpu := gpuCol >= 0 && gpuCol < len(rec)
+		if gpu {
 			key = "gpu" + metricKey(rec[gpuCol]) + "_" + metricKey(label+" "+unit)
 		}
 		s := &aiperfStats{Unit: unit, Stat: map[string]num{}, used: map[string]bool{}}
@@ -436,6 +440,12 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 				stat = "p50"
 			}
 			s.Stat[stat] = num{V: v, Set: true}
+		}
+		if gpu {
+			// GPU telemetry: the average per GPU and metric (all fifteen
+			// statistics of eight GPUs would outnumber the benchmark's
+			// own figures).
+			s.Stat = map[string]num{"avg": s.Stat["avg"]}
 		}
 		if firstLine == 0 {
 			firstLine = line
@@ -458,6 +468,40 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 	}
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
+}
+
+// gpuTelemetry keeps AIPerf's GPU telemetry (telemetry_data: per endpoint,
+// per GPU, metric blocks) as the average of each metric per GPU, named as
+// the CSV export's rows are: gpu<index>_<metric>_<unit>_avg
+// ("gpu0_gpu_power_usage_w_avg"). The GPUs are found wherever they sit in
+// the block: an object with a gpu_index and metrics.
+func gpuTelemetry(c *schema.Measurement, raw json.RawMessage) {
+	var walk func(raw json.RawMessage)
+	walk = func(raw json.RawMessage) {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil {
+			return
+		}
+		var idx num
+		if json.Unmarshal(obj["gpu_index"], &idx) == nil && idx.Set {
+			var metrics map[string]*aiperfStats
+			if json.Unmarshal(obj["metrics"], &metrics) == nil {
+				for _, k := range slices.Sorted(maps.Keys(metrics)) {
+					if s := metrics[k]; s != nil {
+						name := strings.TrimSuffix("gpu"+strconv.Itoa(int(idx.V))+"_"+metricKey(k+" "+s.Unit), "_")
+						metric(c, name+"_avg", s.Stat["avg"])
+					}
+				}
+			}
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if v := obj[k]; len(v) > 0 && v[0] == '{' {
+				walk(v)
+			}
+		}
+	}
+	walk(raw)
 }
 
 // metricKey turns a display name into a figure name: lower case, each

@@ -212,6 +212,15 @@ func TestPeerFiles(t *testing.T) {
 			{"answer tokens kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "total_output_tokens_avg") }, 42744},
 			{"time to first content", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFCMs }, 150.75},
 			{"every other statistic kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_max") }, 10511},
+			{"GPU 1 power, named as in the CSV", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu1_gpu_power_usage_w_avg") }, 398.75},
+			{"GPU 0 temperature", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu0_gpu_temperature_c_avg") }, 61.5},
+			{"GPU 0 utilization", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu0_gpu_utilization_avg") }, 91.25},
+			{"averages only", func(m *schema.Matrix) *float64 {
+				if extra(&m.Measurements[0], "gpu0_gpu_power_usage_w_max") != nil || extra(&m.Measurements[0], "telemetry_data_avg") != nil {
+					return f(1)
+				}
+				return f(0)
+			}, 0},
 			{"start time", func(m *schema.Matrix) *float64 {
 				if m.Run.StartedAt == nil || m.Run.FinishedAt == nil {
 					return nil
