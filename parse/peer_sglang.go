@@ -114,8 +114,9 @@ func sglangCell(name string, f *flatResult) (schema.Measurement, error) {
 	if isl := s.get("random_input_len"); isl.Set && isl.V > 0 && f.str("dataset_name") == "random" {
 		metric(c, "random_input_len", isl)
 		mean := isl.V
-		if r := s.get("random_range_ratio"); r.Set && r.V >= 0 && r.V < 1 {
-			metric(c, "random_range_ratio", r)
+		r := s.get("random_range_ratio")
+		metric(c, "random_range_ratio", r)
+		if r.Set && r.V >= 0 && r.V < 1 {
 			mean = (max(math.Floor(isl.V*r.V), 1) + isl.V) / 2
 		}
 		inputContext(c, mean)

@@ -576,7 +576,7 @@ func TestPeerRuns(t *testing.T) {
 			t.Errorf("run %s", js(r))
 		}
 		c := ms[0].Measurements[1]
-		if !near(c.AvgActiveRequests, 16*0.97) || c.ContextLabel != "1K" || !near(extra(&c, "random_output_len"), 128) {
+		if !near(c.AvgActiveRequests, 16*0.97) || c.ContextLabel != "1K" || !near(extra(&c, "random_output_len"), 128) || !near(extra(&c, "random_range_ratio"), 1) {
 			t.Errorf("cell %s", js(c))
 		}
 	})
