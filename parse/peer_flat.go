@@ -200,6 +200,20 @@ func splitRuns(models []string, configs [][]schema.KV) (groups [][]int, labels [
 	return groups, labels
 }
 
+// splitRun starts the matrix of one run that splitRuns found: the tool
+// and its format, the model, and a title of the tool's display name, the
+// model (or "model not recorded") and what sets the run apart (label).
+func splitRun(tool, format, display, modelID, label string) *schema.Matrix {
+	m := peerMatrix(tool, "")
+	m.Run.SourceFormat = format
+	m.Run.ModelID, m.Run.Model = modelID, modelBase(modelID)
+	m.Run.Title = display + ": " + firstNonEmpty(m.Run.Model, "model not recorded")
+	if label != "" {
+		m.Run.Title += " (" + label + ")"
+	}
+	return m
+}
+
 // kvString prints pairs as "k=v, k=v".
 func kvString(kvs []schema.KV) string {
 	parts := make([]string, len(kvs))

@@ -50,14 +50,7 @@ func parseSGLangBench(b []byte, name string) ([]*schema.Matrix, error) {
 	out := make([]*schema.Matrix, 0, len(groups))
 	for g, is := range groups {
 		f, si := objs[is[0]], infos[is[0]]
-		m := peerMatrix("sglang bench_serving", "")
-		m.Run.SourceFormat = FormatSGLangBench
-		m.Run.ModelID = models[is[0]]
-		m.Run.Model = modelBase(m.Run.ModelID)
-		m.Run.Title = "SGLang bench_serving: " + firstNonEmpty(m.Run.Model, "model not recorded")
-		if labels[g] != "" {
-			m.Run.Title += " (" + labels[g] + ")"
-		}
+		m := splitRun("sglang bench_serving", FormatSGLangBench, "SGLang bench_serving", models[is[0]], labels[g])
 		addField(&m.Run, "Run", "Backend", f.str("backend"))
 		if si.Version != "" {
 			m.Run.Engine, m.Run.EngineVersion = "sglang", si.Version

@@ -48,14 +48,7 @@ func parseVLLMBench(b []byte, name string) ([]*schema.Matrix, error) {
 	out := make([]*schema.Matrix, 0, len(groups))
 	for g, is := range groups {
 		f := objs[is[0]]
-		m := peerMatrix("vllm bench serve", "")
-		m.Run.SourceFormat = FormatVLLMBench
-		m.Run.ModelID = models[is[0]]
-		m.Run.Model = modelBase(m.Run.ModelID)
-		m.Run.Title = "vLLM bench serve: " + m.Run.Model
-		if labels[g] != "" {
-			m.Run.Title += " (" + labels[g] + ")"
-		}
+		m := splitRun("vllm bench serve", FormatVLLMBench, "vLLM bench serve", models[is[0]], labels[g])
 		if d := f.str("date"); d != "" {
 			m.Run.StartedAt = vllmDate(d)
 			addField(&m.Run, "Run", "Date", d)
