@@ -122,11 +122,12 @@ type tgiInfo struct {
 // (checkTokenize), as it sends requests.
 func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error) {
 	var info ServerInfo
+	type model struct {
+		ID          string `json:"id"`
+		MaxModelLen int64  `json:"max_model_len"`
+	}
 	var models struct {
-		Data []struct {
-			ID          string `json:"id"`
-			MaxModelLen int64  `json:"max_model_len"`
-		} `json:"data"`
+		Data []model `json:"data"`
 	}
 	// TGI's /info, fetched once when needed.
 	var tgi *tgiInfo
@@ -144,10 +145,7 @@ func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error)
 		if getTGI().ModelID == "" {
 			return info, fmt.Errorf("server %s: %w", c.base, err)
 		}
-		models.Data = append(models.Data, struct {
-			ID          string `json:"id"`
-			MaxModelLen int64  `json:"max_model_len"`
-		}{ID: tgi.ModelID})
+		models.Data = append(models.Data, model{ID: tgi.ModelID})
 	}
 	for _, m := range models.Data {
 		info.Models = append(info.Models, m.ID)
