@@ -67,6 +67,16 @@ func TestPeerFiles(t *testing.T) {
 		}
 		return f(float64(*p))
 	}
+	// set counts the figures present among ps (checks of absence want 0).
+	set := func(ps ...*float64) *float64 {
+		n := 0.0
+		for _, p := range ps {
+			if p != nil {
+				n++
+			}
+		}
+		return f(n)
+	}
 	i32p := func(p *int32) *float64 {
 		if p == nil {
 			return nil
@@ -111,10 +121,7 @@ func TestPeerFiles(t *testing.T) {
 			{"request throughput", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 10.47},
 			{"input tok/s as printed", func(m *schema.Matrix) *float64 { return m.Measurements[0].InputTokS }, 2251.3},
 			{"no misspelt extra", func(m *schema.Matrix) *float64 {
-				if extra(&m.Measurements[0], "request_inthroughput") != nil || extra(&m.Measurements[0], "input_throughput") != nil {
-					return f(1)
-				}
-				return f(0)
+				return set(extra(&m.Measurements[0], "request_inthroughput"), extra(&m.Measurements[0], "input_throughput"))
 			}, 0},
 		}},
 		{"vllm/sweep-array.json", FormatVLLMBench, "Qwen3-32B", 2, []check{
@@ -178,12 +185,7 @@ func TestPeerFiles(t *testing.T) {
 		{"llmperf/leaderboard-groq_70b_summary.json", FormatLLMPerf, "llama2-70b-4096", 1, []check{
 			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 5},
 			{"ttft seconds to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 221.8883791938424},
-			{"llmperf ITL is not tbt", func(m *schema.Matrix) *float64 {
-				if m.Measurements[0].TBTMs != nil {
-					return f(1)
-				}
-				return f(0)
-			}, 0},
+			{"llmperf ITL is not tbt", func(m *schema.Matrix) *float64 { return set(m.Measurements[0].TBTMs) }, 0},
 			{"llmperf ITL kept by formula", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "e2e_per_token_ms_p50") }, 5.320808651546638},
 			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 441.84737788500206},
 			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 150},
@@ -216,10 +218,7 @@ func TestPeerFiles(t *testing.T) {
 			{"GPU 0 temperature", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu0_gpu_temperature_c_avg") }, 61.5},
 			{"GPU 0 utilization", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu0_gpu_utilization_avg") }, 91.25},
 			{"averages only", func(m *schema.Matrix) *float64 {
-				if extra(&m.Measurements[0], "gpu0_gpu_power_usage_w_max") != nil || extra(&m.Measurements[0], "telemetry_data_avg") != nil {
-					return f(1)
-				}
-				return f(0)
+				return set(extra(&m.Measurements[0], "gpu0_gpu_power_usage_w_max"), extra(&m.Measurements[0], "telemetry_data_avg"))
 			}, 0},
 			{"start time", func(m *schema.Matrix) *float64 {
 				if m.Run.StartedAt == nil || m.Run.FinishedAt == nil {
@@ -243,12 +242,7 @@ func TestPeerFiles(t *testing.T) {
 			// Output tokens / request latency (first token included): by
 			// formula in extra, not a decode rate.
 			{"per request rate kept apart", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_output_tok_s_p50") }, 40.5},
-			{"no per-request decode rate", func(m *schema.Matrix) *float64 {
-				if m.Measurements[0].PerRequestTokS != nil {
-					return f(1)
-				}
-				return f(0)
-			}, 0},
+			{"no per-request decode rate", func(m *schema.Matrix) *float64 { return set(m.Measurements[0].PerRequestTokS) }, 0},
 			{"tbt", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 7.0625},
 		}},
 		// GenAI-Perf of the config-file era: model_names and
@@ -262,10 +256,7 @@ func TestPeerFiles(t *testing.T) {
 		{"genai-perf/profile_export_genai_perf-nonstreaming.json", FormatGenAIPerf, "gpt-4o-mini", 1, []check{
 			{"no ttft, tbt or decode rate", func(m *schema.Matrix) *float64 {
 				c := m.Measurements[0]
-				if c.TTFTMs != nil || c.TBTMs != nil || c.PerRequestTokS != nil || extra(&c, "time_to_first_token_p50") != nil || extra(&c, "inter_token_latency_avg") != nil {
-					return f(1)
-				}
-				return f(0)
+				return set(c.TTFTMs, c.TBTMs, c.PerRequestTokS, extra(&c, "time_to_first_token_p50"), extra(&c, "inter_token_latency_avg"))
 			}, 0},
 			{"e2e p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 2090.25},
 			{"e2e p95 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p95") }, 4890.25},
