@@ -93,16 +93,28 @@ func deref(p *int64) any {
 	return *p
 }
 
-// mustParseFile parses a file of any format, failing the test on error.
+// mustParseFile parses a file of any format that holds one run, failing
+// the test on error.
 func mustParseFile(t *testing.T, path string) *schema.Matrix {
+	t.Helper()
+	m, err := single(mustParseAll(t, path), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// mustParseAll parses a file of any format into its runs, failing the
+// test on error.
+func mustParseAll(t *testing.T, path string) []*schema.Matrix {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ParseBytes(b, path, "")
+	ms, err := ParseAllBytes(b, path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return ms
 }

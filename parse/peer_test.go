@@ -470,15 +470,7 @@ func js(v any) string { b, _ := json.Marshal(v); return string(b) }
 func TestPeerRuns(t *testing.T) {
 	read := func(rel string) []*schema.Matrix {
 		t.Helper()
-		b, err := os.ReadFile(filepath.Join("testdata", "peers", rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms, err := ParseAllBytes(b, rel, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ms
+		return mustParseAll(t, filepath.Join("testdata", "peers", rel))
 	}
 	meta := func(m *schema.Matrix, key string) string {
 		for _, f := range m.Run.Metadata {
