@@ -96,6 +96,10 @@ func writeHTML(b *bytes.Buffer, v *view) {
 	if len(v.Prefill) > 0 {
 		w("<section>\n<h2>", secPrefill, "</h2>\n<p class=\"caption\">", e(prefillCap), "</p>\n<div class=\"cards\">\n")
 		for _, p := range v.Prefill {
+			if p.Status != "" {
+				w("<div class=\"card\"><span class=\"ctx\">", e(p.Context), " context</span><span class=\"status\">", e(p.Status), "</span></div>\n")
+				continue
+			}
 			w("<div class=\"card\"><span class=\"ctx\">", e(p.Context), " context</span><span class=\"toks\">",
 				e(p.TokS), "</span><span class=\"ttft\">", e(p.TTFT), " TTFT</span></div>\n")
 		}

@@ -63,6 +63,10 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 		mdRow(b, []string{gridCornerHdr, "Prompt tok/s", "TTFT"})
 		mdRule(b, 3)
 		for _, p := range v.Prefill {
+			if p.Status != "" {
+				mdRow(b, []string{p.Context, p.Status, ""})
+				continue
+			}
 			mdRow(b, []string{p.Context, p.TokS, p.TTFT})
 		}
 		b.WriteByte('\n')

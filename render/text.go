@@ -53,6 +53,10 @@ func writeText(b *bytes.Buffer, v *view) {
 		line(secPrefill)
 		b.WriteString(prefillCap)
 		for _, p := range v.Prefill {
+			if p.Status != "" {
+				line(p.Context, " context", p.Status)
+				continue
+			}
 			line(p.Context, " context", p.TokS, p.TTFT, " TTFT")
 		}
 	}

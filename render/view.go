@@ -39,9 +39,12 @@ type section struct {
 	Fields []schema.KV
 }
 
-// prefillFig is one prefill figure: "8K", "55K", "149 ms".
+// prefillFig is one prefill figure: "8K", "55K", "149 ms"; a cell that
+// is not valid prints its Status ("Error") instead, as the decode matrix
+// does, so a failed prefill reads back as the status it has.
 type prefillFig struct {
 	Context, TokS, TTFT string
+	Status              string
 }
 
 // grid is the sustained decode matrix: rows are contexts, columns
@@ -145,6 +148,10 @@ func newView(m *schema.Matrix) *view {
 			continue
 		}
 		prefillCtx = append(prefillCtx, label(x))
+		if x.Status != schema.StatusValid {
+			v.Prefill = append(v.Prefill, prefillFig{Context: label(x), Status: StatusLabel(x.Status)})
+			continue
+		}
 		v.Prefill = append(v.Prefill, prefillFig{
 			Context: label(x),
 			TokS:    optF(x.TotalTokS, FormatTokS),
