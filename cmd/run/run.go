@@ -353,6 +353,9 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 			return err
 		case cp.Key != key:
 			return usageError{fmt.Errorf("-resume: checkpoint %s is of a run with other settings", cpPath)}
+		case cp.Complete:
+			fmt.Fprintf(stderr, "run: the run in %s is finished (%d cells); writing its document and archive\n", cpPath, len(cp.Matrix.Measurements))
+			return commit(o, cpPath, cp.Matrix, stdout)
 		}
 		cfg.Tag, cfg.Done = cp.Tag, cp.Matrix
 		fmt.Fprintf(stderr, "run: resuming %d finished cells from %s\n", len(cp.Matrix.Measurements), cpPath)
@@ -372,6 +375,9 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	m, err := r.Run(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
+			if _, serr := os.Stat(cpPath); serr != nil {
+				return fmt.Errorf("%w before any cell finished: nothing was saved", errInterrupted)
+			}
 			n := 0
 			if m != nil {
 				n = len(m.Measurements)
@@ -380,33 +386,65 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	m, err = asDocument(m, o.out)
+	// The finished run is saved before anything is written from it, so
+	// that a failure or a kill in any later step leaves a checkpoint
+	// that -resume completes with this very matrix (and run id).
+	if err := runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Matrix: m, Complete: true}); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := failpoint("checkpoint"); err != nil {
+		return err
+	}
+	return commit(o, cpPath, m, stdout)
+}
+
+// failpoint is where a test makes the command fail (as if the process
+// were killed) between the steps that end a run; nil outside tests.
+var failpoint = func(step string) error { return nil }
+
+// commit turns a finished run into its document and its archived rows,
+// in the order that can neither lose nor double it: the document is
+// written first (atomically), then the run is appended to the archive,
+// and only then is the checkpoint removed. A failure at any step keeps
+// the checkpoint, and -resume repeats the steps with the same matrix:
+// the document is rewritten to the same bytes and the archive reports
+// the run it already holds as a duplicate.
+func commit(o *options, cpPath string, m *schema.Matrix, stdout io.Writer) error {
+	m, err := asDocument(m, o.out)
 	if err != nil {
 		return fmt.Errorf("%w (the run is kept in %s)", err, cpPath)
+	}
+	if o.out != "" {
+		if err := writeDocument(o.out, m); err != nil {
+			return fmt.Errorf("%w (the run is kept in %s; -resume writes it)", err, cpPath)
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", o.out)
+	}
+	if err := failpoint("out"); err != nil {
+		return err
 	}
 	if o.archive != "" {
 		a, err := archive.Open(o.archive)
 		if err != nil {
-			return err
+			return fmt.Errorf("archive: %w (the run is kept in %s; -resume archives it)", err, cpPath)
 		}
 		res, err := a.Append(context.Background(), []*schema.Matrix{m})
 		if err != nil {
-			return fmt.Errorf("archive: %w (the run is kept in %s)", err, cpPath)
+			return fmt.Errorf("archive: %w (the run is kept in %s; -resume archives it)", err, cpPath)
 		}
 		fmt.Fprintf(stdout, "archived run %s in %s (%s)\n", m.Run.RunID, o.archive, res.Items[0].Outcome)
 	}
-	if o.out != "" {
-		if err := writeDocument(o.out, m); err != nil {
-			return fmt.Errorf("%w (the run is kept in %s)", err, cpPath)
-		}
-		fmt.Fprintf(stdout, "wrote %s\n", o.out)
+	if err := failpoint("archive"); err != nil {
+		return err
 	}
 	if o.archive == "" && o.out == "" {
 		if err := render.Text(stdout, m); err != nil {
 			return err
 		}
 	}
-	os.Remove(cpPath)
+	if err := os.Remove(cpPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("the run is written, but its checkpoint stays: %w", err)
+	}
 	return nil
 }
 
@@ -451,11 +489,7 @@ func writeDocument(path string, m *schema.Matrix) error {
 	if err := w(&b, m); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return runner.WriteAtomic(path, b.Bytes(), 0o644)
 }
 
 // checkpointPath is beside -out, else in -archive, else in the current
