@@ -1,0 +1,112 @@
+package redact
+
+import (
+	"io"
+	"net/url"
+	"reflect"
+	"strings"
+)
+
+// MinSecret is the shortest known secret a Scrubber replaces: a shorter
+// value would replace ordinary text wherever it occurs.
+const MinSecret = 4
+
+// Scrubber removes known secret values (the API key the client sends, the
+// password of the server's URL) and everything Text finds from the texts
+// it is given. The zero value and nil remove only what Text finds.
+type Scrubber struct {
+	known []string
+}
+
+// NewScrubber returns a scrubber for the given secret values; empty and
+// shorter than MinSecret ones are ignored.
+func NewScrubber(secrets ...string) *Scrubber {
+	s := &Scrubber{}
+	for _, v := range secrets {
+		if len(v) >= MinSecret {
+			s.known = append(s.known, v)
+		}
+	}
+	return s
+}
+
+// URLSecrets returns the user information of a URL ("user:password" and
+// the password, as printed and decoded), for NewScrubber.
+func URLSecrets(raw string) []string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.User == nil {
+		return nil
+	}
+	out := []string{u.User.String()}
+	if p, ok := u.User.Password(); ok {
+		out = append(out, p, url.QueryEscape(p))
+	}
+	return out
+}
+
+// String returns s with every known secret and everything Text finds
+// replaced by Marker.
+func (sc *Scrubber) String(s string) string {
+	if sc != nil {
+		for _, k := range sc.known {
+			if strings.Contains(s, k) {
+				s = strings.ReplaceAll(s, k, Marker)
+			}
+		}
+	}
+	return Text(s)
+}
+
+// Walk scrubs, in place, every string v reaches through exported
+// struct fields, pointers, slices, arrays and interfaces: v must be a
+// pointer (a *schema.Matrix, say).
+func (sc *Scrubber) Walk(v any) {
+	sc.walk(reflect.ValueOf(v))
+}
+
+func (sc *Scrubber) walk(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			sc.walk(v.Elem())
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				sc.walk(v.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			sc.walk(v.Index(i))
+		}
+	case reflect.String:
+		if v.CanSet() {
+			if s := sc.String(v.String()); s != v.String() {
+				v.SetString(s)
+			}
+		}
+	}
+}
+
+// Writer returns a writer that scrubs what it passes to w.
+//
+// Note: each Write is scrubbed on its own, so a secret split across two
+// writes would pass; the command writes whole lines.
+func (sc *Scrubber) Writer(w io.Writer) io.Writer { return scrubWriter{sc, w} }
+
+type scrubWriter struct {
+	sc *Scrubber
+	w  io.Writer
+}
+
+func (s scrubWriter) Write(p []byte) (int, error) {
+	clean := s.sc.String(string(p))
+	if clean == string(p) {
+		return s.w.Write(p)
+	}
+	if _, err := io.WriteString(s.w, clean); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
