@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"speedmatrix/redact"
 	"speedmatrix/schema"
 )
 
@@ -92,6 +93,9 @@ type Runner struct {
 	cfg  Config
 	info ServerInfo
 	pool []*stream
+	// scrub removes the API key, the URL's password and secrets of known
+	// forms from every text of the matrix, in finish.
+	scrub *redact.Scrubber
 }
 
 // New returns a runner for the server behind c.
@@ -130,7 +134,8 @@ func New(c *Client, cfg Config) (*Runner, error) {
 	if cfg.Tag == "" {
 		cfg.Tag = NewTag()
 	}
-	return &Runner{c: c, cfg: cfg}, nil
+	scrub := redact.NewScrubber(append([]string{c.apiKey}, redact.URLSecrets(c.base)...)...)
+	return &Runner{c: c, cfg: cfg, scrub: scrub}, nil
 }
 
 // NewTag returns a random 8-hex-digit prompt tag.
@@ -291,8 +296,12 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 	return r.finish(m), nil
 }
 
-// finish stamps the end time and ids.
+// finish scrubs secrets and stamps the end time and ids. Every matrix
+// the runner hands out (to Checkpoint, or from Run) passes here, so this
+// is the one place where what a server said (a status reason, a sample's
+// error, an echoed bearer token) is made safe to store.
 func (r *Runner) finish(m *schema.Matrix) *schema.Matrix {
+	r.scrub.Walk(m)
 	now := time.Now().UTC()
 	m.Run.FinishedAt = &now
 	// Note: the id leaves the samples out. A document holds no samples,

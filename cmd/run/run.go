@@ -18,6 +18,7 @@ import (
 
 	"speedmatrix/archive"
 	"speedmatrix/parse"
+	"speedmatrix/redact"
 	"speedmatrix/render"
 	"speedmatrix/runner"
 	"speedmatrix/runner/sim"
@@ -43,6 +44,7 @@ type options struct {
 	apiKeyEnv                                          string
 	resume                                             bool
 	simulate, serveSim                                 string
+	terminal                                           bool // stderr is a terminal (not a flag)
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -89,6 +91,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "run:", err)
 		return exitUsage
 	}
+	// Note: everything the command prints passes one scrubber, which
+	// knows the API key and the -url password; the runner scrubs what it
+	// stores the same way.
+	o.terminal = isTerminal(stderr)
+	sc := redact.NewScrubber(append([]string{os.Getenv(o.apiKeyEnv)}, redact.URLSecrets(o.url)...)...)
+	stdout, stderr = sc.Writer(stdout), sc.Writer(stderr)
 	do := measure
 	if o.serveSim != "" {
 		do = serveSimulator
@@ -363,7 +371,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if cfg.Tag == "" {
 		cfg.Tag = runner.NewTag()
 	}
-	pp := &runner.ProgressPrinter{W: stderr, Terminal: isTerminal(stderr)}
+	pp := &runner.ProgressPrinter{W: stderr, Terminal: o.terminal}
 	cfg.Progress = pp.Print
 	cfg.Checkpoint = func(m *schema.Matrix) error {
 		return runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Matrix: m})

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"speedmatrix/archive"
+	"speedmatrix/runner/sim"
+)
+
+// TestSecretsNeverStored runs against a server that echoes the client's
+// API key in the error body of every decode request, reached through a
+// URL with a password, with a launch command that sets a key after
+// "cd … &&": the key, the password and the launch secret must appear in
+// no file written, nothing printed and no archived text, while the
+// error itself is kept (with the key replaced).
+func TestSecretsNeverStored(t *testing.T) {
+	const (
+		key      = "sm-local-key-0042abcd" // no well-known form: only its value identifies it
+		password = "Pw0rdOfTheUrl9"
+		launch   = "LaunchSecret77x"
+	)
+	srv, simURL, err := sim.Listen(sim.DefaultProfile(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	target, _ := url.Parse(simURL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if strings.HasSuffix(r.URL.Path, "/completions") && bytes.Contains(body, []byte(`"max_tokens":50`)) {
+			auth := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+			http.Error(w, `{"error":"key '`+auth+`' is not allowed for user `+password+`"}`, http.StatusInternalServerError)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer echo.Close()
+	u, _ := url.Parse(echo.URL)
+	u.User = url.UserPassword("alice", password)
+
+	t.Setenv("SPEEDMATRIX_TEST_KEY", key)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run.html")
+	arch := filepath.Join(dir, "archive")
+	code, stdout, stderr := runCmd(t, context.Background(), "-url", u.String(), "-model", sim.DefaultProfile().ModelName,
+		"-contexts", "1K", "-concurrency", "1", "-duration", "300ms", "-max-tokens", "50",
+		"-api-key-env", "SPEEDMATRIX_TEST_KEY", "-archive", arch, "-out", out,
+		"-launch-command", "cd /srv && HF_TOKEN="+launch+" vllm serve m --api-key "+launch)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, s := range []string{key, password, launch} {
+		if strings.Contains(stdout+stderr, s) {
+			t.Errorf("%q printed:\n%s\n%s", s, stdout, stderr)
+		}
+		filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() {
+				return err
+			}
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(s)) {
+				t.Errorf("%q stored in %s", s, p)
+			}
+			return nil
+		})
+	}
+	a, err := archive.Open(arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := a.Runs(context.Background())
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %v, %v", runs, err)
+	}
+	ms, err := a.Load(context.Background(), runs[0].RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ms[0]
+	if !strings.Contains(m.Run.ServerURL, "<redacted>@127.0.0.1") {
+		t.Errorf("server_url %q", m.Run.ServerURL)
+	}
+	reasons := ""
+	for _, x := range m.Measurements {
+		reasons += x.StatusReason + "\n"
+	}
+	if !strings.Contains(reasons, "key '<redacted>' is not allowed for user <redacted>") {
+		t.Errorf("status reasons %q: want the server's error kept, secrets replaced", reasons)
+	}
+}
