@@ -81,6 +81,10 @@ type Config struct {
 	Done *schema.Matrix
 	// Progress receives progress events (nil: none).
 	Progress func(Progress)
+	// Note receives messages for the person running, before any load: a
+	// requested context measured at another length (nil: none). They are
+	// kept in the run's metadata too.
+	Note func(string)
 	// Checkpoint is called after each cell with the matrix so far.
 	Checkpoint func(m *schema.Matrix) error
 	// NoSamples drops per-request samples from the result.
@@ -208,6 +212,7 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 	}
 
 	plan := r.plan()
+	r.addNotes(m, NoteContextsChanged, r.contextNotes())
 	total := 0
 	for _, cx := range plan {
 		total += len(cx.cells)

@@ -288,6 +288,15 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 		o.contexts = "1K,4K"
 	}
+	// Note: runner.New would silently replace a zero duration or
+	// max_tokens by its default; a person who typed 0 meant something
+	// else, so it is refused.
+	if o.duration <= 0 {
+		return usageError{fmt.Errorf("-duration %v: want a measurement window above 0 (e.g. 30s)", o.duration)}
+	}
+	if o.maxTokens <= 0 {
+		return usageError{fmt.Errorf("-max-tokens %d: want at least 1", o.maxTokens)}
+	}
 	contexts, err := runner.ParseContexts(o.contexts)
 	if err != nil {
 		return usageError{err}
@@ -373,6 +382,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	}
 	pp := &runner.ProgressPrinter{W: stderr, Terminal: o.terminal}
 	cfg.Progress = pp.Print
+	cfg.Note = func(n string) { fmt.Fprintln(stderr, "run: note:", n) }
 	cfg.Checkpoint = func(m *schema.Matrix) error {
 		return runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Matrix: m})
 	}

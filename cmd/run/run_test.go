@@ -214,6 +214,8 @@ func TestUsage(t *testing.T) {
 		{"bad endpoint", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-endpoint", "embeddings"}, "endpoint"},
 		{"resume without checkpoint", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-out", filepath.Join(dir, "y.md"), "-resume"}, "no checkpoint"},
 		{"unknown flag", []string{"-bogus"}, "bogus"},
+		{"zero duration", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-duration", "0s"}, "-duration 0s"},
+		{"zero max tokens", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-max-tokens", "0"}, "-max-tokens 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
