@@ -67,7 +67,11 @@ func writeHTML(b *bytes.Buffer, v *view) {
 		// flattened from: its text content is the seeds' subtitle line
 		// ("INT45 contexts").
 		w("<p class=\"subtitle\">")
-		for _, part := range [][]string{v.SubtitleHead, v.SubtitleTail} {
+		parts := [][]string{v.SubtitleHead, v.SubtitleTail}
+		if !v.SubtitleGlued {
+			parts = [][]string{{v.subtitle()}} // one element: its text has the separator
+		}
+		for _, part := range parts {
 			if len(part) > 0 {
 				w("<span>", e(strings.Join(part, " · ")), "</span>")
 			}

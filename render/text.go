@@ -29,7 +29,7 @@ func writeText(b *bytes.Buffer, v *view) {
 	}
 	line(kicker)
 	line(v.Title)
-	if sub := strings.Join(v.SubtitleHead, " · ") + strings.Join(v.SubtitleTail, " · "); sub != "" {
+	if sub := v.subtitle(); sub != "" {
 		line(sub)
 	}
 	for _, s := range v.Sections {

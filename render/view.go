@@ -20,10 +20,14 @@ import (
 type view struct {
 	Title string
 	// SubtitleHead is engine, version and quantization; SubtitleTail the
-	// shape of the matrix and the prefill contexts. The text form glues
-	// the two as the seeds do ("INT45 contexts"); the others separate them.
-	SubtitleHead []string
-	SubtitleTail []string
+	// shape of the matrix and the prefill contexts. SubtitleGlued is set
+	// when the document read printed the two with nothing between them,
+	// as the seeds do ("INT45 contexts"), and every form keeps that;
+	// otherwise (a measuring run) they are separated by " · ", so a
+	// version is never glued to the count after it.
+	SubtitleHead  []string
+	SubtitleTail  []string
+	SubtitleGlued bool
 	Sections     []section
 	Launch       string
 	Prefill      []prefillFig
@@ -121,6 +125,16 @@ func PhaseLabel(p schema.Phase) string {
 	return string(p)
 }
 
+// subtitle is the subtitle line's text: head and tail glued, or
+// separated by " · " (SubtitleGlued).
+func (v *view) subtitle() string {
+	head, tail := strings.Join(v.SubtitleHead, " · "), strings.Join(v.SubtitleTail, " · ")
+	if head != "" && tail != "" && !v.SubtitleGlued {
+		return head + " · " + tail
+	}
+	return head + tail
+}
+
 // newView lays m out.
 func newView(m *schema.Matrix) *view {
 	v := &view{Title: title(&m.Run), Launch: m.Run.LaunchCommand}
@@ -160,17 +174,27 @@ func newView(m *schema.Matrix) *view {
 	}
 	v.Grid = newGrid(m.Measurements)
 	if v.Grid != nil {
-		v.SubtitleTail = append(v.SubtitleTail, fmt.Sprintf("%s (%s–%s) × %s (%s–%s)",
-			plural(len(v.Grid.Rows), "context", "contexts"), v.Grid.Rows[0].Context, v.Grid.Rows[len(v.Grid.Rows)-1].Context,
-			plural(len(v.Grid.Cols), "concurrency level", "concurrency levels"), v.Grid.Cols[0], v.Grid.Cols[len(v.Grid.Cols)-1]))
+		v.SubtitleTail = append(v.SubtitleTail, fmt.Sprintf("%s (%s) × %s (%s)",
+			plural(len(v.Grid.Rows), "context", "contexts"), span(v.Grid.Rows[0].Context, v.Grid.Rows[len(v.Grid.Rows)-1].Context),
+			plural(len(v.Grid.Cols), "concurrency level", "concurrency levels"), span(v.Grid.Cols[0], v.Grid.Cols[len(v.Grid.Cols)-1])))
 		v.GridNotes = notes(m.Measurements, schema.PhaseDecode)
 	}
 	if len(prefillCtx) > 0 {
 		v.SubtitleTail = append(v.SubtitleTail, "prefill at "+strings.Join(prefillCtx, ", "))
 	}
+	v.SubtitleGlued = m.Run.Subtitle != "" && m.Run.Subtitle == strings.Join(v.SubtitleHead, " · ")+strings.Join(v.SubtitleTail, " · ")
 	v.Table = newTable(m.Measurements)
 	v.TableNotes = notes(m.Measurements, "")
 	return v
+}
+
+// span prints a range ("8K–123K"), or its one value when both ends are
+// the same ("1K", not "1K–1K").
+func span(first, last string) string {
+	if first == last {
+		return first
+	}
+	return first + "–" + last
 }
 
 func plural(n int, one, many string) string {

@@ -371,7 +371,14 @@ func (r *Runner) fillRun(m *schema.Matrix, info ServerInfo, started time.Time) {
 	run.Engine = cfg.Labels.Engine
 	run.EngineVersion = cfg.Labels.EngineVersion
 	if run.EngineVersion == "" {
+		// "speedmatrix-sim 1" from an engine labelled speedmatrix-sim is
+		// version "1": the name is not printed twice.
 		run.EngineVersion = info.Version
+		if run.Engine != "" {
+			if v, ok := strings.CutPrefix(info.Version, run.Engine+" "); ok && strings.TrimSpace(v) != "" {
+				run.EngineVersion = strings.TrimSpace(v)
+			}
+		}
 	}
 	run.LaunchCommand = cfg.Labels.LaunchCommand
 	run.BenchTool = BenchTool

@@ -63,3 +63,22 @@ func TestContextChangedIsSaid(t *testing.T) {
 		t.Errorf("first cell %s", m.Measurements[0].Phase)
 	}
 }
+
+// TestEngineNameNotInVersion: a /version that repeats the engine label
+// ("speedmatrix-sim 1" for engine speedmatrix-sim) is stored as the
+// version alone, so titles do not print the name twice.
+func TestEngineNameNotInVersion(t *testing.T) {
+	for _, tt := range []struct{ engine, reported, want string }{
+		{"speedmatrix-sim", "speedmatrix-sim 1", "1"},
+		{"vllm", "0.6.3", "0.6.3"},
+		{"", "speedmatrix-sim 1", "speedmatrix-sim 1"},
+		{"llama.cpp", "b1-80fb11a", "b1-80fb11a"},
+	} {
+		r := &Runner{c: &Client{model: "m"}, cfg: Config{Labels: Labels{Engine: tt.engine}}}
+		var m schema.Matrix
+		r.fillRun(&m, ServerInfo{Version: tt.reported}, time.Now())
+		if m.Run.EngineVersion != tt.want {
+			t.Errorf("engine %q reporting %q: version %q, want %q", tt.engine, tt.reported, m.Run.EngineVersion, tt.want)
+		}
+	}
+}
