@@ -28,13 +28,13 @@ type view struct {
 	SubtitleHead  []string
 	SubtitleTail  []string
 	SubtitleGlued bool
-	Sections     []section
-	Launch       string
-	Prefill      []prefillFig
-	Grid         *grid
-	GridNotes    []string // status footnotes for the decode matrix
-	Table        table
-	TableNotes   []string // status footnotes for the full table
+	Sections      []section
+	Launch        string
+	Prefill       []prefillFig
+	Grid          *grid
+	GridNotes     []string // status footnotes for the decode matrix
+	Table         table
+	TableNotes    []string // status footnotes for the full table
 }
 
 // section is one key/value section (Hardware, Engine, Run, …).
