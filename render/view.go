@@ -69,6 +69,7 @@ type gridRow struct {
 type gridCell struct {
 	Status     string
 	TokS, TTFT string
+	x          *schema.Measurement // nil when the matrix has no such cell
 }
 
 // table is the All measurements table as printed cells.
@@ -425,9 +426,10 @@ func newGrid(ms []schema.Measurement) *grid {
 				gr.Cells = append(gr.Cells, gridCell{
 					TokS: optF(x.TotalTokS, FormatTokS),
 					TTFT: optF(x.TTFTMs, FormatMs),
+					x:    x,
 				})
 			default:
-				gr.Cells = append(gr.Cells, gridCell{Status: StatusLabel(x.Status)})
+				gr.Cells = append(gr.Cells, gridCell{Status: StatusLabel(x.Status), x: x})
 			}
 		}
 		g.Rows = append(g.Rows, gr)

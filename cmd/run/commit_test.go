@@ -139,3 +139,23 @@ func TestInterruptBeforeAnyCell(t *testing.T) {
 		t.Errorf("checkpoint: %v", err)
 	}
 }
+
+// TestSummaryWithoutOut: without -out, stdout gets the summary a person
+// reads (decode by context and concurrency, prefill, statuses), not the
+// flattened document; the archive line comes first.
+func TestSummaryWithoutOut(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCmd(t, context.Background(), "-simulate", "default", "-contexts", "1K", "-concurrency", "1,2",
+		"-duration", "300ms", "-max-tokens", "50", "-archive", filepath.Join(dir, "a"))
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"archived run ", "Decode: total tok/s (TTFT) by context and requests at once", "Prefill: prompt tok/s (TTFT)", "3 cells: 3 valid"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "Speed test matrix") || strings.Contains(stdout, "speedmatrix-sim speedmatrix-sim") || strings.Contains(stdout, "1K–1K") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}

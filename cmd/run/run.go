@@ -455,8 +455,9 @@ func commit(o *options, cpPath string, m *schema.Matrix, stdout io.Writer) error
 	if err := failpoint("archive"); err != nil {
 		return err
 	}
-	if o.archive == "" && o.out == "" {
-		if err := render.Text(stdout, m); err != nil {
+	if o.out == "" {
+		// No document asked for: the figures a person wants, readable.
+		if err := render.Summary(stdout, m); err != nil {
 			return err
 		}
 	}
