@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +16,7 @@ import (
 
 	"speedmatrix/archive"
 	"speedmatrix/parse"
+	"speedmatrix/runner/sim"
 )
 
 // quickRun is a one-cell simulated run's flags.
@@ -157,5 +164,54 @@ func TestSummaryWithoutOut(t *testing.T) {
 	}
 	if strings.Contains(stdout, "Speed test matrix") || strings.Contains(stdout, "speedmatrix-sim speedmatrix-sim") || strings.Contains(stdout, "1K–1K") {
 		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// TestFailedPrefillArchived: a server that answers 500 to every request
+// of one context (its prefill, its scouts) leaves that context's cells
+// as errors, and the run is still written and archived, once, with the
+// failed cells read back as errors.
+func TestFailedPrefillArchived(t *testing.T) {
+	srv, simURL, err := sim.Listen(sim.DefaultProfile(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	target, _ := url.Parse(simURL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if strings.HasSuffix(r.URL.Path, "/completions") && bytes.Contains(body, []byte(` 2K] `)) {
+			http.Error(w, `{"error":"internal"}`, http.StatusInternalServerError)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer failing.Close()
+	dir := t.TempDir()
+	for _, ext := range []string{"txt", "md", "html"} {
+		out := filepath.Join(dir, "run."+ext)
+		code, stdout, stderr := runCmd(t, context.Background(), "-url", failing.URL, "-model", sim.DefaultProfile().ModelName,
+			"-contexts", "1K,2K", "-concurrency", "1", "-duration", "300ms", "-max-tokens", "50",
+			"-archive", filepath.Join(dir, "archive-"+ext), "-out", out)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d\n%s\n%s", ext, code, stdout, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := parse.ParseBytes(b, out, "")
+		if err != nil {
+			t.Fatalf("%s: the document does not read back: %v", ext, err)
+		}
+		var st []string
+		for _, x := range doc.Measurements {
+			st = append(st, string(x.Phase)+" "+x.ContextLabel+" "+string(x.Status))
+		}
+		if got := strings.Join(st, ", "); got != "prefill 1K valid, prefill 2K error, decode 1K valid, decode 2K error" {
+			t.Errorf("%s: cells %s", ext, got)
+		}
 	}
 }
