@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,27 +168,17 @@ func TestSummaryWithoutOut(t *testing.T) {
 // as errors, and the run is still written and archived, once, with the
 // failed cells read back as errors.
 func TestFailedPrefillArchived(t *testing.T) {
-	srv, simURL, err := sim.Listen(sim.DefaultProfile(), "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	target, _ := url.Parse(simURL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	front := simBehind(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		if strings.HasSuffix(r.URL.Path, "/completions") && bytes.Contains(body, []byte(` 2K] `)) {
 			http.Error(w, `{"error":"internal"}`, http.StatusInternalServerError)
-			return
+			return true
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	defer failing.Close()
+		return false
+	})
 	dir := t.TempDir()
 	for _, ext := range []string{"txt", "md", "html"} {
 		out := filepath.Join(dir, "run."+ext)
-		code, stdout, stderr := runCmd(t, context.Background(), "-url", failing.URL, "-model", sim.DefaultProfile().ModelName,
+		code, stdout, stderr := runCmd(t, context.Background(), "-url", front, "-model", sim.DefaultProfile().ModelName,
 			"-contexts", "1K,2K", "-concurrency", "1", "-duration", "300ms", "-max-tokens", "50",
 			"-archive", filepath.Join(dir, "archive-"+ext), "-out", out)
 		if code != exitOK {

@@ -3,10 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -29,25 +26,15 @@ func TestSecretsNeverStored(t *testing.T) {
 		password = "Pw0rdOfTheUrl9"
 		launch   = "LaunchSecret77x"
 	)
-	srv, simURL, err := sim.Listen(sim.DefaultProfile(), "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	target, _ := url.Parse(simURL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	front := simBehind(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		if strings.HasSuffix(r.URL.Path, "/completions") && bytes.Contains(body, []byte(`"max_tokens":50`)) {
 			auth := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 			http.Error(w, `{"error":"key '`+auth+`' is not allowed for user `+password+`"}`, http.StatusInternalServerError)
-			return
+			return true
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	defer echo.Close()
-	u, _ := url.Parse(echo.URL)
+		return false
+	})
+	u, _ := url.Parse(front)
 	u.User = url.UserPassword("alice", password)
 
 	t.Setenv("SPEEDMATRIX_TEST_KEY", key)
