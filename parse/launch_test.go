@@ -202,25 +202,55 @@ func TestLaunchSecretNames(t *testing.T) {
 	}
 }
 
-// TestLaunchTemplatesLeakNothing puts a secret into every command of
-// redact's testdata (each place a secret was seen to leak) and checks
-// that no part of the parsed launch holds it.
-func TestLaunchTemplatesLeakNothing(t *testing.T) {
+// launchTemplates reads redact's testdata: commands with {S} in each
+// place a secret was seen to leak.
+func launchTemplates(tb testing.TB) []string {
+	tb.Helper()
 	b, err := os.ReadFile("../redact/testdata/commands.txt")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	const secret = "Zq7secretValue42"
+	var out []string
 	for _, tpl := range strings.Split(string(b), "\n") {
-		if tpl = strings.TrimSpace(tpl); tpl == "" || strings.HasPrefix(tpl, "#") {
-			continue
+		if tpl = strings.TrimSpace(tpl); tpl != "" && !strings.HasPrefix(tpl, "#") {
+			out = append(out, tpl)
 		}
+	}
+	return out
+}
+
+// TestLaunchTemplatesLeakNothing puts a secret into every template and
+// checks that no part of the parsed launch holds it.
+func TestLaunchTemplatesLeakNothing(t *testing.T) {
+	const secret = "Zq7secretValue42"
+	for _, tpl := range launchTemplates(t) {
 		cmd := strings.ReplaceAll(tpl, "{S}", secret)
-		l := ParseLaunch(cmd)
-		if all := fmt.Sprint(l); strings.Contains(all, secret) {
+		if all := fmt.Sprint(ParseLaunch(cmd)); strings.Contains(all, secret) {
 			t.Errorf("ParseLaunch(%q) leaks the secret: %s", cmd, all)
 		}
 	}
+}
+
+// FuzzLaunchSecrets puts fuzzed secrets (8 or more letters and digits)
+// into the templates: no part of the parsed launch may hold one.
+func FuzzLaunchSecrets(f *testing.F) {
+	tpls := launchTemplates(f)
+	for i := range tpls {
+		f.Add(uint8(i), "Zq7secretValue42")
+	}
+	f.Fuzz(func(t *testing.T, form uint8, secret string) {
+		if len(secret) < 8 || strings.Trim(secret, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
+			return
+		}
+		tpl := tpls[int(form)%len(tpls)]
+		if strings.Contains(strings.ReplaceAll(tpl, "{S}", " "), secret) {
+			return
+		}
+		cmd := strings.ReplaceAll(tpl, "{S}", secret)
+		if all := fmt.Sprint(ParseLaunch(cmd)); strings.Contains(all, secret) {
+			t.Errorf("ParseLaunch(%q) leaks the secret: %s", cmd, all)
+		}
+	})
 }
 
 // FuzzParseLaunch checks that ParseLaunch never panics, that every

@@ -86,3 +86,15 @@ func TestSecretsNeverStored(t *testing.T) {
 		t.Errorf("status reasons %q: want the server's error kept, secrets replaced", reasons)
 	}
 }
+
+// TestURLPasswordNotPrinted: the error of a server that is not there
+// names it without the password of -url.
+func TestURLPasswordNotPrinted(t *testing.T) {
+	code, stdout, stderr := runCmd(t, context.Background(), "-url", "http://alice:Pw0rdOfTheUrl9@127.0.0.1:1", "-model", "m", "-contexts", "1K")
+	if code != exitFail || !strings.Contains(stderr, "127.0.0.1:1") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if strings.Contains(stdout+stderr, "Pw0rdOfTheUrl9") {
+		t.Errorf("password printed: %q", stderr)
+	}
+}
