@@ -13,6 +13,7 @@ import (
 	"speedmatrix/archive"
 	"speedmatrix/parse"
 	"speedmatrix/runner/sim"
+	"speedmatrix/schema"
 )
 
 // quickRun is a one-cell simulated run's flags.
@@ -21,11 +22,11 @@ func quickRun(dir string) []string {
 		"-archive", filepath.Join(dir, "archive"), "-out", filepath.Join(dir, "run.md")}
 }
 
-// checkOnce checks that dir's archive holds exactly one run, that the
-// document reads back to that run's id and that no checkpoint is left.
-func checkOnce(t *testing.T, dir string) {
+// onlyRun returns the one run of an archive, failing when it holds
+// another number of runs.
+func onlyRun(t *testing.T, dir string) *schema.Matrix {
 	t.Helper()
-	a, err := archive.Open(filepath.Join(dir, "archive"))
+	a, err := archive.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +37,18 @@ func checkOnce(t *testing.T, dir string) {
 	if len(runs) != 1 {
 		t.Fatalf("the archive holds %d runs, want 1", len(runs))
 	}
+	ms, err := a.Load(context.Background(), runs[0].RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms[0]
+}
+
+// checkOnce checks that dir's archive holds exactly one run, that the
+// document reads back to that run's id and that no checkpoint is left.
+func checkOnce(t *testing.T, dir string) {
+	t.Helper()
+	run := onlyRun(t, filepath.Join(dir, "archive"))
 	b, err := os.ReadFile(filepath.Join(dir, "run.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -44,8 +57,8 @@ func checkOnce(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Run.RunID != runs[0].RunID {
-		t.Errorf("document run id %s, archived %s", doc.Run.RunID, runs[0].RunID)
+	if doc.Run.RunID != run.Run.RunID {
+		t.Errorf("document run id %s, archived %s", doc.Run.RunID, run.Run.RunID)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "run.md.checkpoint.json")); !os.IsNotExist(err) {
 		t.Errorf("checkpoint left behind: %v", err)
@@ -116,13 +129,7 @@ func TestArchiveNewDirWithoutOut(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	a, err := archive.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if runs, err := a.Runs(context.Background()); err != nil || len(runs) != 1 {
-		t.Fatalf("archive runs %v, %v", runs, err)
-	}
+	onlyRun(t, dir)
 }
 
 // TestInterruptBeforeAnyCell: an interrupt before the first cell ends

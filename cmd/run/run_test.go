@@ -32,21 +32,29 @@ func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, str
 // noSecret fails when the API key appears in any file under dir.
 func noSecret(t *testing.T, dir string, outputs ...string) {
 	t.Helper()
-	for _, o := range outputs {
-		if strings.Contains(o, secret) {
-			t.Fatal("API key printed")
+	noSecrets(t, dir, []string{secret}, outputs...)
+}
+
+// noSecrets fails when one of secrets appears in an output or in any
+// file under dir.
+func noSecrets(t *testing.T, dir string, secrets []string, outputs ...string) {
+	t.Helper()
+	for _, s := range secrets {
+		for _, o := range outputs {
+			if strings.Contains(o, s) {
+				t.Fatalf("%q printed: %s", s, o)
+			}
 		}
+		filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() {
+				return err
+			}
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(s)) {
+				t.Fatalf("%q stored in %s", s, p)
+			}
+			return nil
+		})
 	}
-	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		b, _ := os.ReadFile(p)
-		if bytes.Contains(b, []byte(secret)) {
-			t.Fatalf("API key stored in %s", p)
-		}
-		return nil
-	})
 }
 
 // TestSimulateArchiveAndDocument measures the default simulator, archives

@@ -5,12 +5,10 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"speedmatrix/archive"
 	"speedmatrix/runner/sim"
 )
 
@@ -48,33 +46,8 @@ func TestSecretsNeverStored(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, s := range []string{key, password, launch} {
-		if strings.Contains(stdout+stderr, s) {
-			t.Errorf("%q printed:\n%s\n%s", s, stdout, stderr)
-		}
-		filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-			if err != nil || info.IsDir() {
-				return err
-			}
-			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(s)) {
-				t.Errorf("%q stored in %s", s, p)
-			}
-			return nil
-		})
-	}
-	a, err := archive.Open(arch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := a.Runs(context.Background())
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("runs %v, %v", runs, err)
-	}
-	ms, err := a.Load(context.Background(), runs[0].RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := ms[0]
+	noSecrets(t, dir, []string{key, password, launch}, stdout, stderr)
+	m := onlyRun(t, arch)
 	if !strings.Contains(m.Run.ServerURL, "<redacted>@127.0.0.1") {
 		t.Errorf("server_url %q", m.Run.ServerURL)
 	}
