@@ -7,9 +7,13 @@ import (
 	"strings"
 )
 
-// MinSecret is the shortest known secret a Scrubber replaces: a shorter
-// value would replace ordinary text wherever it occurs.
-const MinSecret = 4
+// MinSecret is the shortest known secret a Scrubber replaces.
+//
+// Note: servers without authentication are often given a placeholder
+// key ("EMPTY", "none", "dummy"); replacing such a word everywhere would
+// garble ordinary text, and a key this short protects nothing. Secrets
+// of known forms and URL user information are removed at any length.
+const MinSecret = 8
 
 // Scrubber removes known secret values (the API key the client sends, the
 // password of the server's URL) and everything Text finds from the texts
