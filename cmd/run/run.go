@@ -383,8 +383,11 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	pp := &runner.ProgressPrinter{W: stderr, Terminal: o.terminal}
 	cfg.Progress = pp.Print
 	cfg.Note = func(n string) { fmt.Fprintln(stderr, "run: note:", n) }
+	saved := o.resume // a checkpoint of this run exists
 	cfg.Checkpoint = func(m *schema.Matrix) error {
-		return runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Matrix: m})
+		err := runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Matrix: m})
+		saved = saved || err == nil
+		return err
 	}
 	r, err := runner.New(client, cfg)
 	if err != nil {
@@ -393,7 +396,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	m, err := r.Run(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			if _, serr := os.Stat(cpPath); serr != nil {
+			if !saved {
 				return fmt.Errorf("%w before any cell finished: nothing was saved", errInterrupted)
 			}
 			n := 0
