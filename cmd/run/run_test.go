@@ -170,7 +170,8 @@ func columns(x *schema.Measurement) map[string]string {
 func TestInterruptResume(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run.txt")
-	args := []string{"-simulate", "default", "-contexts", "1K", "-concurrency", "1,2,4", "-duration", "400ms", "-max-tokens", "100", "-out", out}
+	args := []string{"-simulate", "default", "-contexts", "1K", "-concurrency", "1,2,4", "-duration", "400ms", "-max-tokens", "100", "-out", out,
+		"-archive", filepath.Join(dir, "archive")}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for ctx.Err() == nil {
@@ -203,6 +204,9 @@ func TestInterruptResume(t *testing.T) {
 	}
 	if len(doc.Measurements) != 4 {
 		t.Fatalf("resumed run has %d cells, want 4", len(doc.Measurements))
+	}
+	if m := onlyRun(t, filepath.Join(dir, "archive")); m.Run.RunID != doc.Run.RunID {
+		t.Errorf("archived run %s, document %s", m.Run.RunID, doc.Run.RunID)
 	}
 }
 
