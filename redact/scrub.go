@@ -63,7 +63,9 @@ func (sc *Scrubber) String(s string) string {
 
 // Walk scrubs, in place, every string v reaches through exported
 // struct fields, pointers, slices, arrays and interfaces: v must be a
-// pointer (a *schema.Matrix, say).
+// pointer (a *schema.Matrix, say). Map entries and strings held directly
+// in an interface cannot be set and are left alone; schema's types have
+// neither.
 func (sc *Scrubber) Walk(v any) {
 	sc.walk(reflect.ValueOf(v))
 }
