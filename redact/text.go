@@ -25,24 +25,29 @@ var inline = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://)[^/\s"'<>@]*(?:@[^/\s"'<>@]*)*@`),
 }
 
-// triggers are lower-case substrings without which no inline pattern
-// can match.
-var triggers = []string{"bearer", "authorization", "sk-", "hf_", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "xox", "@"}
+// mayHoldSecret reports whether some inline pattern can match s: each
+// needs an "@", "-" or "_", or the word bearer or authorization. Most
+// texts hold none, and skip the regexps without allocating.
+func mayHoldSecret(s string) bool {
+	return strings.ContainsAny(s, "@-_") || containsFold(s, "bearer") || containsFold(s, "authorization")
+}
+
+// containsFold reports whether s contains the lower-case ASCII word w in
+// any case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
+}
 
 // Text replaces the secrets recognizable by their form anywhere in s: an
 // "Authorization: Bearer …" header, sk-…, hf_…, ghp_… keys, and a URL's
 // user information (replaced whole: "http://<redacted>@host").
 func Text(s string) string {
-	// Most values hold none of the triggers; skip the regexps for them.
-	l := strings.ToLower(s)
-	hit := false
-	for _, w := range triggers {
-		if strings.Contains(l, w) {
-			hit = true
-			break
-		}
-	}
-	if !hit {
+	if !mayHoldSecret(s) {
 		return s
 	}
 	for i, re := range inline {
