@@ -25,11 +25,21 @@ var inline = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://)[^/\s"'<>@]*(?:@[^/\s"'<>@]*)*@`),
 }
 
-// mayHoldSecret reports whether some inline pattern can match s: each
-// needs an "@", "-" or "_", or the word bearer or authorization. Most
-// texts hold none, and skip the regexps without allocating.
+// triggers are substrings without one of which (or the words bearer and
+// authorization, in any case) no inline pattern can match.
+var triggers = []string{"@", "sk-", "hf_", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "xox"}
+
+// mayHoldSecret reports whether some inline pattern can match s. Most
+// texts cannot, and skip the regexps without allocating.
 func mayHoldSecret(s string) bool {
-	return strings.ContainsAny(s, "@-_") || containsFold(s, "bearer") || containsFold(s, "authorization")
+	if strings.ContainsAny(s, "@-_") { // every trigger has one
+		for _, t := range triggers {
+			if strings.Contains(s, t) {
+				return true
+			}
+		}
+	}
+	return containsFold(s, "bearer") || containsFold(s, "authorization")
 }
 
 // containsFold reports whether s contains the lower-case ASCII word w in
