@@ -17,8 +17,7 @@ func SecretName(name string) bool {
 	if strings.Contains(u, "SECRET") || strings.Contains(u, "PASSWORD") || strings.Contains(u, "PASSWD") || strings.Contains(u, "CREDENTIAL") {
 		return true
 	}
-	parts := strings.Split(u, "_")
-	last := parts[len(parts)-1]
+	last := u[strings.LastIndexByte(u, '_')+1:]
 	return strings.HasSuffix(last, "TOKEN") || strings.HasSuffix(last, "KEY") || last == "AUTH" || last == "PAT"
 }
 
@@ -29,8 +28,7 @@ func SecretFlag(flag string) bool {
 	if strings.Contains(f, "secret") || strings.Contains(f, "password") || strings.Contains(f, "passwd") || strings.Contains(f, "api-key") || strings.Contains(f, "apikey") {
 		return true
 	}
-	parts := strings.Split(f, "-")
-	last := parts[len(parts)-1]
+	last := f[strings.LastIndexByte(f, '-')+1:]
 	return last == "key" || last == "token" || last == "auth" || last == "credentials"
 }
 
@@ -39,6 +37,9 @@ func SecretFlag(flag string) bool {
 func IsFlag(s string) bool {
 	if len(s) < 2 || s[0] != '-' {
 		return false
+	}
+	if c := s[1]; c != '.' && (c < '0' || c > '9') {
+		return true // "-m", "--api-key": no number starts so
 	}
 	if _, err := strconv.ParseFloat(s, 64); err == nil {
 		return false
