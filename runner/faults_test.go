@@ -80,6 +80,16 @@ func (f *faulty) hang(r *http.Request) {
 	}
 }
 
+// ended reports whether the test has ended.
+func (f *faulty) ended() bool {
+	select {
+	case <-f.quit:
+		return true
+	default:
+		return false
+	}
+}
+
 // isGenerate reports whether r asks for a completion.
 func isGenerate(r *http.Request) bool {
 	return strings.HasSuffix(r.URL.Path, "/completions")
@@ -120,7 +130,7 @@ func TestProbeEndsOnMisbehavingServers(t *testing.T) {
 			f.hang(r)
 		}, "stalled: no bytes for 500ms", false},
 		{"endless tokens", func(f *faulty, w http.ResponseWriter, r *http.Request) {
-			for i := 0; r.Context().Err() == nil; i++ {
+			for i := 0; r.Context().Err() == nil && !f.ended(); i++ {
 				if _, err := fmt.Fprint(w, content(fmt.Sprintf("w%d ", i))+"\n\n"); err != nil {
 					return
 				}
@@ -130,7 +140,7 @@ func TestProbeEndsOnMisbehavingServers(t *testing.T) {
 		{"endless line", func(f *faulty, w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `data: {"choices":[{"index":0,"delta":{"content":"`)
 			chunk := []byte(strings.Repeat("x", 64<<10))
-			for r.Context().Err() == nil {
+			for r.Context().Err() == nil && !f.ended() {
 				if _, err := w.Write(chunk); err != nil {
 					return
 				}
@@ -282,6 +292,7 @@ func TestMetricsHangMidCell(t *testing.T) {
 // for its probes). Its /tokenize counts as its usage does, 5 tokens less.
 func endlessServer(t *testing.T) *Client {
 	t.Helper()
+	quit := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		count := func(b []byte) int64 {
 			var v struct {
@@ -307,6 +318,11 @@ func endlessServer(t *testing.T) *Client {
 			prompt := count(b) + 5
 			w.Header().Set("Content-Type", "text/event-stream")
 			for i := int64(1); r.Context().Err() == nil; i++ {
+				select {
+				case <-quit:
+					return
+				default:
+				}
 				_, err := fmt.Fprintf(w, `data: {"choices":[{"index":0,"delta":{"content":"w%d "}}],"usage":{"prompt_tokens":%d,"completion_tokens":%d}}`+"\n\n", i*7919%10007, prompt, i)
 				if err != nil {
 					return
@@ -319,6 +335,7 @@ func endlessServer(t *testing.T) *Client {
 		}
 	}))
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(quit) })
 	c, err := NewClient(ClientConfig{URL: srv.URL, Model: "m", Timeouts: shortTimeouts()})
 	if err != nil {
 		t.Fatal(err)
