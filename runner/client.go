@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -240,11 +243,9 @@ func (c *Client) fetch(ctx context.Context, method, path string, body []byte, li
 		}
 		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	req, err := c.newRequest(rctx, method, path, body)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.http.Do(req)
+	resp, _, err := c.send(rctx, nil, func(ctx context.Context) (*http.Request, error) {
+		return c.newRequest(ctx, method, path, body)
+	})
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -260,6 +261,46 @@ func (c *Client) fetch(ctx context.Context, method, path string, body []byte, li
 		return nil, fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, snippet(b))
 	}
 	return b, nil
+}
+
+// send sends the request newReq builds (with trace's hooks, when not nil)
+// and, when it failed on a reused connection that the server had closed
+// before answering (retryable), once more on a new connection; retried
+// says so.
+func (c *Client) send(ctx context.Context, trace *httptrace.ClientTrace, newReq func(ctx context.Context) (*http.Request, error)) (resp *http.Response, retried bool, err error) {
+	var reused, answered bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn:              func(i httptrace.GotConnInfo) { reused = i.Reused },
+		GotFirstResponseByte: func() { answered = true },
+	})
+	if trace != nil {
+		ctx = httptrace.WithClientTrace(ctx, trace)
+	}
+	hc := c.http
+	for {
+		req, err := newReq(ctx)
+		if err != nil {
+			return nil, retried, err
+		}
+		resp, err = hc.Do(req)
+		if err == nil || retried || !reused || answered || ctx.Err() != nil || !retryable(err) {
+			return resp, retried, err
+		}
+		// The server closed the idle connection as the request went out:
+		// nothing reached it, so send it once more on a new connection.
+		retried, hc = true, c.fresh
+	}
+}
+
+// retryable reports whether a request that failed with err before any
+// response byte, on a connection that had served requests before, met a
+// connection the server had closed (its idle timeout, or a limit of
+// requests per connection). Go's transport retries such requests only
+// when they are idempotent, which a POST is not.
+func retryable(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		strings.Contains(err.Error(), "server closed idle connection")
 }
 
 // errNotFound marks an endpoint the server does not have.

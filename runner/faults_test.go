@@ -370,8 +370,8 @@ func TestServerIgnoresMaxTokens(t *testing.T) {
 	}
 }
 
-// staleConns serves p's simulator but drops every completion request that
-// is the dropEvery-th on its connection without a byte, as a server
+// staleConns serves p's simulator but drops every POST (completions,
+// /tokenize) that is the dropEvery-th on its connection without a byte, as a server
 // closing an idle keep-alive connection while the request goes out.
 func staleConns(t *testing.T, p sim.Profile, dropEvery int32) (*sim.Server, *Client) {
 	t.Helper()
@@ -380,7 +380,7 @@ func staleConns(t *testing.T, p sim.Profile, dropEvery int32) (*sim.Server, *Cli
 	type key struct{}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := r.Context().Value(key{}).(*counter).n.Add(1)
-		if isGenerate(r) && n%dropEvery == 0 {
+		if r.Method == http.MethodPost && n%dropEvery == 0 {
 			conn, _, err := http.NewResponseController(w).Hijack()
 			if err == nil {
 				conn.Close()
@@ -422,6 +422,14 @@ func TestStaleConnectionRetried(t *testing.T) {
 		}
 		if retries == 0 {
 			t.Fatal("no probe met a closed connection")
+		}
+	})
+	t.Run("tokenize", func(t *testing.T) {
+		_, c := staleConns(t, fastProfile(), 2)
+		for i := range 10 {
+			if _, err := c.tokenizeAs(context.Background(), tokenizeOpenAI, "hello"); err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
 		}
 	})
 	t.Run("cell", func(t *testing.T) {

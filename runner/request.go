@@ -7,9 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -136,17 +134,6 @@ func (c *capReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// retryable reports whether a request that failed with err before any
-// response byte, on a connection that had served requests before, met a
-// connection the server had closed (its idle timeout, or a limit of
-// requests per connection). Go's transport retries such requests only
-// when they are idempotent, which a POST is not.
-func retryable(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		strings.Contains(err.Error(), "server closed idle connection")
-}
-
 // do sends one streaming request with body and reads it to the end,
 // appending its ticks to s.log and filling rec. It never returns an
 // error: a failed request is data, recorded in rec.err.
@@ -165,28 +152,18 @@ func (c *Client) do(ctx context.Context, body []byte, epoch time.Time, s *stream
 	// waiting for a free one (client-side costs) is not charged to the
 	// server. One trace per request, none per token.
 	rec.sent = rec.start
-	var reused, answered bool
-	trace := &httptrace.ClientTrace{
-		GotConn:              func(i httptrace.GotConnInfo) { reused = i.Reused },
-		GotFirstResponseByte: func() { answered = true },
-		WroteRequest: func(httptrace.WroteRequestInfo) {
-			rec.sent = int64(time.Since(epoch))
-		},
-	}
-	send := func(hc *http.Client) (*http.Response, error) {
-		req, err := c.newRequest(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.path(), body)
-		if err != nil {
-			return nil, err
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+		rec.sent = int64(time.Since(epoch))
+	}}
+	resp, retried, err := c.send(ctx, trace, func(ctx context.Context) (*http.Request, error) {
+		req, err := c.newRequest(ctx, http.MethodPost, c.path(), body)
+		if err == nil {
+			req.Header.Set("Accept", "text/event-stream")
 		}
-		req.Header.Set("Accept", "text/event-stream")
-		return hc.Do(req)
-	}
-	resp, err := send(c.http)
-	if err != nil && reused && !answered && ctx.Err() == nil && retryable(err) {
-		// The server closed the idle connection as the request went out:
-		// nothing reached it, so send once more on a new connection.
+		return req, err
+	})
+	if retried {
 		rec.retries++
-		resp, err = send(c.fresh)
 	}
 	if err != nil {
 		c.fail(ctx, epoch, rec, "send", err)
