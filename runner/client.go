@@ -391,7 +391,8 @@ func (c *Client) path() string {
 // unknown fields), drops the optional fields one at a time:
 // stream_options.continuous_usage_stats, then ignore_eos, then
 // stream_options. It returns the fields dropped, and an error only when
-// even the minimal request is rejected (a wrong model name, say).
+// even the minimal request is rejected (a wrong model name, say) or the
+// server does not answer it (Timeouts.Header, Timeouts.Idle).
 func (c *Client) Negotiate(ctx context.Context) ([]string, error) {
 	var dropped []string
 	steps := []struct {
@@ -406,6 +407,11 @@ func (c *Client) Negotiate(ctx context.Context) ([]string, error) {
 		rec := c.probe(ctx, "Hello")
 		if !rec.failed() {
 			return dropped, nil
+		}
+		if strings.HasPrefix(rec.err, errStalled.Error()) {
+			// A server that does not answer the first request of the run
+			// would hold every cell as long: stop before any load.
+			return dropped, fmt.Errorf("the first request got no answer: %s", rec.err)
 		}
 		rejected := strings.HasPrefix(rec.err, "HTTP 400") || strings.HasPrefix(rec.err, "HTTP 422")
 		if !rejected {

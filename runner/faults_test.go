@@ -211,36 +211,59 @@ func TestStartupRequestsBounded(t *testing.T) {
 	})
 }
 
-// TestRunEndsWhenProbesStall covers case 4 in a run: every one-token probe
-// (negotiation, tokenize check, prefill, scout) meets a server that never
-// answers; the run ends with every cell an error saying why.
+// TestRunEndsWhenProbesStall covers case 4 in a run: one-token probes
+// (negotiation, tokenize check, prefill, scout) meet a server that never
+// answers them. When the first request of the run gets no answer, the run
+// stops before any load; when later ones get none, every cell is an error
+// saying why.
 func TestRunEndsWhenProbesStall(t *testing.T) {
-	_, c := startFaulty(t, fastProfile(), func(f *faulty, w http.ResponseWriter, r *http.Request) bool {
-		if !isGenerate(r) || maxTokensOf(r) != 1 {
-			return false
-		}
-		f.hang(r)
-		return true
-	})
-	cfg := testConfig()
-	cfg.Contexts, cfg.Concurrency = []int64{1024}, []int{1}
-	r, err := New(c, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m *schema.Matrix
-	endsWithin(t, 30*time.Second, "Run", func() { m, err = r.Run(context.Background()) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Measurements) != 2 {
-		t.Fatalf("%d cells, want 2", len(m.Measurements))
-	}
-	for _, x := range m.Measurements {
-		t.Logf("%s %s: %s (%s)", x.Phase, x.ContextLabel, x.Status, x.StatusReason)
-		if x.Status != schema.StatusError || !strings.Contains(x.StatusReason, "stalled: no response headers within 500ms") {
-			t.Errorf("%s cell: %s (%s)", x.Phase, x.Status, x.StatusReason)
-		}
+	for _, tt := range []struct {
+		name    string
+		from    int64 // the first probe that hangs
+		errWant string
+	}{
+		{"negotiation", 1, "the first request got no answer: stalled: no response headers within 500ms"},
+		{"tokenize check, prefill and scout", 2, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var probes atomic.Int64
+			_, c := startFaulty(t, fastProfile(), func(f *faulty, w http.ResponseWriter, r *http.Request) bool {
+				if !isGenerate(r) || maxTokensOf(r) != 1 || probes.Add(1) < tt.from {
+					return false
+				}
+				f.hang(r)
+				return true
+			})
+			cfg := testConfig()
+			cfg.Contexts, cfg.Concurrency = []int64{1024}, []int{1}
+			r, err := New(c, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m *schema.Matrix
+			endsWithin(t, 30*time.Second, "Run", func() { m, err = r.Run(context.Background()) })
+			if tt.errWant != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errWant) {
+					t.Fatalf("err %v, want %q", err, tt.errWant)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Measurements) != 2 {
+				t.Fatalf("%d cells, want 2", len(m.Measurements))
+			}
+			for _, x := range m.Measurements {
+				t.Logf("%s %s: %s (%s)", x.Phase, x.ContextLabel, x.Status, x.StatusReason)
+				if x.Status != schema.StatusError || !strings.Contains(x.StatusReason, "stalled: no response headers within 500ms") {
+					t.Errorf("%s cell: %s (%s)", x.Phase, x.Status, x.StatusReason)
+				}
+			}
+			if fit := r.info.PromptFit; !strings.Contains(fit.Note, "stalled") {
+				t.Errorf("tokenize check: %+v", fit)
+			}
+		})
 	}
 }
 

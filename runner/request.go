@@ -273,6 +273,11 @@ func (c *Client) do(ctx context.Context, body []byte, epoch time.Time, s *stream
 			if cum > s.want && s.want > 0 {
 				// A server that ignores max_tokens: said on the cell; a
 				// probe stops reading it.
+				//
+				// Note: the bounds cost the read loop this comparison per
+				// token chunk; the byte bound is a reader wrapped around
+				// probe bodies only, and stalls are watched from outside
+				// the loop (silent), which stamps s.last as it did.
 				rec.overran = true
 				if s.cutAt > 0 && cum >= s.cutAt {
 					rec.cut = true
