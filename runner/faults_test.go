@@ -90,6 +90,20 @@ func (f *faulty) ended() bool {
 	}
 }
 
+// runMatrix runs cfg against the server behind c and returns the matrix.
+func runMatrix(t *testing.T, c *Client, cfg Config) *schema.Matrix {
+	t.Helper()
+	r, err := New(c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // isGenerate reports whether r asks for a completion.
 func isGenerate(r *http.Request) bool {
 	return strings.HasSuffix(r.URL.Path, "/completions")
@@ -459,14 +473,7 @@ func TestStaleConnectionRetried(t *testing.T) {
 		_, c := staleConns(t, fastProfile(), 3)
 		cfg := testConfig()
 		cfg.Contexts, cfg.Concurrency, cfg.MaxTokens = []int64{1024}, []int{4}, 20
-		r, err := New(c, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := r.Run(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := runMatrix(t, c, cfg)
 		d := cellsByKey(m)[cellKey(schema.PhaseDecode, "1K", 4)]
 		var retries float64
 		for _, e := range d.Extra {
@@ -559,14 +566,7 @@ func TestConcurrencyAboveSlots(t *testing.T) {
 			}
 			var warned []string
 			cfg.Warn = func(s string) { warned = append(warned, s) }
-			r, err := New(c, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := r.Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := runMatrix(t, c, cfg)
 			d := cellsByKey(m)[cellKey(schema.PhaseDecode, "1K", 4)]
 			t.Logf("warnings %q; %s (%s)", warned, d.Status, d.StatusReason)
 			if d.Status != schema.StatusValid {
@@ -605,14 +605,7 @@ func TestKVCacheFull(t *testing.T) {
 	})
 	cfg := testConfig()
 	cfg.Contexts, cfg.Concurrency, cfg.MaxTokens, cfg.Duration = []int64{1024, 2048}, []int{1, 4}, 50, 500*time.Millisecond
-	r, err := New(c, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := r.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := runMatrix(t, c, cfg)
 	cells := cellsByKey(m)
 	for _, tt := range []struct {
 		label  string
