@@ -129,20 +129,21 @@ func TestProbeEndsOnMisbehavingServers(t *testing.T) {
 		name    string
 		serve   func(f *faulty, w http.ResponseWriter, r *http.Request)
 		errWant string // "" when the probe must succeed
+		errAlt  string // another error that ends the probe as well
 		overran bool
 	}{
-		{"no headers", func(f *faulty, w http.ResponseWriter, r *http.Request) { f.hang(r) }, "stalled: no response headers within 500ms", false},
+		{"no headers", func(f *faulty, w http.ResponseWriter, r *http.Request) { f.hang(r) }, "stalled: no response headers within 500ms", "", false},
 		{"headers and no event", func(f *faulty, w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(http.StatusOK)
 			w.(http.Flusher).Flush()
 			f.hang(r)
-		}, "stalled: no event within 500ms", false},
+		}, "stalled: no event within 500ms", "", false},
 		{"stall after the first token", func(f *faulty, w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, content("a")+"\n\n")
 			w.(http.Flusher).Flush()
 			f.hang(r)
-		}, "stalled: no bytes for 500ms", false},
+		}, "stalled: no bytes for 500ms", "", false},
 		{"endless tokens", func(f *faulty, w http.ResponseWriter, r *http.Request) {
 			for i := 0; r.Context().Err() == nil && !f.ended(); i++ {
 				if _, err := fmt.Fprint(w, content(fmt.Sprintf("w%d ", i))+"\n\n"); err != nil {
@@ -150,7 +151,7 @@ func TestProbeEndsOnMisbehavingServers(t *testing.T) {
 				}
 				w.(http.Flusher).Flush()
 			}
-		}, "", true},
+		}, "", "", true},
 		{"endless line", func(f *faulty, w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `data: {"choices":[{"index":0,"delta":{"content":"`)
 			chunk := []byte(strings.Repeat("x", 64<<10))
@@ -159,7 +160,7 @@ func TestProbeEndsOnMisbehavingServers(t *testing.T) {
 					return
 				}
 			}
-		}, "response longer than the client reads for it", false},
+		}, "response longer than the client reads for it", "stalled: no event within", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,7 +175,10 @@ func TestProbeEndsOnMisbehavingServers(t *testing.T) {
 			start := time.Now()
 			endsWithin(t, 10*time.Second, "probe", func() { rec = c.probe(context.Background(), "hello") })
 			t.Logf("%v: err %q, tokens %d, overran %v", time.Since(start).Round(time.Millisecond), rec.err, rec.tokens, rec.overran)
-			if tt.errWant != "" && !strings.Contains(rec.err, tt.errWant) {
+			// Note: 8 MiB of one line may take longer than the idle
+			// bound on a slow machine (the race detector): the watchdog,
+			// which stamps events, not reads, ends it first.
+			if tt.errWant != "" && !strings.Contains(rec.err, tt.errWant) && (tt.errAlt == "" || !strings.Contains(rec.err, tt.errAlt)) {
 				t.Fatalf("err %q, want %q", rec.err, tt.errWant)
 			}
 			if tt.errWant == "" && rec.failed() {
