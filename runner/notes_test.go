@@ -29,14 +29,15 @@ func TestContextNotes(t *testing.T) {
 }
 
 // TestContextChangedIsSaid runs against a server whose context limit
-// makes a requested context shorter: the runner says so before any load
-// and keeps the note on the run.
+// makes a requested context shorter (by less than half: a larger cut is
+// refused before any load, see TestUnservableContexts): the runner says so
+// before any load and keeps the note on the run.
 func TestContextChangedIsSaid(t *testing.T) {
 	p := fastProfile()
 	p.MaxModelLen = 4096 + 200 + 64 + 1500
 	_, c := startSim(t, p, ClientConfig{})
 	cfg := testConfig()
-	cfg.Contexts, cfg.Concurrency, cfg.Duration = []int64{16384}, []int{1}, 300*time.Millisecond
+	cfg.Contexts, cfg.Concurrency, cfg.Duration = []int64{8192}, []int{1}, 300*time.Millisecond
 	var notes []string
 	cfg.Note = func(s string) { notes = append(notes, s) }
 	r, err := New(c, cfg)
@@ -47,7 +48,7 @@ func TestContextChangedIsSaid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(notes) != 1 || !strings.HasPrefix(notes[0], "16K (16384 tokens) measured as 5K") {
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "8K (8192 tokens) measured as 5K") {
 		t.Errorf("notes %q", notes)
 	}
 	var kept string

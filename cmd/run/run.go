@@ -45,6 +45,8 @@ type options struct {
 	resume                                             bool
 	simulate, serveSim                                 string
 	terminal                                           bool // stderr is a terminal (not a flag)
+	timeouts                                           runner.Timeouts
+	startTimeout, drainTimeout                         time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -72,12 +74,31 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (never stored or printed)")
 	fs.BoolVar(&o.resume, "resume", false, "continue an interrupted run from its checkpoint")
 	fs.StringVar(&o.simulate, "simulate", "", "measure the built-in simulator: \"default\", or a document or archive directory to calibrate it from")
+	def := runner.DefaultTimeouts()
+	fs.DurationVar(&o.timeouts.Connect, "connect-timeout", def.Connect, "bound on connecting to the server")
+	fs.DurationVar(&o.timeouts.Request, "request-timeout", def.Request, "bound on each small request and its answer (/v1/models, /version, /props, /info, /tokenize)")
+	fs.DurationVar(&o.timeouts.Metrics, "metrics-timeout", def.Metrics, "bound on each /metrics scrape; a scrape past it is skipped and the cell says so")
+	fs.DurationVar(&o.timeouts.Header, "header-timeout", def.Header, "bound on a one-token probe's wait for its response headers, then for its first event (a cold prefill of the longest context)")
+	fs.DurationVar(&o.timeouts.Idle, "idle-timeout", def.Idle, "a streaming request that receives nothing for this long fails as stalled")
+	fs.DurationVar(&o.timeouts.IdleConn, "idle-conn-timeout", def.IdleConn, "how long an unused connection is kept for reuse; keep it below the server's keep-alive (llama.cpp: 5s)")
+	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Minute, "bound on a decode cell's ramp-up: every stream's first token")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", time.Minute, "bound on the wait, after the ramp-up, for /metrics to show the server's queue drained; past it the window opens and the cell says so")
 	fs.StringVar(&o.serveSim, "serve-sim", "", "with -simulate: serve the simulator on this `address` (e.g. 127.0.0.1:8000) for other clients until interrupted, instead of measuring; its URL goes to stdout")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"connect-timeout", o.timeouts.Connect}, {"request-timeout", o.timeouts.Request}, {"metrics-timeout", o.timeouts.Metrics},
+		{"header-timeout", o.timeouts.Header}, {"idle-timeout", o.timeouts.Idle}, {"idle-conn-timeout", o.timeouts.IdleConn},
+		{"start-timeout", o.startTimeout}, {"drain-timeout", o.drainTimeout}} {
+		if d.v <= 0 {
+			return nil, fmt.Errorf("-%s %v: want a positive duration", d.name, d.v)
+		}
 	}
 	return o, nil
 }
@@ -322,7 +343,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	}
 	client, err := runner.NewClient(runner.ClientConfig{
 		URL: o.url, Model: o.model, Endpoint: o.endpoint,
-		APIKey: os.Getenv(o.apiKeyEnv), MaxConns: maxC,
+		APIKey: os.Getenv(o.apiKeyEnv), MaxConns: maxC, Timeouts: o.timeouts,
 	})
 	if err != nil {
 		return usageError{err}
@@ -357,6 +378,8 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		Contexts: contexts, PrefillContexts: prefill, Concurrency: conc,
 		Duration: o.duration, MaxTokens: o.maxTokens, PrefillMode: o.prefill,
 		KVTokens: o.kvTokens, Labels: labels,
+		IdleTimeout: o.timeouts.Idle, StartTimeout: o.startTimeout, DrainTimeout: o.drainTimeout,
+		Warn: func(msg string) { fmt.Fprintln(stderr, "run: warning:", msg) },
 	}
 	if o.simulate != "" && simProfile.Speedup > 1 {
 		fmt.Fprintf(stderr, "run: simulator %q runs %.0f× faster than the run it was calibrated from\n", simProfile.Name, simProfile.Speedup)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -244,6 +245,48 @@ func TestServerDown(t *testing.T) {
 	code, _, stderr := runCmd(t, context.Background(), "-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "1K")
 	if code != exitFail || !strings.Contains(stderr, "127.0.0.1:1") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestServerHangs: a server that accepts connections and never answers
+// ends the run at startup with the bound in the message (before, GET
+// /v1/models waited for ever).
+func TestServerHangs(t *testing.T) {
+	quit := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-quit:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(quit) })
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, stderr := runCmd(t, context.Background(), "-url", srv.URL, "-model", "m", "-contexts", "1K", "-request-timeout", "300ms")
+		done <- result{code, stderr}
+	}()
+	select {
+	case r := <-done:
+		if r.code != exitFail || !strings.Contains(r.stderr, "GET /v1/models: no answer within 300ms") {
+			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run still waiting after 20s: it hangs")
+	}
+}
+
+// TestTimeoutFlags rejects a timeout that is not positive.
+func TestTimeoutFlags(t *testing.T) {
+	for _, f := range []string{"-connect-timeout", "-request-timeout", "-metrics-timeout", "-header-timeout", "-idle-timeout", "-idle-conn-timeout", "-start-timeout", "-drain-timeout"} {
+		code, _, stderr := runCmd(t, context.Background(), "-simulate", "default", f, "0s")
+		if code != exitUsage || !strings.Contains(stderr, f+" 0s: want a positive duration") {
+			t.Errorf("%s 0s: exit %d, stderr %q", f, code, stderr)
+		}
 	}
 }
 
