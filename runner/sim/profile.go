@@ -80,6 +80,13 @@ type Profile struct {
 	// decoding). A chunk may carry more when the writer fell behind and
 	// merged several steps, as vLLM does.
 	ChunkTokens int
+	// StrictChunks never merges steps: however far the writer fell
+	// behind the engine, each step's ChunkTokens tokens go out as their
+	// own SSE event with their own write and flush (so, with ChunkTokens 1,
+	// exactly one token per event, as servers that write every token as
+	// it is sampled do). Off, a writer that lags sends what accumulated as
+	// one event, as vLLM does, which spares a lagging client reads.
+	StrictChunks bool
 	// Reasoning sends the first ReasoningTokens tokens of each answer as
 	// reasoning deltas in the field named ReasoningField
 	// ("reasoning_content", vLLM before 0.10 and SGLang, or "reasoning").

@@ -123,6 +123,9 @@ func (st *stream) serveStream(r *http.Request) {
 				break
 			}
 			to := produced
+			if st.s.p.StrictChunks {
+				to = min(to, st.sent+int64(st.s.p.ChunkTokens))
+			}
 			if st.fault != nil && !st.faultDone && st.fault.midStream() && int64(st.fault.AfterTokens) < to {
 				to = max(int64(st.fault.AfterTokens), st.sent+1)
 			}

@@ -30,10 +30,12 @@ func main() {
 	step := flag.Duration("step", 2*time.Millisecond, "decode step base time")
 	perSeq := flag.Duration("per-seq", 0, "decode step time per running request")
 	chunk := flag.Int("chunk", 1, "tokens per chunk")
+	strict := flag.Bool("strict", false, "never merge steps: one step's tokens per SSE event, each its own write and flush")
 	flag.Parse()
 	p := sim.DefaultProfile()
 	p.StepBase, p.StepPerSeq, p.StepPerKToken, p.ChunkTokens = *step, *perSeq, 0, *chunk
 	p.MaxRunning = 8192
+	p.StrictChunks = *strict
 	s := sim.New(p)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
