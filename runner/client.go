@@ -39,6 +39,11 @@ type ClientConfig struct {
 	NoIgnoreEOS bool
 	// Timeouts bound every request; zero fields take DefaultTimeouts'.
 	Timeouts Timeouts
+	// LineBufferBytes bounds the memory that all streams together hold
+	// for SSE lines longer than a stream's initial 32 KiB buffer
+	// (DefaultLineBufferBytes when 0); a request whose line cannot grow
+	// within it fails, and says so. One line is capped at 64 MiB anyway.
+	LineBufferBytes int64
 }
 
 // Timeouts bound the requests of a client, so that no server, however it
@@ -108,6 +113,8 @@ type Client struct {
 	// tok and tokOffset are how /tokenize counts prompts (checkTokenize).
 	tok       tokenizeForm
 	tokOffset int64
+	// lines bounds the SSE line buffers of all the client's streams.
+	lines *lineBudget
 }
 
 // NewClient returns a client for cfg.
@@ -169,6 +176,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		timeouts:   to,
 		contUsage:  true,
 		streamOpts: true,
+		lines:      newLineBudget(cfg.LineBufferBytes),
 	}, nil
 }
 

@@ -183,6 +183,7 @@ func (c *Client) do(ctx context.Context, body []byte, epoch time.Time, s *stream
 		rd = &capReader{r: resp.Body, n: s.maxBytes, max: s.maxBytes}
 	}
 	s.rd.reset(rd)
+	s.rd.budget = c.lines
 	var (
 		cum        int64 // tokens so far
 		continuous bool  // the server sends usage with every chunk
@@ -291,6 +292,7 @@ func (c *Client) do(ctx context.Context, body []byte, epoch time.Time, s *stream
 			rec.end = t
 		}
 	}
+	s.rd.release() // an idle stream holds no long line's buffer
 	rec.t1 = len(s.log)
 	rec.continuous = continuous
 	if rec.err != "" {

@@ -36,6 +36,13 @@ type sseReader struct {
 	at    time.Time // arrival time of the most recent read
 	err   error
 	reads int // number of reads that returned bytes
+	// small is the initial buffer, which buf returns to once a long line
+	// is consumed; the bytes buf holds beyond it (held) are reserved from
+	// budget, the client's bound on all its streams' line buffers (nil:
+	// no bound but maxLineBytes).
+	small  []byte
+	held   int64
+	budget *lineBudget
 }
 
 // newSSEReader returns a reader over r with an initial buffer of size bytes
@@ -44,13 +51,28 @@ func newSSEReader(r io.Reader, buf []byte) *sseReader {
 	if cap(buf) < 4096 {
 		buf = make([]byte, 32<<10)
 	}
-	return &sseReader{r: r, buf: buf[:cap(buf)]}
+	buf = buf[:cap(buf)]
+	return &sseReader{r: r, buf: buf, small: buf}
 }
 
-// reset points the reader at a new body, keeping its buffer.
+// reset points the reader at a new body, keeping its initial buffer.
 func (s *sseReader) reset(r io.Reader) {
+	s.release()
 	s.r, s.start, s.end, s.scan, s.err, s.reads = r, 0, 0, 0, nil, 0
 	s.at = time.Time{}
+}
+
+// release drops a buffer grown for a long line, returning its bytes to
+// the budget; the reader goes back to its initial buffer, so its content
+// is lost (call it between bodies, or when what is left fits, see fill).
+func (s *sseReader) release() {
+	if len(s.buf) != len(s.small) {
+		s.buf = s.small
+	}
+	if s.held > 0 {
+		s.budget.give(s.held)
+		s.held = 0
+	}
 }
 
 // next returns the payload of the next data line (without "data:" and one
@@ -112,7 +134,15 @@ func (s *sseReader) line() ([]byte, bool) {
 
 // fill reads more bytes, compacting or growing the buffer first.
 func (s *sseReader) fill() error {
-	if s.start > 0 && (s.start == s.end || s.end == len(s.buf)) {
+	switch {
+	case len(s.buf) != len(s.small) && s.end-s.start < len(s.small)/2:
+		// The long line is consumed and what is left fits the initial
+		// buffer: the grown one goes back to the budget.
+		n := copy(s.small, s.buf[s.start:s.end])
+		s.scan -= s.start
+		s.start, s.end = 0, n
+		s.release()
+	case s.start > 0 && (s.start == s.end || s.end == len(s.buf)):
 		n := copy(s.buf, s.buf[s.start:s.end])
 		s.scan -= s.start
 		s.start, s.end = 0, n
@@ -120,6 +150,13 @@ func (s *sseReader) fill() error {
 	if s.end == len(s.buf) {
 		if len(s.buf) >= maxLineBytes {
 			return errLineTooLong
+		}
+		if s.budget != nil {
+			need := int64(2*len(s.buf)-len(s.small)) - s.held
+			if !s.budget.take(need) {
+				return s.budget.overBudget(len(s.buf))
+			}
+			s.held += need
 		}
 		nb := make([]byte, 2*len(s.buf))
 		copy(nb, s.buf[s.start:s.end])
