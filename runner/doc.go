@@ -31,6 +31,8 @@
 //     read when its bytes arrive, then a hand-written scanner pulls the
 //     few fields needed out of each chunk's JSON, appending one tick
 //     (time, cumulative tokens) per token-bearing chunk to a reused log.
+//     All streams' lines longer than a reader's buffer share one memory
+//     budget (linebudget.go).
 //  6. Figures (window.go, stats.go): tokens inside the window per request,
 //     total and per-request rates, TTFT/TTFC/TBT/chunk-gap/E2E
 //     distributions, average active requests, completions and errors;

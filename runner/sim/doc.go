@@ -23,8 +23,9 @@
 // engine publishes token counts through atomics and wakes each request's
 // handler goroutine through a one-slot channel; the handler writes every
 // token produced since its last write as one SSE event (steps merge when a
-// writer falls behind, as vLLM's output collector merges them), flushes,
-// and records when the write returned. No per-token allocation, no
+// writer falls behind, as vLLM's output collector merges them; with
+// Profile.StrictChunks never: each step is its own event, write and
+// flush), flushes, and records when the write returned. No per-token allocation, no
 // encoding/json on the hot path, no sleep per token.
 //
 // # Truth
