@@ -1,11 +1,12 @@
 // Package testtool finds the external programs some tests need (Chromium,
-// Node.js with DuckDB) and decides what a test does when one is missing:
+// Node.js with DuckDB, Ollama) and decides what a test does when one is missing:
 // skip with the reason on a developer's machine, fail when
 // SPEEDMATRIX_REQUIRE_TOOLS is set (scripts/test and CI set it, after
 // installing the tools).
 package testtool
 
 import (
+	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,4 +65,33 @@ func DuckDBQuery(t testing.TB) (node, script string) {
 		return "", ""
 	}
 	return node, filepath.Join(dir, "query.mjs")
+}
+
+// OllamaVersion is the Ollama release scripts/test installs with
+// `go install github.com/ollama/ollama@OllamaVersion` (later releases no
+// longer build with plain go install).
+const OllamaVersion = "v0.6.5"
+
+// Ollama returns the path of the ollama binary: on PATH, else where go
+// install puts it ($GOBIN, else $GOPATH/bin).
+func Ollama(t testing.TB) string {
+	t.Helper()
+	if p, err := exec.LookPath("ollama"); err == nil {
+		return p
+	}
+	dirs := []string{os.Getenv("GOBIN")}
+	for _, gp := range filepath.SplitList(build.Default.GOPATH) {
+		dirs = append(dirs, filepath.Join(gp, "bin"))
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		p := filepath.Join(d, "ollama")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	missing(t, "ollama (go install github.com/ollama/ollama@"+OllamaVersion+")")
+	return ""
 }
