@@ -6,12 +6,13 @@
 package testtool
 
 import (
-	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"speedmatrix/internal/tinyllama"
 )
 
 // RequireEnv is the environment variable that makes a missing tool a
@@ -72,26 +73,13 @@ func DuckDBQuery(t testing.TB) (node, script string) {
 // longer build with plain go install).
 const OllamaVersion = "v0.6.5"
 
-// Ollama returns the path of the ollama binary: on PATH, else where go
-// install puts it ($GOBIN, else $GOPATH/bin).
+// Ollama returns the path of the ollama binary (tinyllama.FindOllama: on
+// PATH, else where go install puts it).
 func Ollama(t testing.TB) string {
 	t.Helper()
-	if p, err := exec.LookPath("ollama"); err == nil {
-		return p
+	p, err := tinyllama.FindOllama()
+	if err != nil {
+		missing(t, "ollama (go install github.com/ollama/ollama@"+OllamaVersion+")")
 	}
-	dirs := []string{os.Getenv("GOBIN")}
-	for _, gp := range filepath.SplitList(build.Default.GOPATH) {
-		dirs = append(dirs, filepath.Join(gp, "bin"))
-	}
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		p := filepath.Join(d, "ollama")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	missing(t, "ollama (go install github.com/ollama/ollama@"+OllamaVersion+")")
-	return ""
+	return p
 }
