@@ -30,7 +30,7 @@ type OllamaConfig struct {
 	// busy 2-core machine its default (one per core) made a token take
 	// 150 ms instead of 1.6 ms, so one thread is the default here.
 	Threads int
-	Weights  Config // the model written
+	Weights Config // the model written
 	// Log receives the server's output as well as the log file; may be nil.
 	Log io.Writer
 }
