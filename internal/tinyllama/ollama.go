@@ -226,6 +226,9 @@ func FindOllama() (string, error) {
 	return "", errors.New("ollama is neither on PATH nor in $GOBIN or $GOPATH/bin")
 }
 
+// PID returns the server's process id, which is also its process group.
+func (o *Ollama) PID() int { return o.cmd.Process.Pid }
+
 // Exited is closed when the server process has ended.
 func (o *Ollama) Exited() <-chan struct{} { return o.exited }
 
