@@ -1,6 +1,7 @@
 package tinyllama
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -34,30 +35,14 @@ func DefaultConfig() Config {
 
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
-	if c.Embd == 0 {
-		c.Embd = d.Embd
-	}
-	if c.Layers == 0 {
-		c.Layers = d.Layers
-	}
-	if c.Heads == 0 {
-		c.Heads = d.Heads
-	}
-	if c.HeadsKV == 0 {
-		c.HeadsKV = c.Heads
-	}
-	if c.FF == 0 {
-		c.FF = d.FF
-	}
-	if c.Context == 0 {
-		c.Context = d.Context
-	}
-	if c.Gain == 0 {
-		c.Gain = d.Gain
-	}
-	if c.Name == "" {
-		c.Name = d.Name
-	}
+	c.Embd = cmp.Or(c.Embd, d.Embd)
+	c.Layers = cmp.Or(c.Layers, d.Layers)
+	c.Heads = cmp.Or(c.Heads, d.Heads)
+	c.HeadsKV = cmp.Or(c.HeadsKV, c.Heads)
+	c.FF = cmp.Or(c.FF, d.FF)
+	c.Context = cmp.Or(c.Context, d.Context)
+	c.Gain = cmp.Or(c.Gain, d.Gain)
+	c.Name = cmp.Or(c.Name, d.Name)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package tinyllama
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,18 +59,10 @@ func Modelfile(gguf string, numCtx, threads int) string {
 // spawns), waits for it to answer, creates the model and loads it. ctx
 // bounds the start; on any error the server is already stopped.
 func StartOllama(ctx context.Context, cfg OllamaConfig) (*Ollama, error) {
-	if cfg.Model == "" {
-		cfg.Model = "tiny"
-	}
-	if cfg.Parallel == 0 {
-		cfg.Parallel = 4
-	}
-	if cfg.Context == 0 {
-		cfg.Context = 2048
-	}
-	if cfg.Threads == 0 {
-		cfg.Threads = 1
-	}
+	cfg.Model = cmp.Or(cfg.Model, "tiny")
+	cfg.Parallel = cmp.Or(cfg.Parallel, 4)
+	cfg.Context = cmp.Or(cfg.Context, 2048)
+	cfg.Threads = cmp.Or(cfg.Threads, 1)
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err
 	}
