@@ -154,8 +154,9 @@ func TestOllamaEndToEnd(t *testing.T) {
 	}
 	reqs := proxy.requests()
 	for _, r := range reqs {
-		if r.status != 200 {
-			t.Errorf("the engine answered HTTP %d", r.status)
+		// A request cut at a window's end while queued has no status.
+		if r.status != 200 && !(r.cut && r.status == 0) {
+			t.Errorf("request at %s: the engine answered HTTP %d", r.arrived.Format("15:04:05.000"), r.status)
 		}
 		// The client went away only from requests cut at a window's end;
 		// every other one ended as the engine says it did.
@@ -175,7 +176,12 @@ func TestOllamaEndToEnd(t *testing.T) {
 			t.Errorf("%s %s ×%d: %s %q, %v errored", x.Phase, x.ContextLabel, deref(x.Concurrency), x.Status, x.StatusReason, deref(x.ErroredRequests))
 		}
 		// Prompt lengths are calibrated from usage (no /tokenize): the
-		// run promises ±1% of the context.
+		// run promises ±1% of the context. A decode cell whose every
+		// request was cut at the window's end has none (checked below
+		// against the engine).
+		if x.PromptTokens == nil && x.Phase == schema.PhaseDecode {
+			continue
+		}
 		if x.PromptTokens == nil || x.ContextTokens == nil || !within(float64(*x.PromptTokens), float64(*x.ContextTokens), 0.01) {
 			t.Errorf("%s %s: prompt tokens %v for a context of %v", x.Phase, x.ContextLabel, deref(x.PromptTokens), deref(x.ContextTokens))
 		}
@@ -269,8 +275,8 @@ func checkDecodeCell(t *testing.T, sp cellSpan, x schema.Measurement, samples []
 		}
 	}
 	// Tokens within a few milliseconds of either edge may fall either
-	// side: allow two per stream and 3%.
-	if tol := 2*int64(sp.c) + inWindow*3/100; abs(window-inWindow) > tol {
+	// side: allow two per stream and 1%.
+	if tol := 2*int64(sp.c) + inWindow/100; abs(window-inWindow) > tol {
 		t.Errorf("%s: %d window tokens, the engine sent %d in the same window (tolerance %d)", name, window, inWindow, tol)
 	}
 	// TTFT and TBT: the runner's per-request medians against the times
@@ -301,11 +307,14 @@ func checkDecodeCell(t *testing.T, sp cellSpan, x schema.Measurement, samples []
 			withUsage++
 		}
 	}
+	if withUsage == 0 && deref(x.PromptTokens) != 0 {
+		t.Errorf("%s: prompt tokens %d, but no request of the cell finished with usage", name, deref(x.PromptTokens))
+	}
 	t.Logf("%s: prompt tokens per request, runner = engine usage: %d (context %d) in the %d of %d requests that finished; "+
-		"completion tokens = chunks counted = %d in each; window tokens %d in %.2f s, engine sent %d in the same window, %d in the cell; "+
+		"completion tokens = chunks counted = max_tokens = %d in each finished; window tokens %d in %.2f s, engine sent %d in the same window, %d in the cell; "+
 		"TTFT median %.2f ms (engine %.2f); TBT median %.3f ms (engine %.3f)",
 		name, deref(x.PromptTokens), *x.ContextTokens, withUsage, len(cell), cell[0].maxTokens, window, *x.MeasuredS, inWindow, chunks, rt, et, rb, eb)
-	if !(rt > 0 && rt < 30000) || math.Abs(rt-et) > max(25, 0.25*et) {
+	if !(rt > 0 && rt < 60000) || math.Abs(rt-et) > max(25, 0.25*et) {
 		t.Errorf("%s: TTFT median %.2f ms, the engine's %.2f ms", name, rt, et)
 	}
 	if !(rb > 0 && rb < 1000) || rb > 2*eb+2 || rb < eb/2-2 {
