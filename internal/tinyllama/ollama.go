@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -101,7 +100,7 @@ func StartOllama(ctx context.Context, cfg OllamaConfig) (*Ollama, error) {
 	cmd := exec.Command(cfg.Bin, "serve")
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start ollama: %w", err)
@@ -178,23 +177,20 @@ func (o *Ollama) get(ctx context.Context, path string) error {
 // Close stops the server's process group: SIGTERM, then SIGKILL after
 // five seconds. It is safe to call more than once.
 func (o *Ollama) Close() error {
-	pgid := o.cmd.Process.Pid
+	pid := o.cmd.Process.Pid
 	select {
 	case <-o.exited:
 	default:
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		signalGroup(pid, false)
 		select {
 		case <-o.exited:
 		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			signalGroup(pid, true)
 			<-o.exited
 		}
 	}
 	// The runner child may outlive the server's exit: end the group.
-	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return err
-	}
-	return nil
+	return signalGroup(pid, true)
 }
 
 // FindOllama returns the path of the ollama binary: on PATH, else where
