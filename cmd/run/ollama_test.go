@@ -190,10 +190,11 @@ func TestOllamaEndToEnd(t *testing.T) {
 		if sp.status != "valid" {
 			t.Errorf("cell %s %s ×%d: %s", sp.phase, sp.label, sp.c, sp.status)
 		}
-		if sp.phase != "decode" {
+		x := findCell(t, m, sp)
+		if sp.phase == "prefill" {
+			checkPrefillCell(t, sp, x, reqs)
 			continue
 		}
-		x := findCell(t, m, sp)
 		var cell []*proxied
 		for _, r := range reqs {
 			if r.maxTokens == maxTokens && r.arrived.After(sp.from) && !r.arrived.After(sp.to) {
@@ -207,6 +208,33 @@ func TestOllamaEndToEnd(t *testing.T) {
 			}
 		}
 		checkDecodeCell(t, sp, x, samples, cell)
+	}
+}
+
+// checkPrefillCell sets a prefill cell against the engine: its figure is
+// the cold one-token request that ended the cell's span (the last prompt
+// the calibration tried), so its prompt tokens are that request's usage
+// and its TTFT the time to that request's one chunk.
+func checkPrefillCell(t *testing.T, sp cellSpan, x schema.Measurement, reqs []*proxied) {
+	t.Helper()
+	var last *proxied
+	for _, r := range reqs {
+		if r.maxTokens == 1 && r.usage != nil && len(r.chunks) == 1 && r.arrived.After(sp.from) && !r.arrived.After(sp.to) {
+			last = r
+		}
+	}
+	if last == nil {
+		t.Errorf("prefill %s: no one-token request reached the engine", sp.label)
+		return
+	}
+	engTTFT := ms(last.chunks[0].Sub(last.arrived))
+	t.Logf("prefill %s: prompt tokens %d (engine usage %d, context %d); TTFT %.1f ms (engine %.1f); %.1f tok/s",
+		sp.label, deref(x.PromptTokens), last.usage.Prompt, deref(x.ContextTokens), deref(x.TTFTMs), engTTFT, deref(x.TotalTokS))
+	if deref(x.PromptTokens) != last.usage.Prompt {
+		t.Errorf("prefill %s: prompt tokens %d, the engine counted %d", sp.label, deref(x.PromptTokens), last.usage.Prompt)
+	}
+	if rt := deref(x.TTFTMs); !(rt > 0) || math.Abs(rt-engTTFT) > max(25, 0.25*engTTFT) {
+		t.Errorf("prefill %s: TTFT %.2f ms, the engine's %.2f ms", sp.label, rt, engTTFT)
 	}
 }
 
