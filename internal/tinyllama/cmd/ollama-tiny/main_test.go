@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,7 +38,12 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	stdout := &syncBuffer{}
+	// stdout is a file, read while the command writes it.
+	stdout, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdout.Close()
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"-ollama", bin, "-addr", freeAddr(t), "-dir", dir, "-parallel", "1", "-ctx", "256"}, stdout, io.Discard)
@@ -50,7 +54,8 @@ func TestServe(t *testing.T) {
 		case code := <-done:
 			t.Fatalf("exit %d before serving; log:\n%s", code, readLog(dir))
 		case <-time.After(50 * time.Millisecond):
-			url = strings.TrimSpace(stdout.String())
+			b, _ := os.ReadFile(stdout.Name())
+			url = strings.TrimSpace(string(b))
 		}
 	}
 	resp, err := http.Get(url + "/v1/models")
@@ -69,23 +74,6 @@ func TestServe(t *testing.T) {
 	if _, err := http.Get(url + "/api/version"); err == nil {
 		t.Error("server still answers after run returned")
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func freeAddr(t *testing.T) string {
