@@ -147,6 +147,10 @@ func TestOllamaEndToEnd(t *testing.T) {
 	}
 	m := archivedRun(t, ctx, arch)
 	documentMatches(t, out, m)
+	// Ollama has no /tokenize: the prompts went the calibration path.
+	if !strings.Contains(m.Run.Dataset, "calibrated with max_tokens=1 probes") {
+		t.Errorf("dataset %q: want prompts calibrated with probes", m.Run.Dataset)
+	}
 
 	spans := cellSpans(t, began, stderr.lines)
 	if len(spans) != 6 || len(m.Measurements) != 6 {
