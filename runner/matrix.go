@@ -551,13 +551,7 @@ func (r *Runner) buildPrompt(ctx context.Context, tokens int64, label, tag strin
 	}
 	// Probes must not warm the prefix cache for the measured prompt: they
 	// carry another tag of the same shape.
-	probeHead := promptHead(NewTag(), label)
-	p, err := fitPrompt(ctx, probeHead, body, tokens, r.c.probeTokens, false)
-	if err != nil {
-		return Prompt{}, err
-	}
-	p.Text = head + p.Text[len(probeHead):]
-	return p, nil
+	return fitProbed(ctx, head, promptHead(NewTag(), label), body, tokens, r.c.probeTokens)
 }
 
 // prefillCell measures prompt processing at one context: from the scout

@@ -71,6 +71,46 @@ func promptHead(tag, label string) string {
 // countFunc returns the server's token count for a prompt text.
 type countFunc func(ctx context.Context, text string) (int64, error)
 
+// fitProbed fits head followed by a prefix of body to target tokens with
+// probe requests (count) that carry probeHead instead, a head of the same
+// shape with another tag, so that they never warm the prefix cache for
+// the measured prompt. The run's tag may take more or fewer tokens than
+// the probes' (a real tokenizer cuts one hex string into more pieces than
+// another: 253 instead of 256 tokens was seen with Ollama), so both heads
+// are counted first and the probes aim at the target less the difference.
+func fitProbed(ctx context.Context, head, probeHead, body string, target int64, count countFunc) (Prompt, error) {
+	d, err := headDelta(ctx, head, probeHead, count)
+	if err != nil {
+		return Prompt{}, err
+	}
+	p, err := fitPrompt(ctx, probeHead, body, target-d, count, false)
+	if err != nil {
+		return Prompt{}, err
+	}
+	p.Text = head + p.Text[len(probeHead):]
+	p.Tokens += d
+	return p, nil
+}
+
+// headLead precedes the heads headDelta counts, so that those probes share
+// no prefix with (and warm no cache for) the measured prompt, which starts
+// with its head.
+const headLead = "Notes follow.\n"
+
+// headDelta returns how many more tokens head takes than probeHead, both
+// counted behind headLead.
+func headDelta(ctx context.Context, head, probeHead string, count countFunc) (int64, error) {
+	a, err := count(ctx, headLead+head)
+	if err != nil {
+		return 0, err
+	}
+	b, err := count(ctx, headLead+probeHead)
+	if err != nil {
+		return 0, err
+	}
+	return a - b, nil
+}
+
 // headError says that target is shorter than the prompt's fixed head,
 // counting the head alone (not the padding measured last) so the figure
 // is the head's.

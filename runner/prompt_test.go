@@ -65,3 +65,36 @@ func TestNeutralTextHasNoLoop(t *testing.T) {
 		t.Fatalf("padding text is periodic with period %d", p)
 	}
 }
+
+// TestFitProbedTagTokens fits a prompt whose run tag takes more tokens
+// than the probes' tag (a counter that makes each digit a token, as
+// SentencePiece llama tokenizers do): the measured prompt still has the
+// target's count within 1%, and the count it reports is its own.
+func TestFitProbedTagTokens(t *testing.T) {
+	words := wordCounter(3)
+	digitCounter := func(ctx context.Context, text string) (int64, error) {
+		n, _ := words(ctx, text)
+		for _, r := range text[:min(len(text), 40)] { // the head
+			if r >= '0' && r <= '9' {
+				n++
+			}
+		}
+		return n, nil
+	}
+	body := neutralText(newRand(7), 8000)
+	for _, tc := range []struct{ tag, probeTag string }{
+		{"20260314", "abcdefab"}, // the run's tag 8 tokens longer
+		{"abcdefab", "20260314"}, // shorter
+		{"ab12cd34", "ab12cd34"}, // the same
+	} {
+		head, probeHead := promptHead(tc.tag, "256"), promptHead(tc.probeTag, "256")
+		p, err := fitProbed(context.Background(), head, probeHead, body, 256, digitCounter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := digitCounter(context.Background(), p.Text)
+		if !strings.HasPrefix(p.Text, head) || math.Abs(float64(got-256)) > 2.56 || p.Tokens != got {
+			t.Errorf("tag %s, probes %s: prompt of %d tokens, reported %d, want 256 ± 1%%", tc.tag, tc.probeTag, got, p.Tokens)
+		}
+	}
+}

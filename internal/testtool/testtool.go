@@ -1,5 +1,5 @@
 // Package testtool finds the external programs some tests need (Chromium,
-// Node.js with DuckDB) and decides what a test does when one is missing:
+// Node.js with DuckDB, Ollama) and decides what a test does when one is missing:
 // skip with the reason on a developer's machine, fail when
 // SPEEDMATRIX_REQUIRE_TOOLS is set (scripts/test and CI set it, after
 // installing the tools).
@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"speedmatrix/internal/tinyllama"
 )
 
 // RequireEnv is the environment variable that makes a missing tool a
@@ -64,4 +66,20 @@ func DuckDBQuery(t testing.TB) (node, script string) {
 		return "", ""
 	}
 	return node, filepath.Join(dir, "query.mjs")
+}
+
+// OllamaVersion is the Ollama release scripts/test installs with
+// `go install github.com/ollama/ollama@OllamaVersion` (later releases no
+// longer build with plain go install).
+const OllamaVersion = "v0.6.5"
+
+// Ollama returns the path of the ollama binary (tinyllama.FindOllama: on
+// PATH, else where go install puts it).
+func Ollama(t testing.TB) string {
+	t.Helper()
+	p, err := tinyllama.FindOllama()
+	if err != nil {
+		missing(t, "ollama (go install github.com/ollama/ollama@"+OllamaVersion+")")
+	}
+	return p
 }

@@ -43,3 +43,18 @@ func (f *fakeTB) Helper()               {}
 func (f *fakeTB) Fatalf(string, ...any) { f.failed = true; panic("fatal") }
 func (f *fakeTB) Skipf(string, ...any)  { f.skipped = true; panic("skip") }
 func (f *fakeTB) Fatal(...any)          { f.failed = true; panic("fatal") }
+
+// TestOllamaFound checks that Ollama is found where go install puts it
+// when it is not on PATH.
+func TestOllamaFound(t *testing.T) {
+	gobin := t.TempDir()
+	bin := filepath.Join(gobin, "ollama")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("GOBIN", gobin)
+	if got := Ollama(t); got != bin {
+		t.Errorf("Ollama = %q, want %q", got, bin)
+	}
+}

@@ -1,0 +1,5 @@
+package tinyllama
+
+import "syscall"
+
+func setDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }

@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"speedmatrix/internal/testtool"
+	"speedmatrix/internal/tinyllama"
+	"speedmatrix/schema"
+)
+
+// TestOllamaContextBeyondEngine measures two contexts against a real engine
+// whose requests hold 256 tokens (Ollama, num_ctx 256): 128 fits, 512
+// does not, and Ollama silently keeps the first and last 256 prompt tokens
+// and reports usage.prompt_tokens 256. The context that fits is measured
+// with prompts of its size; the one that does not is never a valid cell
+// (the prompt-token check or a refusal, not a truncated prompt measured
+// as 512 tokens).
+func TestOllamaContextBeyondEngine(t *testing.T) {
+	bin := testtool.Ollama(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o, err := tinyllama.StartOllama(ctx, tinyllama.OllamaConfig{Bin: bin, Dir: t.TempDir(), Parallel: 1, Context: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	c, err := NewClient(ClientConfig{URL: o.URL, Model: o.Model, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r, err := New(c, Config{Contexts: []int64{128, 512}, Concurrency: []int{1}, Duration: 500 * time.Millisecond, MaxTokens: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range m.Measurements {
+		t.Logf("%s %s: %s %q, prompt tokens %v", x.Phase, x.ContextLabel, x.Status, x.StatusReason, ptrVal(x.PromptTokens))
+		ok := x.PromptTokens != nil && x.ContextTokens != nil &&
+			absI(*x.PromptTokens-*x.ContextTokens) <= *x.ContextTokens/100
+		switch {
+		case x.ContextTokens != nil && *x.ContextTokens == 128:
+			if x.Status != schema.StatusValid || !ok {
+				t.Errorf("%s %s: %s %q, prompt tokens %v: the context fits the engine", x.Phase, x.ContextLabel, x.Status, x.StatusReason, ptrVal(x.PromptTokens))
+			}
+		case x.Status == schema.StatusValid && !ok:
+			t.Errorf("%s %s is valid with prompt tokens %v: the engine truncated the prompt", x.Phase, x.ContextLabel, ptrVal(x.PromptTokens))
+		case x.Status == schema.StatusValid:
+			t.Errorf("%s %s is valid beyond the engine's 256-token context", x.Phase, x.ContextLabel)
+		}
+	}
+}
+
+func ptrVal(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func absI(x int64) int64 { return max(x, -x) }
