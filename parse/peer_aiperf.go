@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"slices"
@@ -396,10 +397,17 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
+			// Note: FieldPos panics after a failed Read; the error
+			// carries its own line.
+			line := 0
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line = pe.StartLine
+			}
 			return nil, errorf(name, line, "CSV: %v", err)
 		}
+		line, _ := r.FieldPos(0)
 		if len(rec) == 0 || len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}

@@ -374,6 +374,9 @@ func TestPeerBadFiles(t *testing.T) {
 		{"bad/unknown.json", 1, "no benchmark tool"},
 		{"bad/llmbench-duplicate.json", 3, "duplicate cell"},
 		{"bad/llmbench-summary-disagrees.json", 2, "disagrees with summary_table"},
+		// Found by FuzzParsePeer: a failed CSV read has no field position
+		// (FieldPos panicked); the reader's own error gives the line.
+		{"bad/aiperf-csv-bare-quote.csv", 2, "CSV: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
