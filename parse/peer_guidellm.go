@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"speedmatrix/schema"
@@ -17,9 +19,24 @@ import (
 // worker (backend model and target) and request_totals.
 type guidellmFile struct {
 	Metadata struct {
+		Version         num    `json:"version"` // report layout: 2 from 0.6
 		GuidellmVersion string `json:"guidellm_version"`
 		Platform        string `json:"platform"`
 	} `json:"metadata"`
+	// Config is where reports of metadata.version 2 (0.6 to 0.8) keep
+	// what 0.5 kept in args.
+	Config struct {
+		Spec struct {
+			Backend struct {
+				Model  string `json:"model"`
+				Target string `json:"target"`
+				Kind   string `json:"kind"`
+			} `json:"backend"`
+			Profile struct {
+				Kind string `json:"kind"`
+			} `json:"profile"`
+		} `json:"spec"`
+	} `json:"config"`
 	Args struct {
 		Target  string `json:"target"`
 		Model   string `json:"model"`
@@ -85,6 +102,9 @@ type guidellmDist struct {
 	Mean        num            `json:"mean"`
 	Median      num            `json:"median"`
 	Count       num            `json:"count"`
+	StdDev      num            `json:"std_dev"`
+	Min         num            `json:"min"`
+	Max         num            `json:"max"`
 	TotalSum    num            `json:"total_sum"`
 	Percentiles map[string]num `json:"percentiles"`
 }
@@ -139,13 +159,17 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 	m := peerMatrix("guidellm", f.Metadata.GuidellmVersion)
 	m.Run.SourceFormat = FormatGuideLLM
 	b0 := &f.Benchmarks[0]
-	model := firstNonEmpty(f.Args.Model, b0.Config.Backend.Model, b0.Worker.BackendModel)
+	spec := f.Config.Spec
+	model := firstNonEmpty(f.Args.Model, spec.Backend.Model, b0.Config.Backend.Model, b0.Worker.BackendModel)
 	m.Run.ModelID, m.Run.Model = model, modelBase(model)
 	m.Run.Title = "guidellm: " + firstNonEmpty(m.Run.Model, "model not recorded")
-	m.Run.ServerURL = firstNonEmpty(f.Args.Target, b0.Config.Backend.Target, b0.Worker.BackendTarget)
-	addField(&m.Run, "Run", "Profile", f.Args.Profile)
-	addField(&m.Run, "Run", "Backend", f.Args.Backend)
+	m.Run.ServerURL = firstNonEmpty(f.Args.Target, spec.Backend.Target, b0.Config.Backend.Target, b0.Worker.BackendTarget)
+	addField(&m.Run, "Run", "Profile", firstNonEmpty(f.Args.Profile, spec.Profile.Kind))
+	addField(&m.Run, "Run", "Backend", firstNonEmpty(f.Args.Backend, spec.Backend.Kind))
 	addField(&m.Run, "Run", "Platform", f.Metadata.Platform)
+	if v := f.Metadata.Version; v.Set {
+		addField(&m.Run, "Run", "Report version", fmt.Sprint(v.V))
+	}
 	if st := f.Benchmarks[0].StartTime; st.Set {
 		t := time.Unix(0, int64(st.V*1e9)).UTC()
 		m.Run.StartedAt = &t
@@ -157,13 +181,22 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 		bm := &f.Benchmarks[i]
 		c := schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(lines[i])}
 		st := bm.strategy()
+		// The load is the strategy's: streams of a concurrent run, one
+		// of a synchronous one, the rate of a constant or Poisson one.
+		// Note: a rate strategy records max_concurrency too (10240 by
+		// default in 0.8), a cap on requests in flight and not the load:
+		// it is kept in extra; what was in flight is request_concurrency.
+		// The throughput strategy keeps max_concurrency requests in
+		// flight, so there it is the load.
 		switch {
 		case st.Streams.Set:
 			c.Concurrency = i32(st.Streams)
-		case st.MaxConcurrency.Set:
-			c.Concurrency = i32(st.MaxConcurrency)
 		case st.Type == "synchronous":
 			c.Concurrency = schema.I32(1)
+		case st.MaxConcurrency.Set && st.Type == "throughput":
+			c.Concurrency = i32(st.MaxConcurrency)
+		case st.MaxConcurrency.Set:
+			metric(&c, "max_concurrency_cap", st.MaxConcurrency)
 		}
 		if st.Rate.Set {
 			c.RequestRate = st.Rate.ptr()
@@ -201,6 +234,8 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 		e2e := bm.stat("request_latency")
 		c.E2EP50Ms, c.E2EMeanMs = e2e.Median.scaled(1000), e2e.Mean.scaled(1000)
 		c.E2EP90Ms, c.E2EP99Ms = scale(e2e.pct("p90"), 1000), scale(e2e.pct("p99"), 1000)
+		// 0.8's first token that is not reasoning: time to first content.
+		c.TTFCMs = bm.stat("time_to_first_output_token_ms").Median.ptr()
 		tpot := bm.stat("time_per_output_token_ms")
 		metric(&c, "e2e_per_token_ms", tpot.Median)
 		c.AvgActiveRequests = bm.stat("request_concurrency").Mean.ptr()
@@ -218,6 +253,7 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 		} else if tot := bm.RequestTotals; tot != nil {
 			c.CompletedRequests, c.ErroredRequests = tot.Successful.int(), tot.Errored.int()
 		}
+		guidellmExtras(&c, bm)
 		if c.TotalTokS == nil && c.TTFTMs == nil {
 			return nil, errorf(name, lines[i], "guidellm benchmark %d has no output tokens and no TTFT", i)
 		}
@@ -279,4 +315,63 @@ func objectLines(b []byte, key, marker string, n int) []int {
 		off += j + 1
 	}
 	return out
+}
+
+// guidellmColumns lists, per metric, the statistics of its successful
+// requests that parseGuideLLM puts in columns.
+var guidellmColumns = map[string][]string{
+	"prompt_token_count":       {"mean", "total_sum"},
+	"output_token_count":       {"total_sum"},
+	"time_to_first_token_ms":   {"mean", "median", "p50", "p90", "p99"},
+	"inter_token_latency_ms":   {"mean", "median", "p50", "p90", "p99"},
+	"request_latency":          {"mean", "median", "p50", "p90", "p99"},
+	"time_per_output_token_ms": {"median"},
+	"time_to_first_output_token_ms": {"median"},
+	"request_concurrency":      {"mean"},
+	"requests_per_second":      {"mean"},
+}
+
+// guidellmKept are the statistics of a distribution kept in extra when no
+// column holds them (mode, variance, count and the lowest percentiles
+// repeat or add nothing a reader compares).
+var guidellmKept = []string{"mean", "median", "std_dev", "min", "max", "p90", "p95", "p99", "p999"}
+
+// guidellmExtras keeps every other statistic of the successful requests'
+// distributions in extra as <metric>_<stat> (request_latency, in seconds,
+// as request_latency_ms_<stat> in milliseconds, so no duration is stored
+// without its unit).
+func guidellmExtras(c *schema.Measurement, bm *guidellmBenchmark) {
+	for _, k := range slices.Sorted(maps.Keys(bm.Metrics)) {
+		d := bm.Metrics[k].Successful
+		if d == nil || k == "request_totals" {
+			continue
+		}
+		name, scale := k, 1.0
+		if k == "request_latency" {
+			name, scale = "request_latency_ms", 1000
+		}
+		for _, st := range guidellmKept {
+			if slices.Contains(guidellmColumns[k], st) {
+				continue
+			}
+			var v num
+			switch st {
+			case "mean":
+				v = d.Mean
+			case "median":
+				v = d.Median
+			case "std_dev":
+				v = d.StdDev
+			case "min":
+				v = d.Min
+			case "max":
+				v = d.Max
+			default:
+				v = d.Percentiles[st]
+			}
+			if p := v.scaled(scale); p != nil {
+				c.Extra = append(c.Extra, schema.Metric{Name: name + "_" + st, Value: *p})
+			}
+		}
+	}
 }

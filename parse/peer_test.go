@@ -172,6 +172,23 @@ func TestPeerFiles(t *testing.T) {
 			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 4096},
 			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 4096 / 24.909644603729248},
 		}},
+		// guidellm 0.8 (report version 2): constant-rate benchmarks whose
+		// strategy records max_concurrency 10240, a cap and not the load.
+		{"guidellm/llmd-benchmark-guidellm-0.8.0dev18-report-v2.json", FormatGuideLLM, "e2e-mock-model", 2, []check{
+			{"no concurrency from the cap", func(m *schema.Matrix) *float64 { return set(i32p(m.Measurements[0].Concurrency), i32p(m.Measurements[1].Concurrency)) }, 0},
+			{"cap kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "max_concurrency_cap") }, 10240},
+			{"rate 1", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 2},
+			{"rate 2", func(m *schema.Matrix) *float64 { return m.Measurements[1].RequestRate }, 4},
+			{"measured mean in flight", func(m *schema.Matrix) *float64 { return m.Measurements[0].AvgActiveRequests }, 0.007884656213828013},
+			{"ttft median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 11.276006698608398},
+			{"ttft p95 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "time_to_first_token_ms_p95") }, 11.686325073242188},
+			{"e2e p99 s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[1].E2EP99Ms }, 19.294023513793945},
+			{"tbt median", func(m *schema.Matrix) *float64 { return m.Measurements[1].TBTMs }, 0.9067058563232422},
+			{"time to first content", func(m *schema.Matrix) *float64 { return m.Measurements[1].TTFCMs }, 9.419918060302734},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 16 / 5.01964807510376},
+			{"prompt tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].PromptTokens) }, 66},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].CompletedRequests) }, 2},
+		}},
 		// guidellm before 0.5: no metadata or args at the top; the strategy,
 		// backend and request totals sit in each benchmark, and the
 		// percentiles have no p50 (the median stands in).
