@@ -320,15 +320,15 @@ func objectLines(b []byte, key, marker string, n int) []int {
 // guidellmColumns lists, per metric, the statistics of its successful
 // requests that parseGuideLLM puts in columns.
 var guidellmColumns = map[string][]string{
-	"prompt_token_count":       {"mean", "total_sum"},
-	"output_token_count":       {"total_sum"},
-	"time_to_first_token_ms":   {"mean", "median", "p50", "p90", "p99"},
-	"inter_token_latency_ms":   {"mean", "median", "p50", "p90", "p99"},
-	"request_latency":          {"mean", "median", "p50", "p90", "p99"},
-	"time_per_output_token_ms": {"median"},
+	"prompt_token_count":            {"mean", "total_sum"},
+	"output_token_count":            {"total_sum"},
+	"time_to_first_token_ms":        {"mean", "median", "p50", "p90", "p99"},
+	"inter_token_latency_ms":        {"mean", "median", "p50", "p90", "p99"},
+	"request_latency":               {"mean", "median", "p50", "p90", "p99"},
+	"time_per_output_token_ms":      {"median"},
 	"time_to_first_output_token_ms": {"median"},
-	"request_concurrency":      {"mean"},
-	"requests_per_second":      {"mean"},
+	"request_concurrency":           {"mean"},
+	"requests_per_second":           {"mean"},
 }
 
 // guidellmKept are the statistics of a distribution kept in extra when no

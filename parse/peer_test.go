@@ -175,7 +175,9 @@ func TestPeerFiles(t *testing.T) {
 		// guidellm 0.8 (report version 2): constant-rate benchmarks whose
 		// strategy records max_concurrency 10240, a cap and not the load.
 		{"guidellm/llmd-benchmark-guidellm-0.8.0dev18-report-v2.json", FormatGuideLLM, "e2e-mock-model", 2, []check{
-			{"no concurrency from the cap", func(m *schema.Matrix) *float64 { return set(i32p(m.Measurements[0].Concurrency), i32p(m.Measurements[1].Concurrency)) }, 0},
+			{"no concurrency from the cap", func(m *schema.Matrix) *float64 {
+				return set(i32p(m.Measurements[0].Concurrency), i32p(m.Measurements[1].Concurrency))
+			}, 0},
 			{"cap kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "max_concurrency_cap") }, 10240},
 			{"rate 1", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 2},
 			{"rate 2", func(m *schema.Matrix) *float64 { return m.Measurements[1].RequestRate }, 4},
