@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -74,7 +75,18 @@ func (f *flatResult) str(key string) string {
 // {mean,median,std,pNN}_{metric}_ms, mapping each tool metric to the
 // column family of the same formula.
 func (f *flatResult) latencies(name, metric string, median, mean, p90, p99 **float64) error {
-	get := func(stat string) (num, error) { return f.num(name, stat+"_"+metric+"_ms") }
+	get := func(stat string) (num, error) {
+		if v, err := f.num(name, stat+"_"+metric+"_ms"); err != nil || v.Set {
+			return v, err
+		}
+		// A derivative of benchmark_serving writes seconds under the
+		// same names without "_ms" (median_ttft, p99_tpot).
+		v, err := f.num(name, stat+"_"+metric)
+		if p := v.scaled(1000); p != nil {
+			v.V = *p
+		}
+		return v, err
+	}
 	for _, x := range []struct {
 		stat string
 		dst  **float64
@@ -106,9 +118,20 @@ func (f *flatResult) extras(m *schema.Measurement, numericStrings bool) {
 		if json.Unmarshal(raw, &n) != nil || !n.Set || math.IsNaN(n.V) {
 			continue
 		}
-		m.Extra = append(m.Extra, schema.Metric{Name: strings.ReplaceAll(k, ".", "_"), Value: n.V})
+		name := strings.ReplaceAll(k, ".", "_")
+		if secondsLatencyKey.MatchString(k) {
+			// Seconds under a latency name without a unit: stored in
+			// milliseconds, named with the unit.
+			name, n.V = name+"_ms", n.V*1000
+		}
+		m.Extra = append(m.Extra, schema.Metric{Name: name, Value: n.V})
 	}
 }
+
+// secondsLatencyKey matches the latency statistics a benchmark_serving
+// derivative writes in seconds without a unit suffix ("std_ttft",
+// "p99.9_e2el").
+var secondsLatencyKey = regexp.MustCompile(`^(mean|median|std|min|max|p[0-9]+(\.[0-9]+)?)_(ttft|tpot|itl|e2el|e2e_latency)$`)
 
 // stringFields returns the string-valued keys not read, for Run.Metadata
 // (vLLM's --metadata k=v pairs land there, numbers as strings included).

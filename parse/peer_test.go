@@ -116,6 +116,24 @@ func TestPeerFiles(t *testing.T) {
 			{"old goodput key", func(m *schema.Matrix) *float64 { return m.Measurements[1].GoodputReqS }, 9.1},
 			{"line 2 source line", func(m *schema.Matrix) *float64 { return f(float64(m.Measurements[1].SourceLine)) }, 2},
 		}},
+		// A benchmark_serving derivative writing seconds without "_ms"
+		// (bug class 4): milliseconds in the columns, nothing unit-less.
+		{"vllm/inferencex-token-position-slo-glm5-conc4-seconds.json", FormatVLLMBench, "GLM-5-FP8", 1, []check{
+			{"ttft median s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 264.99967742711306},
+			{"ttft p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP99Ms }, 584.8183088190854},
+			{"tbt = tpot median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 21.372462615488082},
+			{"tbt p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTP99Ms }, 26.454948791720733},
+			{"e2e median", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 3022.5854497402906},
+			{"e2e p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP99Ms }, 3720.3497649915516},
+			{"per request = 1000/tpot", func(m *schema.Matrix) *float64 { return m.Measurements[0].PerRequestTokS }, 1000 / 21.372462615488082},
+			{"input tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].InputTokS }, 1317.8212352978426},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 164.72765441223032},
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 4},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 40},
+			{"no unit-less latency", func(m *schema.Matrix) *float64 {
+				return set(extra(&m.Measurements[0], "median_ttft"), extra(&m.Measurements[0], "p99_tpot"), extra(&m.Measurements[0], "median_e2el"))
+			}, 0},
+		}},
 		// vLLM 0.4: "request_inthroughput", printed input_throughput, no ITL.
 		{"vllm/v0.4-request-inthroughput.json", FormatVLLMBench, "Llama-2-7b-chat-hf", 1, []check{
 			{"request throughput", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 10.47},
