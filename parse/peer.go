@@ -96,6 +96,8 @@ func detectPeer(b []byte) (string, error) {
 		return FormatGuideLLM, nil
 	case has("num_concurrent_requests") || hasSuffix("_ttft_s_mean") || has("results_ttft_s_mean"):
 		return FormatLLMPerf, nil
+	case isStatsBlock(keys["records"]) && bytes.Contains(keys["records"], []byte(`"header"`)):
+		return FormatAIPerf, nil // AIPerf 0.1.x
 	case isStatsBlock(keys["time_to_first_token"]) || isStatsBlock(keys["request_throughput"]) || isStatsBlock(keys["output_token_throughput"]):
 		if cfg := keys["input_config"]; bytes.Contains(cfg, []byte(`"genai_perf`)) || bytes.Contains(cfg, []byte(`"service_kind"`)) {
 			return FormatGenAIPerf, nil

@@ -193,14 +193,25 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	if cfg := raw["input_config"]; bytes.Contains(cfg, []byte(`"genai_perf`)) || bytes.Contains(cfg, []byte(`"service_kind"`)) {
 		format, tool = FormatGenAIPerf, "genai-perf"
 	}
+	blocks := raw
+	if recs, ok := raw["records"]; ok && isStatsBlock(recs) {
+		// AIPerf 0.1.x wraps the metric blocks in "records" and tags
+		// some by short names (ttft, ttst).
+		if err := json.Unmarshal(recs, &blocks); err != nil {
+			return nil, errorf(name, keyLine(b, "records", 1), "records: %v", err)
+		}
+	}
 	stats := map[string]*aiperfStats{}
-	for k, v := range raw {
+	for k, v := range blocks {
 		if !isStatsBlock(v) {
 			continue
 		}
 		s := &aiperfStats{}
 		if err := json.Unmarshal(v, s); err != nil {
 			return nil, errorf(name, keyLine(b, k, 1), "%s: %v", k, err)
+		}
+		if long, ok := aiperfShortTags[k]; ok {
+			k = long
 		}
 		stats[k] = s
 	}
@@ -255,6 +266,10 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
 }
+
+// aiperfShortTags are the metric tags of AIPerf 0.1.x that later
+// versions spell out.
+var aiperfShortTags = map[string]string{"ttft": "time_to_first_token", "ttst": "time_to_second_token"}
 
 // aiperfCell maps AIPerf metric blocks (from JSON or CSV) to a serve
 // cell. streaming is false when the run did not stream (GenAI-Perf then
@@ -318,12 +333,19 @@ func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *f
 		c.MeasuredS = s.get("avg").scaled(unitToMs(s.Unit) / 1000)
 	}
 	// Every statistic not in a column (p25, p95, std, max, energy,
-	// goodput, …) by the tool's metric and statistic name, in the block's
-	// unit.
+	// goodput, …) by the tool's metric and statistic name; durations in
+	// milliseconds with the unit in the name ("request_latency_p95_ms"),
+	// so that the JSON (ns, s) and the CSV (ms) give one name and one
+	// value.
 	for _, k := range slices.Sorted(maps.Keys(stats)) {
 		s := stats[k]
 		for _, st := range slices.Sorted(maps.Keys(s.Stat)) {
-			if !s.used[st] {
+			if s.used[st] {
+				continue
+			}
+			if isTimeUnit(s.Unit) && st != "count" {
+				metric(&c, k+"_"+st+"_ms", num{V: s.Stat[st].V * unitToMs(s.Unit), Set: s.Stat[st].Set})
+			} else {
 				metric(&c, k+"_"+st, s.Stat[st])
 			}
 		}
@@ -332,6 +354,15 @@ func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *f
 		return c, errorf(name, line, "no output_token_throughput, request_latency or request_throughput: not an AIPerf summary")
 	}
 	return c, nil
+}
+
+// isTimeUnit reports whether unit is a duration unit unitToMs converts.
+func isTimeUnit(unit string) bool {
+	switch strings.ToLower(strings.TrimSpace(unit)) {
+	case "ms", "milliseconds", "s", "sec", "second", "seconds", "us", "µs", "microseconds", "ns", "nanoseconds":
+		return true
+	}
+	return false
 }
 
 // unitToMs returns the factor that converts a duration unit to
@@ -363,6 +394,26 @@ var aiperfCSVNames = map[string]string{
 	"request count":                    "request_count",
 	"error request count":              "error_request_count",
 	"benchmark duration":               "benchmark_duration",
+	// Labels whose JSON tag is not the label in snake case: one name per
+	// metric in extra, whichever export was read.
+	"total input sequence length":  "total_isl",
+	"total output sequence length": "total_osl",
+	"minimum request timestamp":    "min_request_timestamp",
+	"maximum response timestamp":   "max_response_timestamp",
+	"http blocked":                 "http_req_blocked",
+	"http connecting":              "http_req_connecting",
+	"http dns lookup":              "http_req_dns_lookup",
+	"http sending":                 "http_req_sending",
+	"http waiting (ttfb)":          "http_req_waiting",
+	"http receiving":               "http_req_receiving",
+	"http duration (excl. conn)":   "http_req_duration",
+	"http data sent":               "http_req_data_sent",
+	"http data received":           "http_req_data_received",
+	"http chunks sent":             "http_req_chunks_sent",
+	"http chunks received":         "http_req_chunks_received",
+	"http connection reused":       "http_req_connection_reused",
+	"http connection overhead":     "http_req_connection_overhead",
+	"http total time":              "http_req_total",
 }
 
 // parseAIPerfCSV reads profile_export_aiperf.csv (or GenAI-Perf's

@@ -250,7 +250,7 @@ func TestPeerFiles(t *testing.T) {
 			{"output tokens with reasoning (total_osl)", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 42800},
 			{"answer tokens kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "total_output_tokens_avg") }, 42744},
 			{"time to first content", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFCMs }, 150.75},
-			{"every other statistic kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_max") }, 10511},
+			{"every other statistic kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_max_ms") }, 10511},
 			{"GPU 1 power, named as in the CSV", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu1_gpu_power_usage_w_avg") }, 398.75},
 			{"GPU 0 temperature", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu0_gpu_temperature_c_avg") }, 61.5},
 			{"GPU 0 utilization", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu0_gpu_utilization_avg") }, 91.25},
@@ -264,13 +264,31 @@ func TestPeerFiles(t *testing.T) {
 				return f(float64(m.Run.StartedAt.Unix()))
 			}, float64(time.Date(2026, 7, 3, 5, 24, 2, 0, time.UTC).Unix())},
 		}},
+		// AIPerf 0.1.1 (bug class 5): blocks under "records", ttft/ttst.
+		{"aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.json", FormatAIPerf, "gpt-oss-20b", 1, []check{
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 100},
+			{"ttft p50 (tag ttft)", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 2369.317693},
+			{"ttft p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP99Ms }, 3833.3894000399996},
+			{"tbt mean", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMeanMs }, 27.763065454471807},
+			{"chunk gap p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].ChunkGapP99Ms }, 140.53429476},
+			{"e2e p90", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP90Ms }, 9277.5984794},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 2320.7222350404572},
+			{"request throughput", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 9.551622221540914},
+			{"per user p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].PerRequestTokS }, 36.21203256049328},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 89},
+			{"errored", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 11},
+			{"output tokens (total_osl)", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 21624},
+			{"input tokens (total_isl)", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].InputTokensTotal) }, 48950},
+			{"duration", func(m *schema.Matrix) *float64 { return m.Measurements[0].MeasuredS }, 9.317788951},
+			{"time to second token (tag ttst) kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "time_to_second_token_avg_ms") }, 120.16625153932584},
+		}},
 		// AIPerf's CSV with CRLF lines and its GPU telemetry section.
 		{"aiperf/profile_export_aiperf-gpu.csv", FormatAIPerfCSV, "", 1, []check{
 			{"ttft p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 240.5},
 			{"errors", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 10},
 			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 110},
 			{"GPU 1 power", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu1_gpu_power_usage_w_avg") }, 395.25},
-			{"a label with parentheses", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "http_duration_excl_conn_avg") }, 640.5},
+			{"a label with parentheses", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "http_req_duration_avg_ms") }, 640.5},
 		}},
 		// GenAI-Perf of the command-line era: endpoint is the path, u the
 		// URL, and the per-user rate has its older name.
@@ -293,16 +311,16 @@ func TestPeerFiles(t *testing.T) {
 		{"genai-perf/profile_export_genai_perf-nonstreaming.json", FormatGenAIPerf, "gpt-4o-mini", 1, []check{
 			{"no ttft, tbt or decode rate", func(m *schema.Matrix) *float64 {
 				c := m.Measurements[0]
-				return set(c.TTFTMs, c.TBTMs, c.PerRequestTokS, extra(&c, "time_to_first_token_p50"), extra(&c, "inter_token_latency_avg"))
+				return set(c.TTFTMs, c.TBTMs, c.PerRequestTokS, extra(&c, "time_to_first_token_p50_ms"), extra(&c, "inter_token_latency_avg_ms"))
 			}, 0},
 			{"e2e p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 2090.25},
-			{"e2e p95 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p95") }, 4890.25},
+			{"e2e p95 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p95_ms") }, 4890.25},
 		}},
 		// GenAI-Perf's CSV: "(per sec)" rates, p25–p99 columns, CRLF.
 		{"genai-perf/profile_export_genai_perf.csv", FormatGenAIPerfCSV, "", 1, []check{
 			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 55.5},
 			{"e2e p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 2613.75},
-			{"e2e p25 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p25") }, 1250.5},
+			{"e2e p25 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p25_ms") }, 1250.5},
 			{"requests", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 39},
 		}},
 		{"genai-perf/profile_export_genai_perf.json", FormatGenAIPerf, "gpt2", 1, []check{
@@ -628,4 +646,38 @@ func TestPeerRuns(t *testing.T) {
 			t.Errorf("error %v", err)
 		}
 	})
+}
+
+// TestAIPerfExportsAgree reads the JSON and the CSV export of one AIPerf
+// run: every figure of the CSV lands under the same name as the JSON's
+// (http_req_blocked, not http_blocked; ms with its unit in the name), to
+// the two decimals the CSV prints.
+func TestAIPerfExportsAgree(t *testing.T) {
+	js, err := readPeer(t, "aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv, err := readPeer(t, "aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, c := &js.Measurements[0], &csv.Measurements[0]
+	if len(c.Extra) < 60 {
+		t.Fatalf("only %d extra figures from the CSV", len(c.Extra))
+	}
+	for _, e := range c.Extra {
+		got := extra(j, e.Name)
+		if got == nil {
+			t.Errorf("CSV figure %s has no JSON figure of that name", e.Name)
+			continue
+		}
+		if math.Abs(*got-e.Value) > 0.0051+1e-9*math.Abs(e.Value) {
+			t.Errorf("%s: JSON %v, CSV %v", e.Name, *got, e.Value)
+		}
+	}
+	for _, p := range [][2]*float64{{j.TTFTMs, c.TTFTMs}, {j.E2EP99Ms, c.E2EP99Ms}, {j.TotalTokS, c.TotalTokS}, {j.MeasuredS, c.MeasuredS}} {
+		if p[0] == nil || p[1] == nil || math.Abs(*p[0]-*p[1]) > 0.0051 {
+			t.Errorf("column: JSON %v, CSV %v", p[0], p[1])
+		}
+	}
 }
