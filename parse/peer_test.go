@@ -61,6 +61,7 @@ func TestPeerFiles(t *testing.T) {
 		want float64
 	}
 	f := func(v float64) *float64 { return &v }
+	f64 := f
 	i64 := func(p *int64) *float64 {
 		if p == nil {
 			return nil
@@ -335,6 +336,58 @@ func TestPeerFiles(t *testing.T) {
 			{"decode 8K×128 total", func(m *schema.Matrix) *float64 { return m.Measurements[4].TotalTokS }, 6091.1412},
 		}},
 		{"llm-inference-bench/old-no-version.json", FormatLLMBenchJSON, "Qwen3.5", 6, nil},
+		// 0.4.x (bug class 2): every numeric key lands in a column or in
+		// extra; completed_request_count, not the number of streams.
+		{"llm-inference-bench/v0.4-cell-keys.json", FormatLLMBenchJSON, "Model-30B-A3B", 4, []check{
+			{"prefill 8K tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 32768},
+			{"decode 0×1 total", func(m *schema.Matrix) *float64 { return m.Measurements[1].TotalTokS }, 151.5},
+			{"completed: the count that finished", func(m *schema.Matrix) *float64 { return i64(m.Measurements[3].CompletedRequests) }, 0},
+			{"streams kept apart", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "num_completed") }, 64},
+			{"completed at C=1", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].CompletedRequests) }, 2},
+			{"ttft p90 s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[1].TTFTP90Ms }, 610},
+			{"tbt mean", func(m *schema.Matrix) *float64 { return m.Measurements[1].TBTMeanMs }, 13.1},
+			{"tbt p90", func(m *schema.Matrix) *float64 { return m.Measurements[1].TBTP90Ms }, 14.9},
+			{"tbt p99", func(m *schema.Matrix) *float64 { return m.Measurements[1].TBTP99Ms }, 18.8},
+			{"chunk gap p50", func(m *schema.Matrix) *float64 { return m.Measurements[2].ChunkGapP50Ms }, 12.4},
+			{"chunk gap p99", func(m *schema.Matrix) *float64 { return m.Measurements[2].ChunkGapP99Ms }, 42.1},
+			{"chunk gap max kept in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[2], "chunk_gap_max_ms") }, 287.5},
+			{"e2e mean", func(m *schema.Matrix) *float64 { return m.Measurements[2].E2EMeanMs }, 51250},
+			{"e2e p99", func(m *schema.Matrix) *float64 { return m.Measurements[3].E2EP99Ms }, 53125},
+			{"spec fraction in its column", func(m *schema.Matrix) *float64 { return m.Measurements[3].ServerSpecAcceptRate }, 0.71},
+			{"request count kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "request_count") }, 64},
+			{"max queue kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "max_running_reqs") }, 64},
+			{"accepted draft tokens kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "server_spec_accepted_tokens") }, 29081},
+			{"output length kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[2], "output_seq_len_avg") }, 4096},
+		}},
+		// An aggregate of iterations (bug class 6): the means, with the
+		// standard deviations and the iteration count in extra.
+		{"llm-inference-bench/aggregate-iterations.json", FormatLLMBenchJSON, "Model-8B", 2, []check{
+			{"aggregate mean", func(m *schema.Matrix) *float64 { return m.Measurements[1].TotalTokS }, 1675.5},
+			{"per request mean", func(m *schema.Matrix) *float64 { return m.Measurements[1].PerRequestTokS }, 104.5},
+			{"ttft mean of p50s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 31},
+			{"tbt mean of p50s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 7.1},
+			{"stdev kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "aggregate_tps_stdev") }, 22.25},
+			{"ttft stdev in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "ttft_p50_stdev_ms") }, 11},
+			{"iterations", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "iterations") }, 3},
+			{"errors", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].ErroredRequests) }, 0},
+		}},
+		// Early files (bug class 7): accepted-token counts where the
+		// column means a 0–1 fraction stay in extra, with a warning.
+		{"llm-inference-bench/early-spec-accept-counts.json", FormatLLMBenchJSON, "Model-235B", 2, []check{
+			{"no fraction from a count", func(m *schema.Matrix) *float64 {
+				return set(m.Measurements[0].ServerSpecAcceptRate, m.Measurements[1].ServerSpecAcceptRate)
+			}, 0},
+			{"count kept 1", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_spec_accept_rate") }, 2001},
+			{"count kept 2", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "server_spec_accept_rate") }, 508460},
+			{"warning", func(m *schema.Matrix) *float64 {
+				for _, f := range m.Run.Metadata {
+					if f.Section == "Warnings" && strings.Contains(f.Value, "not a 0–1 fraction") {
+						return f64(1)
+					}
+				}
+				return f64(0)
+			}, 1},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
