@@ -178,6 +178,17 @@ func TestPeerFiles(t *testing.T) {
 			}, 1},
 			{"measured prompt mean kept", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].PromptTokens) }, 509},
 		}},
+		// Prefill/decode disaggregation (bug class 3): server_info is
+		// {internal_states, prefill[], decode[]}.
+		{"sglang/disagg-server-info.jsonl", FormatSGLangBench, "DeepSeek-V3-0324", 1, []check{
+			{"engine version known", func(m *schema.Matrix) *float64 { return f(float64(len(m.Run.EngineVersion))) }, float64(len("0.4.9.post2"))},
+			{"decode tp", func(m *schema.Matrix) *float64 { return i32p(m.Run.TensorParallel) }, 16},
+			{"decode KV budget", func(m *schema.Matrix) *float64 { return i64(m.Run.KVBudgetTokens) }, 3311360},
+			{"ttft median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 980.25},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 4350.875},
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 64},
+			{"measured in flight", func(m *schema.Matrix) *float64 { return m.Measurements[0].AvgActiveRequests }, 61.5},
+		}},
 		{"sglang/datacrunch-h200-deepseek-dp-mla.jsonl", FormatSGLangBench, "", 1, []check{
 			{"Infinity rate", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, math.Inf(1)},
 			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 12412.394674113431},
