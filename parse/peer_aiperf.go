@@ -117,6 +117,14 @@ type aiperfConfig struct {
 	Concurrency num   `json:"concurrency"`
 	RequestRate num   `json:"request_rate"`
 	Streaming   *bool `json:"streaming"` // GenAI-Perf, command-line era
+	// Input holds the requested synthetic prompt length.
+	Input struct {
+		Prompt struct {
+			InputTokens struct {
+				Mean num `json:"mean"`
+			} `json:"input_tokens"`
+		} `json:"prompt"`
+	} `json:"input"`
 }
 
 // aiperfEndpoint is input_config.endpoint when it is an object.
@@ -259,6 +267,12 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	c, err := aiperfCell(name, stats, i32(conc), rate.ptr(), streaming, max(keyLine(b, "time_to_first_token", 1), keyLine(b, "request_latency", 1)))
 	if err != nil {
 		return nil, err
+	}
+	if req := cfg.Input.Prompt.InputTokens.Mean; req.Set && req.V > 0 {
+		// The requested length names the context; the measured mean
+		// stays in prompt_tokens.
+		inputContext(&c, req.V)
+		metric(&c, "requested_input_tokens", req)
 	}
 	if t, ok := raw["telemetry_data"]; ok {
 		gpuTelemetry(&c, t)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -342,7 +343,9 @@ func vllmDate(s string) *time.Time {
 // recorded no prompt length (its context_tokens is null).
 const unknownContext = "unknown"
 
-// inputContext sets a serve cell's context from its mean prompt length.
+// inputContext sets a serve cell's context from its prompt length: the
+// requested length when the file records it (callers pass it), else the
+// measured mean.
 func inputContext(m *schema.Measurement, meanInput float64) {
 	if meanInput <= 0 || math.IsNaN(meanInput) || math.IsInf(meanInput, 0) {
 		m.ContextLabel = unknownContext
@@ -350,7 +353,24 @@ func inputContext(m *schema.Measurement, meanInput float64) {
 	}
 	t := int64(math.Round(meanInput))
 	m.ContextTokens = &t
-	m.ContextLabel = tokenLabel(t)
+	m.ContextLabel = serveLabel(t)
+}
+
+// serveLabel labels a serve cell's context as people name the length they
+// asked for: the nearest multiple of 1,024 with a K ("8K" for 8,192 and
+// for 8,000 or a measured 7,999; "3K" for 2,969; "1K" for 1,000), the
+// count below 896.
+// compare aligns serve rows by this label, so runs asked for 8,000 and
+// 8,192 tokens meet; context_tokens keeps the exact length.
+//
+// Note: the seeds' decode and prefill labels floor instead (tokenLabel),
+// as their documents print them; serve rows come from other tools whose
+// lengths are requested round numbers or measured means near them.
+func serveLabel(tokens int64) string {
+	if tokens < 896 {
+		return strconv.FormatInt(tokens, 10)
+	}
+	return strconv.FormatInt(max(1, (tokens+512)/1024), 10) + "K"
 }
 
 // servingCell reads one result object of vLLM's or SGLang's serving

@@ -93,7 +93,15 @@ func vllmCell(name string, f *flatResult) (schema.Measurement, error) {
 	if _, mean, median, ok := f.lengthStats("output_lens"); ok {
 		c.Extra = append(c.Extra, schema.Metric{Name: "output_len_mean", Value: mean}, schema.Metric{Name: "output_len_median", Value: median})
 	}
-	inputContext(c, meanIn)
+	// Newer files and sweeps may record the requested length: the
+	// context is what was asked for, the measured mean stays in
+	// prompt_tokens.
+	if req := s.get("random_input_len", "input_len"); req.Set && req.V > 0 {
+		metric(c, "requested_input_len", req)
+		inputContext(c, req.V)
+	} else {
+		inputContext(c, meanIn)
+	}
 	if !math.IsNaN(meanIn) {
 		c.PromptTokens = num{V: meanIn, Set: true}.int()
 	}
