@@ -72,8 +72,8 @@ func TestIngestPeerFiles(t *testing.T) {
 		{"serve cells per tool",
 			`SELECT r.source_format, count(*) AS n FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE m.phase = 'serve' GROUP BY ALL ORDER BY ALL`,
-			`[{"source_format":"aiperf","n":"2"},{"source_format":"aiperf-csv","n":"2"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
-				`{"source_format":"guidellm","n":"2"},{"source_format":"llmperf","n":"1"},{"source_format":"sglang-bench-serving","n":"11"},{"source_format":"vllm-bench-serve","n":"14"}]`},
+			`[{"source_format":"aiperf","n":"3"},{"source_format":"aiperf-csv","n":"3"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
+				`{"source_format":"guidellm","n":"4"},{"source_format":"llmperf","n":"1"},{"source_format":"sglang-bench-serving","n":"12"},{"source_format":"vllm-bench-serve","n":"15"}]`},
 		{"repeats numbered, a benchmark with nothing completed is an error without figures",
 			`SELECT m.status, m.repeat, m.completed_requests, m.ttft_ms, m.total_tok_s FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE r.source_format = 'vllm-bench-serve' AND (m.status <> 'valid' OR m.repeat IS NOT NULL) ORDER BY ALL`,
