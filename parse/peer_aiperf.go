@@ -277,6 +277,9 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	if t, ok := raw["telemetry_data"]; ok {
 		gpuTelemetry(&c, t)
 	}
+	if t, ok := raw["telemetry_stats"]; ok {
+		genaiTelemetry(&c, t)
+	}
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
 }
@@ -575,6 +578,32 @@ func gpuTelemetry(c *schema.Measurement, raw json.RawMessage) {
 		}
 	}
 	walk(raw)
+}
+
+// genaiTelemetry keeps GenAI-Perf's GPU telemetry (telemetry_stats:
+// {metric: {unit, gpu0: {avg, …}, …}}) as each GPU's average, named as
+// AIPerf's are: gpu<index>_<metric>_<unit>_avg.
+func genaiTelemetry(c *schema.Measurement, raw json.RawMessage) {
+	var metrics map[string]map[string]json.RawMessage
+	if json.Unmarshal(raw, &metrics) != nil {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(metrics)) {
+		var unit string
+		_ = json.Unmarshal(metrics[k]["unit"], &unit)
+		for _, g := range slices.Sorted(maps.Keys(metrics[k])) {
+			idx, ok := strings.CutPrefix(g, "gpu")
+			if !ok {
+				continue
+			}
+			var st struct {
+				Avg num `json:"avg"`
+			}
+			if json.Unmarshal(metrics[k][g], &st) == nil {
+				metric(c, strings.TrimSuffix("gpu"+idx+"_"+metricKey(k+" "+unit), "_")+"_avg", st.Avg)
+			}
+		}
+	}
 }
 
 // metricKey turns a display name into a figure name: lower case, each

@@ -463,6 +463,13 @@ func (s *servingCell) finish(tool string, runKeys ...string) (schema.Measurement
 			Concurrency: s.c.Concurrency, RequestRate: s.c.RequestRate, Status: schema.StatusError,
 			CompletedRequests: s.c.CompletedRequests, ErroredRequests: failed.int(), MeasuredS: s.c.MeasuredS,
 			SourceLine: s.c.SourceLine}
+		// The settings the tool printed beside its zeros (num_prompts,
+		// burstiness…) are kept; the zeros are not figures.
+		for _, e := range s.c.Extra {
+			if e.Value != 0 {
+				c.Extra = append(c.Extra, e)
+			}
+		}
 		c.StatusReason = "no request completed"
 		if failed.Set {
 			c.StatusReason += fmt.Sprintf(" (%d failed)", int64(failed.V))

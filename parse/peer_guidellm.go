@@ -80,6 +80,8 @@ type guidellmBenchmark struct {
 	RequestTotals *struct {
 		Successful num `json:"successful"`
 		Errored    num `json:"errored"`
+		Incomplete num `json:"incomplete"`
+		Total      num `json:"total"`
 	} `json:"request_totals"`
 	StartTime num                       `json:"start_time"`
 	Duration  num                       `json:"duration"`
@@ -158,6 +160,14 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
 		return nil, jsonError(name, b, 1, err)
 	}
+	// The metrics again as raw JSON: every distribution, nested groups
+	// included, is kept (guidellmExtras).
+	var raws struct {
+		Benchmarks []struct {
+			Metrics map[string]json.RawMessage `json:"metrics"`
+		} `json:"benchmarks"`
+	}
+	_ = json.Unmarshal(b, &raws)
 	if len(f.Benchmarks) == 0 {
 		return nil, errorf(name, keyLine(b, "benchmarks", 1), "guidellm file with no benchmarks")
 	}
@@ -267,10 +277,20 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 			if tot.Errored != nil {
 				c.ErroredRequests = tot.Errored.TotalSum.int()
 			}
+			if tot.Incomplete != nil {
+				metric(&c, "incomplete_requests", tot.Incomplete.TotalSum)
+			}
+			if tot.Total != nil {
+				metric(&c, "total_requests", tot.Total.TotalSum)
+			}
 		} else if tot := bm.RequestTotals; tot != nil {
 			c.CompletedRequests, c.ErroredRequests = tot.Successful.int(), tot.Errored.int()
+			metric(&c, "incomplete_requests", tot.Incomplete)
+			metric(&c, "total_requests", tot.Total)
 		}
-		guidellmExtras(&c, bm)
+		if i < len(raws.Benchmarks) {
+			guidellmExtras(&c, "", raws.Benchmarks[i].Metrics)
+		}
 		if c.TotalTokS == nil && c.TTFTMs == nil {
 			return nil, errorf(name, lines[i], "guidellm benchmark %d has no output tokens and no TTFT", i)
 		}
@@ -354,21 +374,34 @@ var guidellmColumns = map[string][]string{
 var guidellmKept = []string{"mean", "median", "std_dev", "min", "max", "p90", "p95", "p99", "p999"}
 
 // guidellmExtras keeps every other statistic of the successful requests'
-// distributions in extra as <metric>_<stat> (request_latency, in seconds,
-// as request_latency_ms_<stat> in milliseconds, so no duration is stored
-// without its unit).
-func guidellmExtras(c *schema.Measurement, bm *guidellmBenchmark) {
-	for _, k := range slices.Sorted(maps.Keys(bm.Metrics)) {
-		d := bm.Metrics[k].Successful
-		if d == nil || k == "request_totals" {
+// distributions in extra as <metric>_<stat>, nested groups joined by "_"
+// (0.5's text/characters/input → text_characters_input_mean);
+// request_latency, in seconds, as request_latency_ms_<stat> in
+// milliseconds, so no duration is stored without its unit.
+func guidellmExtras(c *schema.Measurement, prefix string, metrics map[string]json.RawMessage) {
+	for _, k := range slices.Sorted(maps.Keys(metrics)) {
+		if prefix == "" && k == "request_totals" {
 			continue
 		}
-		name, scale := k, 1.0
-		if k == "request_latency" {
+		var group map[string]json.RawMessage
+		if json.Unmarshal(metrics[k], &group) != nil {
+			continue
+		}
+		succ, ok := group["successful"]
+		if !ok {
+			guidellmExtras(c, prefix+k+"_", group)
+			continue
+		}
+		var d guidellmDist
+		if json.Unmarshal(succ, &d) != nil {
+			continue
+		}
+		name, scale := prefix+k, 1.0
+		if name == "request_latency" {
 			name, scale = "request_latency_ms", 1000
 		}
 		for _, st := range guidellmKept {
-			if slices.Contains(guidellmColumns[k], st) {
+			if prefix == "" && slices.Contains(guidellmColumns[k], st) {
 				continue
 			}
 			var v num
