@@ -187,6 +187,9 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 		if !c.Concurrency.Set || !c.ContextTokens.Set {
 			return nil, errorf(name, resultLine(b, i), "results[%d]: concurrency and context_tokens are required", i)
 		}
+		if i32(c.Concurrency) == nil || *i32(c.Concurrency) < 1 || c.ContextTokens.int() == nil || *c.ContextTokens.int() < 0 {
+			return nil, errorf(name, resultLine(b, i), "results[%d]: concurrency %g and context_tokens %g: want a positive concurrency and a context of 0 or more tokens", i, c.Concurrency.V, c.ContextTokens.V)
+		}
 		row := llmBenchRow(c)
 		row.SourceLine = int64(resultLine(b, i))
 		if row.Status == schema.StatusValid {

@@ -547,7 +547,7 @@ func FuzzParsePeer(f *testing.F) {
 		for _, p := range paths {
 			b, err := os.ReadFile(p)
 			if err == nil {
-				f.Add(b)
+				addSeed(f, b)
 			}
 		}
 	}
