@@ -30,7 +30,7 @@ const (
 
 // PeerFormats lists the formats of other tools' result files, in the
 // order detection tries them.
-var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatGenAIPerfCSV, FormatVLLMBench, FormatSGLangBench}
+var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatGenAIPerfCSV, FormatGenAIBench, FormatVLLMBench, FormatSGLangBench}
 
 // peerParsers maps a peer format to the function that turns a whole
 // result file into its runs (most files hold one; an appended vLLM or
@@ -47,6 +47,7 @@ var peerParsers = map[string]func(b []byte, name string) ([]*schema.Matrix, erro
 	FormatAIPerfCSV:    one(parseAIPerfCSV),
 	FormatGenAIPerfCSV: one(parseGenAIPerfCSV),
 	FormatLLMPerf:      one(parseLLMPerf),
+	FormatGenAIBench:   one(parseGenAIBench),
 }
 
 // one adapts the parser of a format whose files hold one run.
@@ -94,6 +95,8 @@ func detectPeer(b []byte) (string, error) {
 		return FormatLLMBenchJSON, nil
 	case has("benchmarks"):
 		return FormatGuideLLM, nil
+	case has("aggregated_metrics"):
+		return FormatGenAIBench, nil
 	case has("num_concurrent_requests") || hasSuffix("_ttft_s_mean") || has("results_ttft_s_mean"):
 		return FormatLLMPerf, nil
 	case isStatsBlock(keys["records"]) && bytes.Contains(keys["records"], []byte(`"header"`)):
