@@ -30,7 +30,7 @@ const (
 
 // PeerFormats lists the formats of other tools' result files, in the
 // order detection tries them.
-var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatGenAIPerfCSV, FormatGenAIBench, FormatVLLMBench, FormatSGLangBench}
+var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatGenAIPerfCSV, FormatGenAIBench, FormatInferencePerf, FormatVLLMBench, FormatSGLangBench}
 
 // peerParsers maps a peer format to the function that turns a whole
 // result file into its runs (most files hold one; an appended vLLM or
@@ -38,16 +38,17 @@ var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, Fo
 // formats they do not go through rawDoc: their figures are already
 // machine-readable.
 var peerParsers = map[string]func(b []byte, name string) ([]*schema.Matrix, error){
-	FormatLLMBenchJSON: one(parseLLMBenchJSON),
-	FormatVLLMBench:    parseVLLMBench,
-	FormatSGLangBench:  parseSGLangBench,
-	FormatGuideLLM:     one(parseGuideLLM),
-	FormatAIPerf:       one(parseAIPerfJSON),
-	FormatGenAIPerf:    one(parseAIPerfJSON),
-	FormatAIPerfCSV:    one(parseAIPerfCSV),
-	FormatGenAIPerfCSV: one(parseGenAIPerfCSV),
-	FormatLLMPerf:      one(parseLLMPerf),
-	FormatGenAIBench:   one(parseGenAIBench),
+	FormatLLMBenchJSON:  one(parseLLMBenchJSON),
+	FormatVLLMBench:     parseVLLMBench,
+	FormatSGLangBench:   parseSGLangBench,
+	FormatGuideLLM:      one(parseGuideLLM),
+	FormatAIPerf:        one(parseAIPerfJSON),
+	FormatGenAIPerf:     one(parseAIPerfJSON),
+	FormatAIPerfCSV:     one(parseAIPerfCSV),
+	FormatGenAIPerfCSV:  one(parseGenAIPerfCSV),
+	FormatLLMPerf:       one(parseLLMPerf),
+	FormatGenAIBench:    one(parseGenAIBench),
+	FormatInferencePerf: one(parseInferencePerf),
 }
 
 // one adapts the parser of a format whose files hold one run.
@@ -97,6 +98,8 @@ func detectPeer(b []byte) (string, error) {
 		return FormatGuideLLM, nil
 	case has("aggregated_metrics"):
 		return FormatGenAIBench, nil
+	case has("load_summary") && (has("successes") || has("failures")):
+		return FormatInferencePerf, nil
 	case has("num_concurrent_requests") || hasSuffix("_ttft_s_mean") || has("results_ttft_s_mean"):
 		return FormatLLMPerf, nil
 	case isStatsBlock(keys["records"]) && bytes.Contains(keys["records"], []byte(`"header"`)):

@@ -78,28 +78,16 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 	unit := firstNonEmpty(f.TimeUnit, "s")
 	stats := map[string]*aiperfStats{}
 	for k, st := range a.Stats {
-		s := &aiperfStats{Stat: map[string]num{}, used: map[string]bool{}}
+		u := ""
 		if strings.HasSuffix(k, "latency") || k == "ttft" || k == "tpot" || strings.HasSuffix(k, "_time") {
-			s.Unit = unit
-		}
-		for stat, v := range st {
-			if v.Set {
-				switch stat {
-				case "mean":
-					stat = "avg"
-				case "stddev":
-					stat = "std"
-				}
-				s.Stat[stat] = v
-			}
-		}
-		if len(s.Stat) == 0 {
-			continue
+			u = unit
 		}
 		if long, ok := genaiBenchNames[k]; ok {
 			k = long
 		}
-		stats[k] = s
+		if s := statsBlock(u, st); len(s.Stat) > 0 {
+			stats[k] = s
+		}
 	}
 	one := func(v num) *aiperfStats {
 		return &aiperfStats{Stat: map[string]num{"avg": v}, used: map[string]bool{}}
@@ -107,8 +95,8 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 	for k, v := range map[string]num{
 		"output_token_throughput": a.OutputTokS, "request_throughput": a.RequestsPerS,
 		"request_count": a.Completed, "error_request_count": a.Errors,
-		"input_token_throughput": a.InputTokS, "total_token_throughput": a.TotalTokS,
-		"total_chars_per_hour": a.CharsPerHour, "error_rate": a.ErrorRate, "num_requests": a.Requests,
+		"total_token_throughput": a.TotalTokS,
+		"total_chars_per_hour":   a.CharsPerHour, "error_rate": a.ErrorRate, "num_requests": a.Requests,
 		"total_arrivals": a.TotalArrivals, "arrival_requests_per_second": a.ArrivalRate, "batch_size": a.BatchSize,
 	} {
 		if v.Set {
@@ -140,6 +128,7 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.InputTokS = a.InputTokS.ptr()
 	if m := genaiBenchScenario.FindStringSubmatch(a.Scenario); m != nil {
 		if req, err := strconv.ParseFloat(m[1], 64); err == nil && req > 0 {
 			inputContext(&c, req)

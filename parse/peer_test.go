@@ -362,6 +362,25 @@ func TestPeerFiles(t *testing.T) {
 			{"output latency p95 kept in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "output_latency_p95_ms") }, 15500},
 			{"error code counted", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "error_code_500_count") }, 2},
 		}},
+		// inference-perf's lifecycle report of one stage (seconds).
+		{"inference-perf/stage_3_lifecycle_metrics.json", FormatInferencePerf, "", 1, []check{
+			{"rate", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 16},
+			{"ttft median s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 89.29768897360191},
+			{"ttft p90", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP90Ms }, 145.19051388488152},
+			{"tbt = time_per_output_token median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 17.54722771012656},
+			{"chunk gap = inter_token_latency median", func(m *schema.Matrix) *float64 { return m.Measurements[0].ChunkGapP50Ms }, 0.1673795050010085},
+			{"e2e mean", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EMeanMs }, 7630.229180409212},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 2673.728455531701},
+			{"input tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].InputTokS }, 2763.0938968935975},
+			{"request throughput", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 12.674076482112723},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 960},
+			{"errored", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 0},
+			{"prompt mean", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].PromptTokens) }, 218},
+			{"e2e per token kept in ms", func(m *schema.Matrix) *float64 {
+				return extra(&m.Measurements[0], "normalized_time_per_output_token_p50_ms")
+			}, 38.41728906105465},
+			{"achieved rate kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "achieved_rate_avg") }, 16.00201431836482},
+		}},
 		{"llm-inference-bench/seed000-excerpt-v0.7.json", FormatLLMBenchJSON, "ling", 8, []check{
 			{"prefill 8K tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 55000},
 			{"prefill 8K ttft ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 149},
