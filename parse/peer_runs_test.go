@@ -1,0 +1,255 @@
+package parse
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"speedmatrix/schema"
+)
+
+func FuzzParsePeer(f *testing.F) {
+	for _, dir := range []string{"vllm", "sglang", "guidellm", "llmperf", "aiperf", "genai-perf", "llm-inference-bench", "bad"} {
+		paths, _ := filepath.Glob(filepath.Join("testdata", "peers", dir, "*"))
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err == nil {
+				addSeed(f, b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ms, ok, err := parsePeerFile(b, "fuzz.json", "")
+		if err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) || pe.File != "fuzz.json" {
+				t.Fatalf("error not positioned: %v", err)
+			}
+			return
+		}
+		if ok && len(ms) == 0 {
+			t.Fatalf("parsed with no runs")
+		}
+		for _, m := range ms {
+			if len(m.Measurements) == 0 {
+				t.Fatalf("parsed a run with no measurements")
+			}
+		}
+	})
+}
+
+func BenchmarkParsePeerVLLM(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "peers", "vllm", "inferencex-atom-qwen35-397b-mtp-conc64-with-input_lens.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, _, err := parsePeerFile(data, "bench.json", ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// js renders v as JSON for messages.
+func js(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestPeerRuns reads appended result files whose results differ in
+// configuration (several runs in one file), repeat a load (repeats of one
+// run), or record a benchmark in which nothing completed.
+func TestPeerRuns(t *testing.T) {
+	read := func(rel string) []*schema.Matrix {
+		t.Helper()
+		return mustParseAll(t, filepath.Join("testdata", "peers", rel))
+	}
+	meta := func(m *schema.Matrix, key string) string {
+		for _, f := range m.Run.Metadata {
+			if f.Key == key {
+				return f.Value
+			}
+		}
+		return ""
+	}
+
+	t.Run("one run per --metadata configuration", func(t *testing.T) {
+		ms := read("vllm/append-deployments.jsonl")
+		if len(ms) != 2 {
+			t.Fatalf("%d runs, want 2", len(ms))
+		}
+		for i, dep := range []string{"base", "kvcache"} {
+			m := ms[i]
+			if want := "vLLM bench serve: Model-8B (deployment=" + dep + ")"; m.Run.Title != want {
+				t.Errorf("title %q, want %q", m.Run.Title, want)
+			}
+			if len(m.Measurements) != 2 || meta(m, "deployment") != dep {
+				t.Errorf("run %d: %d cells, deployment %q", i, len(m.Measurements), meta(m, "deployment"))
+			}
+			// A number given as a --metadata string is a label, not a figure.
+			if meta(m, "decode_replicas") != "4" || extra(&m.Measurements[0], "decode_replicas") != nil {
+				t.Errorf("run %d: decode_replicas in metadata %q, in extra %v", i, meta(m, "decode_replicas"), extra(&m.Measurements[0], "decode_replicas"))
+			}
+		}
+		if ms[0].Run.RunID == ms[1].Run.RunID || ms[0].Run.SourceSHA256 != ms[1].Run.SourceSHA256 {
+			t.Errorf("run ids %s %s, sources %s %s", ms[0].Run.RunID, ms[1].Run.RunID, ms[0].Run.SourceSHA256, ms[1].Run.SourceSHA256)
+		}
+		// Parse wants one run and says what the file holds.
+		b, _ := os.ReadFile(filepath.Join("testdata", "peers", "vllm", "append-deployments.jsonl"))
+		if _, err := ParseBytes(b, "x.jsonl", ""); err == nil || !strings.Contains(err.Error(), "x.jsonl:3: holds 2 runs") {
+			t.Errorf("Parse of a file of two runs: %v", err)
+		}
+	})
+
+	t.Run("repeats of one load", func(t *testing.T) {
+		ms := read("vllm/sweep-repeats.json")
+		if len(ms) != 1 || len(ms[0].Measurements) != 2 {
+			t.Fatalf("%d runs", len(ms))
+		}
+		for i, c := range ms[0].Measurements {
+			if c.Repeat == nil || *c.Repeat != int32(i) {
+				t.Errorf("cell %d repeat %v, want %d", i, c.Repeat, i)
+			}
+		}
+	})
+
+	t.Run("another --label is another run", func(t *testing.T) {
+		b, _ := os.ReadFile(filepath.Join("testdata", "peers", "vllm", "sweep-repeats.json"))
+		var objs []map[string]any
+		if err := json.Unmarshal(b, &objs); err != nil {
+			t.Fatal(err)
+		}
+		var lines []byte
+		for i, o := range objs {
+			o["label"] = []string{"eager", "graphs"}[i]
+			l, _ := json.Marshal(o)
+			lines = append(append(lines, l...), '\n')
+		}
+		ms, err := ParseAllBytes(lines, "labels.jsonl", "")
+		if err != nil || len(ms) != 2 || !strings.HasSuffix(ms[1].Run.Title, "(label=graphs)") || ms[1].Measurements[0].Repeat != nil {
+			t.Fatalf("%d runs, %v", len(ms), err)
+		}
+	})
+
+	t.Run("nothing completed", func(t *testing.T) {
+		c := read("vllm/all-requests-failed.json")[0].Measurements[0]
+		if c.Status != schema.StatusError || c.StatusReason != "no request completed (8 failed)" ||
+			c.TotalTokS != nil || c.TTFTMs != nil || c.TBTMs != nil || c.E2EMeanMs != nil ||
+			c.ErroredRequests == nil || *c.ErroredRequests != 8 || c.CompletedRequests == nil || *c.CompletedRequests != 0 {
+			t.Errorf("cell %s", js(c))
+		}
+	})
+
+	t.Run("SGLang server_info, tag and output lengths", func(t *testing.T) {
+		ms := read("sglang/server-info-two-output-lens.jsonl")
+		if len(ms) != 2 || len(ms[0].Measurements) != 2 || len(ms[1].Measurements) != 1 {
+			t.Fatalf("%d runs", len(ms))
+		}
+		r := ms[0].Run
+		if r.Model != "Model-3B-Instruct" || r.EngineVersion != "0.5.5.post3" || r.TensorParallel == nil || *r.TensorParallel != 2 ||
+			r.Quantization != "fp8" || r.KVBudgetTokens == nil || *r.KVBudgetTokens != 2301720 || meta(ms[0], "tag") != "c8" || !strings.HasSuffix(r.Title, "(random_output_len=128)") {
+			t.Errorf("run %s", js(r))
+		}
+		c := ms[0].Measurements[1]
+		if !near(c.AvgActiveRequests, 16*0.97) || c.ContextLabel != "1K" || !near(extra(&c, "random_output_len"), 128) || !near(extra(&c, "random_range_ratio"), 1) {
+			t.Errorf("cell %s", js(c))
+		}
+	})
+
+	t.Run("a latency printed as 0 is none", func(t *testing.T) {
+		// An older SGLang line (no dataset name, no server_info) whose
+		// run collected no chunk gaps: np.median([] or 0) printed 0.
+		line := `{"backend": "sglang", "request_rate": Infinity, "total_input_tokens": 342460, "total_output_tokens": 218257, ` +
+			`"total_output_tokens_retokenized": 2356, "mean_e2e_latency_ms": 42764.5, "median_e2e_latency_ms": 43827.25, ` +
+			`"median_ttft_ms": 14326.75, "median_itl_ms": 0.0, "output_throughput": 2573.75, "random_input_len": 1024, ` +
+			`"random_output_len": 128, "random_range_ratio": 0.0, "duration": 84.75, "completed": 996}` + "\n"
+		ms, err := ParseAllBytes([]byte(line), "old.jsonl", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := ms[0].Measurements[0]
+		if c.ChunkGapP50Ms != nil || !near(c.TTFTMs, 14326.75) || !near(c.E2EP50Ms, 43827.25) {
+			t.Errorf("cell %s", js(c))
+		}
+	})
+
+	t.Run("a row appended twice", func(t *testing.T) {
+		b, _ := os.ReadFile(filepath.Join("testdata", "peers", "bad", "vllm-duplicate-row.jsonl"))
+		_, err := ParseAllBytes(b, "dup.jsonl", "")
+		if err == nil || !strings.Contains(err.Error(), "dup.jsonl:2: duplicate serve cell") || !strings.Contains(err.Error(), "repeats line 1") {
+			t.Errorf("error %v", err)
+		}
+	})
+}
+
+// TestAIPerfExportsAgree reads the JSON and the CSV export of one AIPerf
+// run: every figure of the CSV lands under the same name as the JSON's
+// (http_req_blocked, not http_blocked; ms with its unit in the name), to
+// the two decimals the CSV prints.
+func TestAIPerfExportsAgree(t *testing.T) {
+	js, err := readPeer(t, "aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv, err := readPeer(t, "aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, c := &js.Measurements[0], &csv.Measurements[0]
+	if len(c.Extra) < 60 {
+		t.Fatalf("only %d extra figures from the CSV", len(c.Extra))
+	}
+	for _, e := range c.Extra {
+		got := extra(j, e.Name)
+		if got == nil {
+			t.Errorf("CSV figure %s has no JSON figure of that name", e.Name)
+			continue
+		}
+		if math.Abs(*got-e.Value) > 0.0051+1e-9*math.Abs(e.Value) {
+			t.Errorf("%s: JSON %v, CSV %v", e.Name, *got, e.Value)
+		}
+	}
+	for _, p := range [][2]*float64{{j.TTFTMs, c.TTFTMs}, {j.E2EP99Ms, c.E2EP99Ms}, {j.TotalTokS, c.TotalTokS}, {j.MeasuredS, c.MeasuredS}} {
+		if p[0] == nil || p[1] == nil || math.Abs(*p[0]-*p[1]) > 0.0051 {
+			t.Errorf("column: JSON %v, CSV %v", p[0], p[1])
+		}
+	}
+}
+
+func TestServeLabel(t *testing.T) {
+	for tokens, want := range map[int64]string{
+		7999: "8K", 8000: "8K", 8192: "8K", 8704: "9K", 2969: "3K", 3072: "3K",
+		1000: "1K", 1024: "1K", 895: "895", 513: "513", 131072: "128K", 128000: "125K",
+	} {
+		if got := serveLabel(tokens); got != want {
+			t.Errorf("serveLabel(%d) = %q, want %q", tokens, got, want)
+		}
+	}
+}
+
+// TestServeRowsAlignByRequestedLength checks that two serving results
+// asked for 8,000 and 8,192 input tokens (measured 7,999 and 8,190) land in
+// one context, labelled as people name it, with the exact lengths kept.
+func TestServeRowsAlignByRequestedLength(t *testing.T) {
+	line := func(req, total int) string {
+		return fmt.Sprintf(`{"model_id": "m", "max_concurrency": 4, "request_rate": "inf", "completed": 10, "random_input_len": %d, "total_input_tokens": %d, "total_output_tokens": 1280, "duration": 10, "output_throughput": 128, "median_ttft_ms": 50, "median_tpot_ms": 10}`, req, total)
+	}
+	var labels []string
+	for _, c := range []struct{ req, total, want int }{{8000, 79990, 8000}, {8192, 81900, 8192}} {
+		ms, err := ParseAllBytes([]byte(line(c.req, c.total)), "r.json", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := ms[0].Measurements[0]
+		if m.ContextTokens == nil || *m.ContextTokens != int64(c.want) || !near(extra(&m, "requested_input_len"), float64(c.req)) {
+			t.Errorf("requested %d: context %v", c.req, js(m))
+		}
+		labels = append(labels, m.ContextLabel)
+	}
+	if labels[0] != "8K" || labels[1] != "8K" {
+		t.Errorf("labels %v, want both 8K", labels)
+	}
+}
