@@ -30,7 +30,7 @@ const (
 
 // PeerFormats lists the formats of other tools' result files, in the
 // order detection tries them.
-var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatGenAIPerfCSV, FormatGenAIBench, FormatInferencePerf, FormatVLLMBench, FormatSGLangBench}
+var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatGenAIPerfCSV, FormatGenAIBench, FormatInferencePerf, FormatHFBenchmarker, FormatVLLMBench, FormatSGLangBench}
 
 // peerParsers maps a peer format to the function that turns a whole
 // result file into its runs (most files hold one; an appended vLLM or
@@ -49,6 +49,7 @@ var peerParsers = map[string]func(b []byte, name string) ([]*schema.Matrix, erro
 	FormatLLMPerf:       one(parseLLMPerf),
 	FormatGenAIBench:    one(parseGenAIBench),
 	FormatInferencePerf: one(parseInferencePerf),
+	FormatHFBenchmarker: one(parseHFBenchmarker),
 }
 
 // one adapts the parser of a format whose files hold one run.
@@ -100,6 +101,8 @@ func detectPeer(b []byte) (string, error) {
 		return FormatGenAIBench, nil
 	case has("load_summary") && (has("successes") || has("failures")):
 		return FormatInferencePerf, nil
+	case has("results") && bytes.Contains(keys["results"], []byte(`"token_throughput_secs"`)):
+		return FormatHFBenchmarker, nil
 	case has("num_concurrent_requests") || hasSuffix("_ttft_s_mean") || has("results_ttft_s_mean"):
 		return FormatLLMPerf, nil
 	case isStatsBlock(keys["records"]) && bytes.Contains(keys["records"], []byte(`"header"`)):
