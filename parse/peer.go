@@ -127,6 +127,9 @@ func detectPeer(b []byte) (string, error) {
 	if len(names) > 8 {
 		names = append(names[:8], "…")
 	}
+	if r := resemblance(keys); r != "" {
+		return "", fmt.Errorf("JSON of no benchmark tool speedmatrix reads (keys: %s); %s", strings.Join(names, ", "), r)
+	}
 	return "", fmt.Errorf("JSON of no benchmark tool speedmatrix reads (keys: %s)", strings.Join(names, ", "))
 }
 

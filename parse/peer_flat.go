@@ -155,9 +155,21 @@ func (f *flatResult) stringFields() []schema.KV {
 }
 
 // configKeys are keys read elsewhere that are part of a result's
-// configuration beside its load: vLLM's --label and the requested output
-// length.
-var configKeys = []string{"label", "random_output_len", "sharegpt_output_len", "output_len"}
+// configuration beside its load: vLLM's --label, the requested output
+// length, and the `vllm serve` parameters a `vllm bench sweep` writes
+// into each result (serveParamKeys).
+var configKeys = append([]string{"label", "random_output_len", "sharegpt_output_len", "output_len"}, serveParamKeys...)
+
+// serveParamKeys are `vllm serve` parameters that `vllm bench sweep serve`
+// merges into each result of a --serve-params combination: a server
+// configuration, not a figure, so results that differ in them are runs of
+// their own, and they are kept as run metadata (section "Serve").
+var serveParamKeys = []string{
+	"max_num_seqs", "max_num_batched_tokens", "max_model_len", "tensor_parallel_size", "pipeline_parallel_size",
+	"data_parallel_size", "gpu_memory_utilization", "enable_prefix_caching", "enable_chunked_prefill",
+	"kv_cache_dtype", "block_size", "quantization", "dtype", "enforce_eager", "speculative_config",
+	"compilation_config", "async_scheduling", "enable_expert_parallel",
+}
 
 // config describes what a result says of its configuration besides the
 // load: its string values not read yet (vLLM's --metadata pairs, SGLang's

@@ -253,3 +253,38 @@ func TestServeRowsAlignByRequestedLength(t *testing.T) {
 		t.Errorf("labels %v, want both 8K", labels)
 	}
 }
+
+// TestVLLMSweepServeParams reads a `vllm bench sweep serve` summary of two
+// --serve-params combinations (max_num_seqs 64 and 128) × two loads: a run
+// per server configuration, the serve parameters as run metadata, not
+// figures, and the requested input length as the context.
+func TestVLLMSweepServeParams(t *testing.T) {
+	ms := mustParseAll(t, filepath.Join("testdata", "peers", "vllm", "sweep-serve-summary-v0.12.json"))
+	if len(ms) != 2 {
+		t.Fatalf("%d runs, want 2", len(ms))
+	}
+	for i, seqs := range []string{"64", "128"} {
+		m := ms[i]
+		if !strings.Contains(m.Run.Title, "max_num_seqs="+seqs) || len(m.Measurements) != 2 {
+			t.Errorf("run %d: %q, %d cells", i, m.Run.Title, len(m.Measurements))
+		}
+		got := ""
+		for _, f := range m.Run.Metadata {
+			if f.Section == "Serve" && f.Key == "max_num_seqs" {
+				got = f.Value
+			}
+		}
+		if got != seqs {
+			t.Errorf("run %d: serve max_num_seqs %q, want %s", i, got, seqs)
+		}
+		for _, c := range m.Measurements {
+			if extra(&c, "max_num_seqs") != nil || c.ContextLabel != "1K" || c.Repeat != nil {
+				t.Errorf("run %d cell: %s", i, js(c))
+			}
+		}
+	}
+	c := ms[1].Measurements[1]
+	if !near(c.TTFTMs, 238.14) || !near(c.TotalTokS, 1451.52) || !near(extra(&c, "max_output_tokens_per_s"), 1555.2) || *c.Concurrency != 32 {
+		t.Errorf("cell %s", js(c))
+	}
+}

@@ -549,6 +549,9 @@ func TestPeerBadFiles(t *testing.T) {
 	}{
 		{"bad/vllm-garbled.json", 2, "invalid JSON"},
 		{"bad/unknown.json", 1, "no benchmark tool"},
+		// An unknown file says which tool it most resembles and which
+		// versions of it are read.
+		{"bad/unknown-vllm-like.json", 1, "it most resembles vLLM bench serve / benchmark_serving.py (shares completed, date, duration, model_id, num_prompts, request_throughput, …), of which speedmatrix reads 0.4 to 0.12"},
 		{"bad/llmbench-duplicate.json", 3, "duplicate cell"},
 		{"bad/llmbench-summary-disagrees.json", 2, "disagrees with summary_table"},
 		// Found by FuzzParsePeer: a failed CSV read has no field position
