@@ -7,7 +7,7 @@ import (
 
 // FuzzMinimize is how long the fuzzing engine minimizes one input when
 // the command line does not say (go test's default is 60s).
-const FuzzMinimize = 3 * time.Second
+const FuzzMinimize = time.Second
 
 // CapFuzzMinimize sets -test.fuzzminimizetime to FuzzMinimize unless the
 // command line set it. Call it from TestMain after flag.Parse.
