@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -195,24 +196,14 @@ func sourceNumbers(t *testing.T, path string, b []byte) map[string]float64 {
 func TestPeerNothingDropped(t *testing.T) {
 	for _, path := range peerFixtures(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
+			stored := storedNumbers(mustParseAll(t, path))
 			b, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ms, err := ParseAllBytes(b, path, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			stored := storedNumbers(ms)
 			var missing []string
 			src := sourceNumbers(t, path, b)
-			for _, p := range slices.Sorted(func(yield func(string) bool) {
-				for k := range src {
-					if !yield(k) {
-						return
-					}
-				}
-			}) {
+			for _, p := range slices.Sorted(maps.Keys(src)) {
 				v := src[p]
 				if v == 0 || math.IsInf(v, 0) && slices.Contains(stored, v) {
 					continue
@@ -241,15 +232,7 @@ var unitName = regexp.MustCompile(`(^|_)(ms|s|sec|seconds|us|ns)(_|$)`)
 // duration is stored without its unit in its name, in any fixture.
 func TestPeerDurationsHaveUnits(t *testing.T) {
 	for _, path := range peerFixtures(t) {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms, err := ParseAllBytes(b, path, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range ms {
+		for _, m := range mustParseAll(t, path) {
 			for _, c := range m.Measurements {
 				for _, e := range c.Extra {
 					if durationName.MatchString(e.Name) && !unitName.MatchString(e.Name) && !strings.HasSuffix(e.Name, "_count") {
