@@ -1,11 +1,9 @@
 package parse
 
 import (
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -488,115 +486,5 @@ func TestPeerFiles(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestLLMBenchJSONStatuses(t *testing.T) {
-	m, err := readPeer(t, "llm-inference-bench/seed000-excerpt-v0.7.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]schema.Status{"8K|1": schema.StatusValid, "8K|16": schema.StatusLooped, "8K|128": schema.StatusValid,
-		"123K|1": schema.StatusValid, "123K|16": schema.StatusValid, "123K|128": schema.StatusOverCapacity}
-	for _, c := range m.Measurements {
-		if c.Phase != schema.PhaseDecode {
-			continue
-		}
-		k := c.ContextLabel + "|" + itoa32(c.Concurrency)
-		if c.Status != want[k] {
-			t.Errorf("%s: status %s, want %s", k, c.Status, want[k])
-		}
-		delete(want, k)
-	}
-	if len(want) != 0 {
-		t.Errorf("cells missing: %v", want)
-	}
-
-	// An old file leaves skipped cells out; they are recomputed from the
-	// recorded budget: 64 × (0 + 8192) = 524288 > 400000, and 32 ×
-	// (16384 + 8192) = 786432 > 400000, 64 × … as well; 32 × 8192 = 262144 fits.
-	old, err := readPeer(t, "llm-inference-bench/old-no-version.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]schema.Status{}
-	for _, c := range old.Measurements {
-		got[c.ContextLabel+"|"+itoa32(c.Concurrency)] = c.Status
-	}
-	for k, st := range map[string]schema.Status{"0|1": schema.StatusValid, "0|32": schema.StatusValid, "0|64": schema.StatusOverCapacity,
-		"16K|1": schema.StatusValid, "16K|32": schema.StatusOverCapacity, "16K|64": schema.StatusOverCapacity} {
-		if got[k] != st {
-			t.Errorf("old file %s: status %q, want %q", k, got[k], st)
-		}
-	}
-	if old.Run.BenchVersion != "" || old.Run.KVBudgetTokens == nil || *old.Run.KVBudgetTokens != 400000 {
-		t.Errorf("old file run: version %q budget %v", old.Run.BenchVersion, old.Run.KVBudgetTokens)
-	}
-}
-
-func itoa32(p *int32) string {
-	if p == nil {
-		return "-"
-	}
-	return strconv.Itoa(int(*p))
-}
-
-func TestPeerBadFiles(t *testing.T) {
-	tests := []struct {
-		file string
-		line int
-		msg  string
-	}{
-		{"bad/vllm-garbled.json", 2, "invalid JSON"},
-		{"bad/unknown.json", 1, "no benchmark tool"},
-		// An unknown file says which tool it most resembles and which
-		// versions of it are read.
-		{"bad/unknown-vllm-like.json", 1, "it most resembles vLLM bench serve / benchmark_serving.py (shares completed, date, duration, model_id, num_prompts, request_throughput, …), of which speedmatrix reads 0.4 to 0.12"},
-		{"bad/llmbench-duplicate.json", 3, "duplicate cell"},
-		{"bad/llmbench-summary-disagrees.json", 2, "disagrees with summary_table"},
-		// Found by FuzzParsePeer: a failed CSV read has no field position
-		// (FieldPos panicked); the reader's own error gives the line.
-		{"bad/aiperf-csv-bare-quote.csv", 2, "CSV: "},
-	}
-	for _, tt := range tests {
-		t.Run(tt.file, func(t *testing.T) {
-			_, err := readPeer(t, tt.file)
-			var pe *Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("want *Error, got %v", err)
-			}
-			if pe.Line != tt.line || !strings.Contains(pe.Msg, tt.msg) || !strings.HasSuffix(pe.File, tt.file) {
-				t.Errorf("got %v; want line %d and %q", err, tt.line, tt.msg)
-			}
-		})
-	}
-}
-
-func TestSanitizeJSON(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{"a": Infinity}`, `{"a": "Infinity"}`},
-		{`{"a": -Infinity, "b": NaN}`, `{"a": "-Infinity", "b": "NaN"}`},
-		{`{"s": "Infinity and NaN stay"}`, `{"s": "Infinity and NaN stay"}`},
-		{`{"s": "esc \" Infinity"}`, `{"s": "esc \" Infinity"}`},
-		{`[1, 2]`, `[1, 2]`},
-	}
-	for _, tt := range tests {
-		if got := string(sanitizeJSON([]byte(tt.in))); got != tt.want {
-			t.Errorf("sanitizeJSON(%s) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestModelBase(t *testing.T) {
-	tests := map[string]string{
-		"/models/models--openai--gpt-oss-120b/snapshots/b5c939de8f754692c1647ca79fbf85e8c1e70f8a/": "gpt-oss-120b",
-		"Qwen/Qwen3.5-397B-A17B-FP8": "Qwen3.5-397B-A17B-FP8",
-		"llama2-70b-4096":            "llama2-70b-4096",
-		"":                           "",
-	}
-	for in, want := range tests {
-		if got := modelBase(in); got != want {
-			t.Errorf("modelBase(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
