@@ -104,8 +104,9 @@ func llmBenchExtras(row *schema.Measurement, raw map[string]json.RawMessage) {
 
 // llmBenchSpecRate keeps server_spec_accept_rate in its column when it is
 // the 0–1 fraction the column means; early versions wrote the accepted
-// token count there (2,001 … 508,460), which is kept in extra under the
-// tool's name, with a warning for the run.
+// token count there (2,001 … 508,460), which is kept in extra as
+// server_spec_accept_rate_raw (the tool's name would be read back into the
+// column from a rendered document), with a warning for the run.
 func llmBenchSpecRate(m *schema.Matrix, row *schema.Measurement, c llmBenchCell, warned *bool) {
 	p := c.ServerSpecAcceptRate.ptr()
 	switch {
@@ -113,7 +114,7 @@ func llmBenchSpecRate(m *schema.Matrix, row *schema.Measurement, c llmBenchCell,
 	case *p > 0 && *p <= 1:
 		row.ServerSpecAcceptRate = p
 	default:
-		metric(row, "server_spec_accept_rate", c.ServerSpecAcceptRate)
+		metric(row, "server_spec_accept_rate_raw", c.ServerSpecAcceptRate)
 		if !*warned {
 			*warned = true
 			addField(&m.Run, "Warnings", "server_spec_accept_rate",

@@ -444,8 +444,8 @@ func TestPeerFiles(t *testing.T) {
 			{"no fraction from a count", func(m *schema.Matrix) *float64 {
 				return set(m.Measurements[0].ServerSpecAcceptRate, m.Measurements[1].ServerSpecAcceptRate)
 			}, 0},
-			{"count kept 1", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_spec_accept_rate") }, 2001},
-			{"count kept 2", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "server_spec_accept_rate") }, 508460},
+			{"count kept 1", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_spec_accept_rate_raw") }, 2001},
+			{"count kept 2", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "server_spec_accept_rate_raw") }, 508460},
 			{"warning", func(m *schema.Matrix) *float64 {
 				for _, f := range m.Run.Metadata {
 					if f.Section == "Warnings" && strings.Contains(f.Value, "not a 0–1 fraction") {
