@@ -1154,6 +1154,10 @@ func scanPrefill(ps []piece) []rawPrefill {
 			p.TokS = strings.TrimSpace(tokSRe.FindStringSubmatch(t)[1])
 		case p.TokS == "" && p.TTFT == "" && p.Glued == "" && strings.ContainsAny(t, "0123456789"):
 			p.Glued = t
+		case p.TokS == "" && p.TTFT == "" && p.Glued == "":
+			if _, ok := parseStatus(t); ok {
+				p.Glued = t // a cell printed as its status ("Error")
+			}
 		}
 	}
 	for _, t := range joined {

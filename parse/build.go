@@ -758,6 +758,14 @@ func appendSplits(dst []split, s string) []split {
 	if hasSuffixFold(s, "ttft") {
 		s, ttft = trimSpace(s[:len(s)-4]), true
 	}
+	// A figure printed as missing beside one that is not ("40K— TTFT",
+	// "—149 ms TTFT"): the dash cannot be part of a number.
+	if a, ok := strings.CutSuffix(s, "—"); ok && ttft && a != "" {
+		return append(dst, split{trimSpace(a), "—"})
+	}
+	if b, ok := strings.CutPrefix(s, "—"); ok && b != "" {
+		return append(dst, split{"—", trimSpace(b)})
+	}
 	for _, sep := range []string{"tok/s", "·", "•", ";", "/"} {
 		if a, b, ok := strings.Cut(s, sep); ok {
 			return append(dst, split{trimSpace(a), strings.Trim(trimSpace(b), ",·;")})

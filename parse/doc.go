@@ -72,12 +72,14 @@
 //     and bench_version "0.7.6": the "v" is dropped so versions compare as
 //     printed by other tools; the printed text stays in Metadata.
 //   - The launch command (launch.go, ParseLaunch, also used by the runner)
-//     is tokenized like a shell, its secrets redacted (--api-key and other
-//     key/token/secret flags, *_TOKEN= and *_KEY= variables, bearer
-//     headers, sk-/hf_ keys), and its model, tensor parallelism, maximum
-//     length, memory fraction, quantization, dtype and all flags taken
-//     out. No secret reaches any Run field: metadata values under secret
-//     keys and recognizable keys anywhere are redacted too.
+//     is redacted word by word by package redact (--api-key and other
+//     key/token/secret flags, *_TOKEN= and *_KEY= variables, after &&, ;
+//     and |, inside bash -c "…", bearer headers, sk-/hf_ keys, URL user
+//     information), and its model, tensor parallelism, maximum length,
+//     memory fraction, quantization, dtype and all flags are taken from
+//     the command that starts the server (after cd … &&, inside bash -c).
+//     No secret reaches any Run field: metadata values under secret keys
+//     and recognizable keys anywhere are redacted too.
 //
 // # Errors
 //

@@ -2,24 +2,25 @@ package parse
 
 import (
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"speedmatrix/redact"
 	"speedmatrix/schema"
 )
 
-// Redacted replaces every secret the parser removes.
-const Redacted = "<redacted>"
+// Redacted replaces every secret the parser removes (redact.Marker).
+const Redacted = redact.Marker
 
 // Launch is a server launch command, tokenized like a shell would and
 // with its secrets redacted. It recognizes the forms of vLLM (`vllm serve
 // MODEL …`), SGLang (`python -m sglang.launch_server --model-path …`),
 // llama.cpp (`llama-server -m …`) and TGI (`text-generation-launcher
-// --model-id …`), after optional `env` and NAME=VALUE prefixes.
+// --model-id …`), after optional `env` and NAME=VALUE prefixes, after
+// setup commands (`cd DIR &&`, `export K=V;`) and inside `bash -c "…"`.
 type Launch struct {
 	// Command is the command as printed with every secret replaced by
-	// Redacted; nothing else in the text changes.
+	// Redacted (redact.Command); nothing else in the text changes.
 	Command string
 	// Env holds the NAME=VALUE prefixes, values redacted where secret.
 	Env []schema.KV
@@ -45,151 +46,20 @@ type Launch struct {
 	Flags []schema.KV
 }
 
-// shellToken is one word of a command line and where it was printed.
-type shellToken struct {
-	text       string // after quote removal
-	start, end int    // byte span in the original text
-}
-
-// shellTokens splits a command line into words the way a POSIX shell
-// does for the parts launch commands use: blanks separate words, '…'
-// quotes literally, "…" quotes with \" \\ \$ escapes, a backslash escapes
-// one character and a backslash-newline continues the line; # starts a
-// comment at the beginning of a word. Nothing is expanded.
-//
-// Note: no library: github.com/google/shlex and mvdan.cc/sh would need a
-// new module, and neither reports the byte span of each word, which the
-// redaction needs to replace a secret without reformatting the command.
-func shellTokens(s string) []shellToken {
-	var out []shellToken
-	var cur strings.Builder
-	in := false
-	start := 0
-	flush := func(end int) {
-		if in {
-			out = append(out, shellToken{cur.String(), start, end})
-			cur.Reset()
-			in = false
-		}
-	}
-	begin := func(i int) {
-		if !in {
-			in, start = true, i
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s) && s[i+1] == '\n':
-			i++
-		case c == '\\' && i+2 < len(s) && s[i+1] == '\r' && s[i+2] == '\n':
-			i += 2
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			flush(i)
-		case c == '#' && !in:
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-		case c == '\\' && i+1 < len(s):
-			begin(i)
-			cur.WriteByte(s[i+1])
-			i++
-		case c == '\'':
-			begin(i)
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				cur.WriteString(s[i+1:])
-				i = len(s)
-				break
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-		case c == '"':
-			begin(i)
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`\n", s[i+1]) >= 0 {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-		default:
-			begin(i)
-			cur.WriteByte(c)
-		}
-	}
-	flush(len(s))
-	return out
-}
-
-// envAssign matches a NAME=VALUE word.
-var envAssign = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
-
-// secretEnvName reports whether an environment variable holds a secret:
-// a name whose last part is TOKEN or KEY (HF_TOKEN, OPENAI_API_KEY), or
-// that mentions SECRET, PASSWORD or CREDENTIAL.
-func secretEnvName(name string) bool {
-	u := strings.ToUpper(name)
-	if strings.Contains(u, "SECRET") || strings.Contains(u, "PASSWORD") || strings.Contains(u, "PASSWD") || strings.Contains(u, "CREDENTIAL") {
-		return true
-	}
-	parts := strings.Split(u, "_")
-	last := parts[len(parts)-1]
-	return strings.HasSuffix(last, "TOKEN") || strings.HasSuffix(last, "KEY") || last == "AUTH" || last == "PAT"
-}
-
-// secretFlag reports whether a flag's value is a secret (--api-key,
-// --hf-token, --token, --password, --secret, …).
-func secretFlag(flag string) bool {
-	f := strings.ReplaceAll(strings.ToLower(strings.TrimLeft(flag, "-")), "_", "-")
-	if strings.Contains(f, "secret") || strings.Contains(f, "password") || strings.Contains(f, "passwd") || strings.Contains(f, "api-key") || strings.Contains(f, "apikey") {
-		return true
-	}
-	parts := strings.Split(f, "-")
-	last := parts[len(parts)-1]
-	return last == "key" || last == "token" || last == "auth" || last == "credentials"
-}
-
-// inlineSecrets match secrets wherever they are printed: bearer tokens in
-// headers and well-known key formats (OpenAI, Hugging Face, GitHub, Slack).
-var inlineSecrets = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)(authorization\s*[:=]\s*(?:bearer|basic|token)\s+)[^\s"',;]+`),
-	regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{6,}`),
-	regexp.MustCompile(`()\bsk-[A-Za-z0-9_-]{16,}`),
-	regexp.MustCompile(`()\bhf_[A-Za-z0-9]{16,}`),
-	regexp.MustCompile(`()\bgh[pousr]_[A-Za-z0-9]{20,}`),
-	regexp.MustCompile(`()\bxox[abpr]-[A-Za-z0-9-]{10,}`),
-}
-
-// secretTriggers are lower-case substrings without which no inlineSecrets
-// pattern can match.
-var secretTriggers = []string{"bearer", "authorization", "sk-", "hf_", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "xox"}
-
 // RedactInline replaces secrets that are recognizable by their form (an
-// "Authorization: Bearer …" header, sk-…, hf_…, ghp_… keys) anywhere in s.
-func RedactInline(s string) string {
-	// Most values hold none of the triggers; skip the regexps for them.
-	l := strings.ToLower(s)
-	hit := false
-	for _, w := range secretTriggers {
-		if strings.Contains(l, w) {
-			hit = true
-			break
-		}
-	}
-	if !hit {
-		return s
-	}
-	for _, re := range inlineSecrets {
-		if re.MatchString(s) {
-			s = re.ReplaceAllString(s, "${1}"+Redacted)
-		}
-	}
-	return s
-}
+// "Authorization: Bearer …" header, sk-…, hf_…, ghp_… keys, a URL's user
+// information) anywhere in s: redact.Text.
+func RedactInline(s string) string { return redact.Text(s) }
 
-// shellOperators end the command (what follows is another command).
-var shellOperators = map[string]bool{"|": true, "||": true, "&&": true, ";": true, "&": true, ">": true, ">>": true, "2>&1": true}
+// secretEnvName and secretFlag are redact's rules, named here for the
+// tests of this package.
+var (
+	secretEnvName = redact.SecretName
+	secretFlag    = redact.SecretFlag
+)
+
+// shellRedirects end the flags of a command (what follows is a file).
+var shellRedirects = map[string]bool{">": true, ">>": true, "2>": true, "<": true}
 
 // booleanFlags take no value even when a word that is not a flag follows.
 var booleanFlags = map[string]bool{
@@ -200,125 +70,136 @@ var booleanFlags = map[string]bool{
 	"enable-torch-compile": true, "disable-cuda-graph": true, "enable-expert-parallel": true,
 }
 
-func isFlagWord(s string) bool {
-	if len(s) < 2 || s[0] != '-' {
-		return false
+// setupPrograms prepare a shell for the server; the server command is
+// another command of the line.
+var setupPrograms = map[string]bool{"cd": true, "export": true, "source": true, ".": true, "set": true, "ulimit": true,
+	"echo": true, "mkdir": true, "sleep": true, "pushd": true, "popd": true, "true": true, "tee": true, "unset": true}
+
+// shells run the command after -c (bash -c "…", bash -lc '…').
+var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true}
+
+// redactValue redacts a printed value: a secret NAME=VALUE, then what
+// redact.Text finds.
+func redactValue(v string) string {
+	if m := redact.EnvAssign.FindStringSubmatch(v); m != nil && secretEnvName(m[1]) {
+		v = m[1] + "=" + Redacted
 	}
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return false // a negative number is a value
-	}
-	return true
+	return redact.Text(v)
 }
 
-// ParseLaunch tokenizes a launch command, redacts its secrets and pulls
-// out the settings other packages use. It never fails: what it does not
-// recognize stays in Flags and in the redacted Command.
+// ParseLaunch redacts a launch command (redact.Command) and pulls out the
+// settings other packages use from the command of the line that starts
+// the server. It never fails: what it does not recognize stays in Flags
+// and in the redacted Command.
 func ParseLaunch(cmd string) Launch {
-	toks := shellTokens(cmd)
-	type edit struct {
-		start, end int
-		text       string
-	}
-	var edits []edit
-	redactWord := func(t shellToken, keep string) {
-		edits = append(edits, edit{t.start, t.end, keep + Redacted})
-	}
+	l := parseLaunch(cmd, 0)
+	l.Command = redact.Command(cmd)
+	return l
+}
+
+func parseLaunch(cmd string, depth int) Launch {
 	var l Launch
-	i := 0
+	ws := redact.Words(cmd)
+	// The commands of the line: the first that is not a setup command.
+	var toks []redact.Word
+	for len(ws) > 0 {
+		end := 0
+		for end < len(ws) && !ws[end].Op {
+			end++
+		}
+		seg := ws[:end]
+		ws = ws[min(end+1, len(ws)):]
+		if p := programIndex(seg); p < len(seg) && !setupPrograms[path.Base(seg[p].Text)] {
+			toks = seg
+			break
+		}
+		if toks == nil {
+			toks = seg
+		}
+	}
 	// Prefixes: env [-i] [-u NAME], NAME=VALUE, and wrappers.
-	for i < len(toks) {
-		t := toks[i].text
-		switch {
-		case t == "env" || t == "sudo" || t == "exec" || t == "nohup" || t == "time" || t == "-i" || t == "-E":
-			i++
-			continue
-		case t == "-u" && i+1 < len(toks):
-			i += 2
-			continue
-		}
-		if m := envAssign.FindStringSubmatch(t); m != nil {
+	i := programIndex(toks)
+	for _, w := range toks[:i] {
+		if m := redact.EnvAssign.FindStringSubmatch(w.Text); m != nil {
 			v := m[2]
-			if secretEnvName(m[1]) && v != Redacted {
+			if secretEnvName(m[1]) {
 				v = Redacted
-				redactWord(toks[i], m[1]+"=")
 			}
-			l.Env = append(l.Env, schema.KV{Key: m[1], Value: RedactInline(v)})
-			i++
-			continue
+			l.Env = append(l.Env, schema.KV{Key: m[1], Value: redact.Text(v)})
 		}
-		break
 	}
 	if i < len(toks) {
-		l.Program = toks[i].text
+		l.Program = toks[i].Text
 		base := path.Base(l.Program)
 		i++
-		if strings.HasPrefix(base, "python") && i+1 < len(toks) && toks[i].text == "-m" {
-			l.Program = toks[i+1].text
+		if shells[base] && depth < 4 {
+			// bash -c "vllm serve …": the server command is the argument.
+			for j := i; j+1 < len(toks); j++ {
+				if f := toks[j].Text; redact.IsFlag(f) && !strings.HasPrefix(f, "--") && strings.Contains(f, "c") {
+					inner := parseLaunch(toks[j+1].Text, depth+1)
+					inner.Env = append(l.Env, inner.Env...)
+					return inner
+				}
+			}
+		}
+		if strings.HasPrefix(base, "python") && i+1 < len(toks) && toks[i].Text == "-m" {
+			l.Program = toks[i+1].Text
 			i += 2
 		}
 	}
 	afterServe := false
 	for ; i < len(toks); i++ {
 		t := toks[i]
-		if shellOperators[t.text] {
+		if shellRedirects[t.Text] {
 			break
 		}
-		if !isFlagWord(t.text) {
-			if m := envAssign.FindStringSubmatch(t.text); m != nil && secretEnvName(m[1]) && m[2] != Redacted {
-				redactWord(t, m[1]+"=") // docker -e HF_TOKEN=…
-			}
-			if t.text == "serve" {
+		if !redact.IsFlag(t.Text) {
+			if t.Text == "serve" {
 				afterServe = true
 				continue
 			}
 			if afterServe && l.ModelID == "" {
-				l.ModelID = t.text
+				l.ModelID = t.Text
 			}
 			afterServe = false
 			continue
 		}
 		afterServe = false
-		name, value, hasEq := strings.Cut(t.text, "=")
+		name, value, hasEq := strings.Cut(t.Text, "=")
 		secret := secretFlag(name)
-		// A value that is itself NAME=VALUE (docker -e HF_TOKEN=…).
-		envValue := func(v string) (string, bool) {
-			if m := envAssign.FindStringSubmatch(v); m != nil && secretEnvName(m[1]) && m[2] != Redacted {
-				return m[1] + "=" + Redacted, true
-			}
-			return v, false
-		}
-		if hasEq {
-			if secret && value != Redacted {
-				value = Redacted
-				edits = append(edits, edit{t.start, t.end, name + "=" + Redacted})
-			} else if v, ok := envValue(value); ok {
-				value = v
-				edits = append(edits, edit{t.start, t.end, name + "=" + v})
-			}
-		} else if i+1 < len(toks) && !shellOperators[toks[i+1].text] &&
-			(secret && !strings.HasPrefix(toks[i+1].text, "--") || !isFlagWord(toks[i+1].text) && !booleanFlags[strings.TrimLeft(name, "-")]) {
+		if !hasEq && i+1 < len(toks) && !shellRedirects[toks[i+1].Text] &&
+			(secret && !strings.HasPrefix(toks[i+1].Text, "--") || !redact.IsFlag(toks[i+1].Text) && !booleanFlags[strings.TrimLeft(name, "-")]) {
 			i++
-			value = toks[i].text
-			if secret && value != Redacted {
-				value = Redacted
-				redactWord(toks[i], "")
-			} else if v, ok := envValue(value); ok {
-				value = v
-				edits = append(edits, edit{toks[i].start, toks[i].end, v})
-			}
+			value = toks[i].Text
 		}
-		value = RedactInline(value)
+		if secret && value != "" {
+			value = Redacted
+		}
+		value = redactValue(value)
 		l.Flags = append(l.Flags, schema.KV{Key: name, Value: value})
 		l.setting(strings.TrimLeft(name, "-"), name, value)
 	}
-	// Apply the edits back to front so the spans stay valid.
-	out := cmd
-	for k := len(edits) - 1; k >= 0; k-- {
-		e := edits[k]
-		out = out[:e.start] + e.text + out[e.end:]
-	}
-	l.Command = RedactInline(out)
 	return l
+}
+
+// programIndex returns the index of a command's program, after env,
+// wrappers and NAME=VALUE prefixes (len(seg) when there is none).
+func programIndex(seg []redact.Word) int {
+	i := 0
+	for i < len(seg) {
+		t := seg[i].Text
+		switch {
+		case t == "env" || t == "sudo" || t == "exec" || t == "nohup" || t == "time" || t == "-i" || t == "-E":
+			i++
+		case t == "-u":
+			i = min(i+2, len(seg))
+		case redact.EnvAssign.MatchString(t):
+			i++
+		default:
+			return i
+		}
+	}
+	return len(seg)
 }
 
 // setting records a flag that has a Run column.

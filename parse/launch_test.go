@@ -3,8 +3,11 @@ package parse
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+
+	"speedmatrix/redact"
 )
 
 func TestLaunchParse(t *testing.T) {
@@ -83,6 +86,32 @@ func TestLaunchParse(t *testing.T) {
 			name:    "docker -m is memory, not a model",
 			cmd:     `docker run -m 16g -c 512 --gpus all vllm/vllm-openai --model org/m --max-model-len 4096`,
 			program: "docker", model: "org/m", maxLen: "4096",
+		},
+		{
+			name:    "after setup commands",
+			cmd:     `cd /srv && export HF_TOKEN=abcdefgh; vllm serve org/m --tensor-parallel-size 2 --api-key k3yk3yk3y 2>&1 | tee log`,
+			program: "vllm", model: "org/m", tp: "2",
+			flags:    "[{--tensor-parallel-size 2} {--api-key <redacted>}]",
+			redacted: `cd /srv && export HF_TOKEN=<redacted>; vllm serve org/m --tensor-parallel-size 2 --api-key <redacted> 2>&1 | tee log`,
+		},
+		{
+			name:    "inside bash -c",
+			cmd:     `bash -lc "HF_TOKEN=abcdefgh vllm serve org/m --max-model-len 8192 --api-key k3yk3yk3y"`,
+			program: "vllm", model: "org/m", maxLen: "8192",
+			redacted: `bash -lc 'HF_TOKEN=<redacted> vllm serve org/m --max-model-len 8192 --api-key <redacted>'`,
+		},
+		{
+			name:     "starts with a flag",
+			cmd:      `--api-key 00000000 --port 8000`,
+			program:  "--api-key",
+			redacted: `--api-key <redacted> --port 8000`,
+		},
+		{
+			name:    "URL user information in a flag value",
+			cmd:     `vllm serve m --download-dir s3://AKIAX:s3cr3tkey@bucket/m`,
+			program: "vllm", model: "m",
+			flags:    "[{--download-dir s3://<redacted>@bucket/m}]",
+			redacted: `vllm serve m --download-dir s3://<redacted>@bucket/m`,
 		},
 		{name: "empty", cmd: ""},
 	}
@@ -173,31 +202,55 @@ func TestLaunchSecretNames(t *testing.T) {
 	}
 }
 
-func TestLaunchShellTokens(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{`a "b c" 'd e' f\ g`, []string{"a", "b c", "d e", "f g"}},
-		{`"x\"y" 'it''s'`, []string{`x"y`, "its"}},
-		{"a \\\n b", []string{"a", "b"}},
-		{"a\r\nb", []string{"a", "b"}},
-		{`"unterminated`, []string{"unterminated"}},
-		{`a # comment "x"`, []string{"a"}},
-		{`a#b`, []string{"a#b"}},
+// launchTemplates reads redact's testdata: commands with {S} in each
+// place a secret was seen to leak.
+func launchTemplates(tb testing.TB) []string {
+	tb.Helper()
+	b, err := os.ReadFile("../redact/testdata/commands.txt")
+	if err != nil {
+		tb.Fatal(err)
 	}
-	for _, tt := range tests {
-		var got []string
-		for _, tok := range shellTokens(tt.in) {
-			got = append(got, tok.text)
-			if tok.start < 0 || tok.end > len(tt.in) || tok.start >= tok.end {
-				t.Errorf("shellTokens(%q): bad span %d..%d", tt.in, tok.start, tok.end)
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
-			t.Errorf("shellTokens(%q) = %q, want %q", tt.in, got, tt.want)
+	var out []string
+	for _, tpl := range strings.Split(string(b), "\n") {
+		if tpl = strings.TrimSpace(tpl); tpl != "" && !strings.HasPrefix(tpl, "#") {
+			out = append(out, tpl)
 		}
 	}
+	return out
+}
+
+// TestLaunchTemplatesLeakNothing puts a secret into every template and
+// checks that no part of the parsed launch holds it.
+func TestLaunchTemplatesLeakNothing(t *testing.T) {
+	const secret = "Zq7secretValue42"
+	for _, tpl := range launchTemplates(t) {
+		cmd := strings.ReplaceAll(tpl, "{S}", secret)
+		if all := fmt.Sprint(ParseLaunch(cmd)); strings.Contains(all, secret) {
+			t.Errorf("ParseLaunch(%q) leaks the secret: %s", cmd, all)
+		}
+	}
+}
+
+// FuzzLaunchSecrets puts fuzzed secrets (8 or more letters and digits)
+// into the templates: no part of the parsed launch may hold one.
+func FuzzLaunchSecrets(f *testing.F) {
+	tpls := launchTemplates(f)
+	for i := range tpls {
+		f.Add(uint8(i), "Zq7secretValue42")
+	}
+	f.Fuzz(func(t *testing.T, form uint8, secret string) {
+		if len(secret) < 8 || strings.Trim(secret, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
+			return
+		}
+		tpl := tpls[int(form)%len(tpls)]
+		if strings.Contains(strings.ReplaceAll(tpl, "{S}", " "), secret) {
+			return
+		}
+		cmd := strings.ReplaceAll(tpl, "{S}", secret)
+		if all := fmt.Sprint(ParseLaunch(cmd)); strings.Contains(all, secret) {
+			t.Errorf("ParseLaunch(%q) leaks the secret: %s", cmd, all)
+		}
+	})
 }
 
 // FuzzParseLaunch checks that ParseLaunch never panics, that every
@@ -220,10 +273,10 @@ func FuzzParseLaunch(f *testing.F) {
 				t.Errorf("variable %s keeps its value %q", kv.Key, kv.Value)
 			}
 		}
-		toks := shellTokens(cmd)
+		toks := redact.Words(cmd)
 		for i := 0; i+1 < len(toks); i++ {
-			v := cmd[toks[i+1].start:toks[i+1].end] // the value as printed
-			if toks[i].text == "--api-key" && len(v) >= 8 && !strings.HasPrefix(v, "-") &&
+			v := cmd[toks[i+1].Start:toks[i+1].End] // the value as printed
+			if toks[i].Text == "--api-key" && len(v) >= 8 && !strings.HasPrefix(v, "-") &&
 				strings.Count(cmd, v) == 1 && strings.Contains(l.Command, v) {
 				t.Errorf("secret %q survives in %q", v, l.Command)
 			}

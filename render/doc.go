@@ -17,11 +17,17 @@
 // figures survive a document round trip exactly.
 //
 // The subtitle's two parts (engine · version · quantization, then the
-// matrix's shape) are two elements with nothing between them, as on the
-// page the seeds were flattened from: the text form glues them ("INT45
-// contexts"), HTML draws the separator with CSS, Markdown sets the first
-// part as a code span. So every form parses to the seeds' subtitle and to
-// the same run id.
+// matrix's shape) of a document that printed them with nothing between
+// them, as the page the seeds were flattened from did, stay so: the text
+// form glues them ("INT45 contexts"), HTML draws the separator with CSS,
+// Markdown sets the first part as a code span. Any other matrix (a
+// measuring run's) prints them separated by " · ", so a version is never
+// glued to the count after it, and a run's document reads back to the
+// same subtitle.
+//
+// Summary is not a document: it is the table a person reads on a
+// terminal after a run (figures rounded), with the reason of every cell
+// that is not valid.
 //
 // Key/value sections come from Run.Metadata (every pair a parsed document
 // printed, in order) when it is set; a matrix made by a measuring run has

@@ -67,7 +67,11 @@ func writeHTML(b *bytes.Buffer, v *view) {
 		// flattened from: its text content is the seeds' subtitle line
 		// ("INT45 contexts").
 		w("<p class=\"subtitle\">")
-		for _, part := range [][]string{v.SubtitleHead, v.SubtitleTail} {
+		parts := [][]string{v.SubtitleHead, v.SubtitleTail}
+		if !v.SubtitleGlued {
+			parts = [][]string{{v.subtitle()}} // one element: its text has the separator
+		}
+		for _, part := range parts {
 			if len(part) > 0 {
 				w("<span>", e(strings.Join(part, " · ")), "</span>")
 			}
@@ -96,6 +100,10 @@ func writeHTML(b *bytes.Buffer, v *view) {
 	if len(v.Prefill) > 0 {
 		w("<section>\n<h2>", secPrefill, "</h2>\n<p class=\"caption\">", e(prefillCap), "</p>\n<div class=\"cards\">\n")
 		for _, p := range v.Prefill {
+			if p.Status != "" {
+				w("<div class=\"card\"><span class=\"ctx\">", e(p.Context), " context</span><span class=\"status\">", e(p.Status), "</span></div>\n")
+				continue
+			}
 			w("<div class=\"card\"><span class=\"ctx\">", e(p.Context), " context</span><span class=\"toks\">",
 				e(p.TokS), "</span><span class=\"ttft\">", e(p.TTFT), " TTFT</span></div>\n")
 		}

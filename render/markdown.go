@@ -30,7 +30,7 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 	para(mdEscape(kicker))
 	para("# ", mdEscape(v.Title))
 	switch head, tail := strings.Join(v.SubtitleHead, " · "), strings.Join(v.SubtitleTail, " · "); {
-	case head != "" && tail != "":
+	case head != "" && tail != "" && v.SubtitleGlued:
 		// Note: the two parts are two elements with nothing between them,
 		// as on the page the seeds were flattened from: the engine part a
 		// code span, whose box shows the boundary, so the line's text is
@@ -38,7 +38,7 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 		// Markdown form is the text form's.
 		para(mdCode(head), mdEscape(tail))
 	case head != "" || tail != "":
-		para(mdEscape(head + tail))
+		para(mdEscape(v.subtitle()))
 	}
 	for _, s := range v.Sections {
 		if s.Name != "" { // pairs printed before any heading
@@ -63,6 +63,10 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 		mdRow(b, []string{gridCornerHdr, "Prompt tok/s", "TTFT"})
 		mdRule(b, 3)
 		for _, p := range v.Prefill {
+			if p.Status != "" {
+				mdRow(b, []string{p.Context, p.Status, ""})
+				continue
+			}
 			mdRow(b, []string{p.Context, p.TokS, p.TTFT})
 		}
 		b.WriteByte('\n')

@@ -127,6 +127,40 @@ func withLaunch(m *schema.Matrix) *schema.Matrix {
 	return m
 }
 
+// withFailedPrefill adds prefill cells of every status a run stores: a
+// request answered 500 (no figures), a server that died before a later
+// context, a cell over capacity, one skipped, and a valid one without
+// its TTFT.
+func withFailedPrefill(m *schema.Matrix) *schema.Matrix {
+	i, c := schema.I64, schema.I32
+	pre := func(label string, tokens int64, st schema.Status, reason string) schema.Measurement {
+		return schema.Measurement{Phase: schema.PhasePrefill, ContextLabel: label, ContextTokens: i(tokens), Concurrency: c(1),
+			Status: st, StatusReason: reason}
+	}
+	m.Measurements = append([]schema.Measurement{
+		pre("1K", 1024, schema.StatusError, "prefill request: HTTP 500: boom"),
+		pre("2K", 2048, schema.StatusError, "server unreachable: connection refused"),
+		pre("4K", 4096, schema.StatusOverCapacity, ""),
+		pre("6K", 6144, schema.StatusSkipped, ""),
+		pre("7K", 7168, schema.StatusLooped, "looped"),
+	}, m.Measurements...)
+	x := pre("32K", 32768, schema.StatusValid, "")
+	x.TotalTokS, x.CompletedRequests = schema.F64(40000), i(1)
+	m.Measurements = append(m.Measurements, x)
+	return m
+}
+
+// failedOnly is a run in which every cell failed: the server died at once.
+func failedOnly() *schema.Matrix {
+	m := synthRun()
+	i, c := schema.I64, schema.I32
+	m.Measurements = []schema.Measurement{
+		{Phase: schema.PhasePrefill, ContextLabel: "1K", ContextTokens: i(1024), Concurrency: c(1), Status: schema.StatusError, StatusReason: "prefill request: EOF"},
+		{Phase: schema.PhaseDecode, ContextLabel: "1K", ContextTokens: i(1024), Concurrency: c(1), Status: schema.StatusError, StatusReason: "server unreachable: EOF"},
+	}
+	return m
+}
+
 // runVariants are matrices as a measuring run makes them.
 var runVariants = []struct {
 	name string
@@ -136,6 +170,8 @@ var runVariants = []struct {
 	{"serve rows", func() *schema.Matrix { return withServe(synthRun()) }},
 	{"every column", func() *schema.Matrix { return withEveryColumn(synthRun()) }},
 	{"launch command", func() *schema.Matrix { return withLaunch(synthRun()) }},
+	{"failed prefill cells", func() *schema.Matrix { return withFailedPrefill(synthRun()) }},
+	{"failed cells only", failedOnly},
 	{"titled", func() *schema.Matrix { m := synthRun(); m.Run.Title = "tiny-sim on Simulated GPU"; return m }},
 	{"with the run's notes", func() *schema.Matrix {
 		m := synthRun()

@@ -29,7 +29,7 @@ func writeText(b *bytes.Buffer, v *view) {
 	}
 	line(kicker)
 	line(v.Title)
-	if sub := strings.Join(v.SubtitleHead, " · ") + strings.Join(v.SubtitleTail, " · "); sub != "" {
+	if sub := v.subtitle(); sub != "" {
 		line(sub)
 	}
 	for _, s := range v.Sections {
@@ -53,6 +53,10 @@ func writeText(b *bytes.Buffer, v *view) {
 		line(secPrefill)
 		b.WriteString(prefillCap)
 		for _, p := range v.Prefill {
+			if p.Status != "" {
+				line(p.Context, " context", p.Status)
+				continue
+			}
 			line(p.Context, " context", p.TokS, p.TTFT, " TTFT")
 		}
 	}

@@ -20,17 +20,21 @@ import (
 type view struct {
 	Title string
 	// SubtitleHead is engine, version and quantization; SubtitleTail the
-	// shape of the matrix and the prefill contexts. The text form glues
-	// the two as the seeds do ("INT45 contexts"); the others separate them.
-	SubtitleHead []string
-	SubtitleTail []string
-	Sections     []section
-	Launch       string
-	Prefill      []prefillFig
-	Grid         *grid
-	GridNotes    []string // status footnotes for the decode matrix
-	Table        table
-	TableNotes   []string // status footnotes for the full table
+	// shape of the matrix and the prefill contexts. SubtitleGlued is set
+	// when the document read printed the two with nothing between them,
+	// as the seeds do ("INT45 contexts"), and every form keeps that;
+	// otherwise (a measuring run) they are separated by " · ", so a
+	// version is never glued to the count after it.
+	SubtitleHead  []string
+	SubtitleTail  []string
+	SubtitleGlued bool
+	Sections      []section
+	Launch        string
+	Prefill       []prefillFig
+	Grid          *grid
+	GridNotes     []string // status footnotes for the decode matrix
+	Table         table
+	TableNotes    []string // status footnotes for the full table
 }
 
 // section is one key/value section (Hardware, Engine, Run, …).
@@ -39,9 +43,12 @@ type section struct {
 	Fields []schema.KV
 }
 
-// prefillFig is one prefill figure: "8K", "55K", "149 ms".
+// prefillFig is one prefill figure: "8K", "55K", "149 ms"; a cell that
+// is not valid prints its Status ("Error") instead, as the decode matrix
+// does, so a failed prefill reads back as the status it has.
 type prefillFig struct {
 	Context, TokS, TTFT string
+	Status              string
 }
 
 // grid is the sustained decode matrix: rows are contexts, columns
@@ -62,6 +69,7 @@ type gridRow struct {
 type gridCell struct {
 	Status     string
 	TokS, TTFT string
+	x          *schema.Measurement // nil when the matrix has no such cell
 }
 
 // table is the All measurements table as printed cells.
@@ -118,6 +126,16 @@ func PhaseLabel(p schema.Phase) string {
 	return string(p)
 }
 
+// subtitle is the subtitle line's text: head and tail glued, or
+// separated by " · " (SubtitleGlued).
+func (v *view) subtitle() string {
+	head, tail := strings.Join(v.SubtitleHead, " · "), strings.Join(v.SubtitleTail, " · ")
+	if head != "" && tail != "" && !v.SubtitleGlued {
+		return head + " · " + tail
+	}
+	return head + tail
+}
+
 // newView lays m out.
 func newView(m *schema.Matrix) *view {
 	v := &view{Title: title(&m.Run), Launch: m.Run.LaunchCommand}
@@ -145,6 +163,10 @@ func newView(m *schema.Matrix) *view {
 			continue
 		}
 		prefillCtx = append(prefillCtx, label(x))
+		if x.Status != schema.StatusValid {
+			v.Prefill = append(v.Prefill, prefillFig{Context: label(x), Status: StatusLabel(x.Status)})
+			continue
+		}
 		v.Prefill = append(v.Prefill, prefillFig{
 			Context: label(x),
 			TokS:    optF(x.TotalTokS, FormatTokS),
@@ -153,17 +175,27 @@ func newView(m *schema.Matrix) *view {
 	}
 	v.Grid = newGrid(m.Measurements)
 	if v.Grid != nil {
-		v.SubtitleTail = append(v.SubtitleTail, fmt.Sprintf("%s (%s–%s) × %s (%s–%s)",
-			plural(len(v.Grid.Rows), "context", "contexts"), v.Grid.Rows[0].Context, v.Grid.Rows[len(v.Grid.Rows)-1].Context,
-			plural(len(v.Grid.Cols), "concurrency level", "concurrency levels"), v.Grid.Cols[0], v.Grid.Cols[len(v.Grid.Cols)-1]))
+		v.SubtitleTail = append(v.SubtitleTail, fmt.Sprintf("%s (%s) × %s (%s)",
+			plural(len(v.Grid.Rows), "context", "contexts"), span(v.Grid.Rows[0].Context, v.Grid.Rows[len(v.Grid.Rows)-1].Context),
+			plural(len(v.Grid.Cols), "concurrency level", "concurrency levels"), span(v.Grid.Cols[0], v.Grid.Cols[len(v.Grid.Cols)-1])))
 		v.GridNotes = notes(m.Measurements, schema.PhaseDecode)
 	}
 	if len(prefillCtx) > 0 {
 		v.SubtitleTail = append(v.SubtitleTail, "prefill at "+strings.Join(prefillCtx, ", "))
 	}
+	v.SubtitleGlued = m.Run.Subtitle != "" && m.Run.Subtitle == strings.Join(v.SubtitleHead, " · ")+strings.Join(v.SubtitleTail, " · ")
 	v.Table = newTable(m.Measurements)
 	v.TableNotes = notes(m.Measurements, "")
 	return v
+}
+
+// span prints a range ("8K–123K"), or its one value when both ends are
+// the same ("1K", not "1K–1K").
+func span(first, last string) string {
+	if first == last {
+		return first
+	}
+	return first + "–" + last
 }
 
 func plural(n int, one, many string) string {
@@ -394,9 +426,10 @@ func newGrid(ms []schema.Measurement) *grid {
 				gr.Cells = append(gr.Cells, gridCell{
 					TokS: optF(x.TotalTokS, FormatTokS),
 					TTFT: optF(x.TTFTMs, FormatMs),
+					x:    x,
 				})
 			default:
-				gr.Cells = append(gr.Cells, gridCell{Status: StatusLabel(x.Status)})
+				gr.Cells = append(gr.Cells, gridCell{Status: StatusLabel(x.Status), x: x})
 			}
 		}
 		g.Rows = append(g.Rows, gr)

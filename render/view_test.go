@@ -99,7 +99,19 @@ func TestViewLayout(t *testing.T) {
 			name: "one context and one level in the singular",
 			m:    schema.Matrix{Run: schema.Run{Title: "t", Engine: "vllm"}, Measurements: []schema.Measurement{valid8K}},
 			check: func(t *testing.T, v *view, text string) {
-				if !strings.Contains(text, "\nvllm1 context (8K–8K) × 1 concurrency level (1–1)\n") {
+				// One value is not a range, and the engine part is not glued
+				// to the count after it ("vllm1 context").
+				if !strings.Contains(text, "\nvllm · 1 context (8K) × 1 concurrency level (1)\n") {
+					t.Errorf("subtitle line missing in\n%s", text)
+				}
+			},
+		},
+		{
+			name: "a document that glued its subtitle keeps it glued",
+			m: schema.Matrix{Run: schema.Run{Title: "t", Engine: "vllm", Subtitle: "vllm1 context (8K) × 1 concurrency level (1)"},
+				Measurements: []schema.Measurement{valid8K}},
+			check: func(t *testing.T, v *view, text string) {
+				if !strings.Contains(text, "\nvllm1 context (8K) × 1 concurrency level (1)\n") {
 					t.Errorf("subtitle line missing in\n%s", text)
 				}
 			},

@@ -79,6 +79,64 @@ func capContext(tokens, maxModelLen int64, maxTokens int) int64 {
 	return tokens
 }
 
+// servable returns the context a request of tokens prompt tokens and
+// maxTokens output tokens is measured at (capContext), or an error saying
+// why the server cannot serve it: nothing is left for the prompt, or the
+// cap would cut it by more than half (2K asked of a 1,024-token slot),
+// which would measure another context than the one asked for.
+//
+// Note: a cap of less than half is kept (128K on a 128K model with 4,096
+// output tokens is measured at 123K, as the seeds do); the run's document
+// labels the context it measured.
+func servable(tokens, maxModelLen int64, maxTokens int) (int64, error) {
+	capped := capContext(tokens, maxModelLen, maxTokens)
+	if capped == tokens {
+		return tokens, nil
+	}
+	if capped < 1 || capped < tokens/2 {
+		return 0, fmt.Errorf("context %s (%d tokens) cannot be served: the server holds %d tokens per request, and %d output tokens plus a margin of %d leave %d for the prompt",
+			ContextLabel(tokens), tokens, maxModelLen, maxTokens, contextMargin, capped)
+	}
+	return capped, nil
+}
+
+// checkContexts reports every context of cfg the server cannot serve, in
+// one error, before any load is sent.
+func checkContexts(cfg *Config, maxModelLen int64) error {
+	var bad []string
+	for _, t := range cfg.Contexts {
+		if _, err := servable(t, maxModelLen, cfg.MaxTokens); err != nil {
+			bad = append(bad, err.Error())
+		}
+	}
+	for _, t := range cfg.PrefillContexts {
+		if _, err := servable(t, maxModelLen, 1); err != nil {
+			bad = append(bad, "prefill "+err.Error())
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s; lower -max-tokens or the contexts, or give the server a longer context", strings.Join(bad, "; "))
+}
+
+// kvFullMessages are what servers answer when their shared KV cache is
+// full mid-request (llama.cpp's server with a unified cache: HTTP 500
+// "Context size has been exceeded."), in lower case.
+var kvFullMessages = []string{"context size has been exceeded", "kv cache is full", "no free kv"}
+
+// kvFull reports whether a request's error says the server's KV cache is
+// full: the cell is over capacity, not broken.
+func kvFull(err string) bool {
+	e := strings.ToLower(err)
+	for _, m := range kvFullMessages {
+		if strings.Contains(e, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // overCapacity reports whether c streams at a context need more KV cache
 // than the budget (0 = unknown, never over).
 func overCapacity(c int, context int64, maxTokens int, budget int64) bool {
@@ -100,6 +158,9 @@ type ServerInfo struct {
 	KVSource string
 	// Metrics is true when GET /metrics answers.
 	Metrics bool
+	// Slots is how many requests the server runs at once when it says
+	// (llama.cpp's /props total_slots), else 0.
+	Slots int
 	// PromptFit says how prompts are fitted: exactly with POST /tokenize
 	// when it counts prompts as the endpoint does (plus an offset), else
 	// by calibration, and why. Run sets it after Negotiate.
@@ -173,9 +234,11 @@ func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error)
 			Settings struct {
 				NCtx int64 `json:"n_ctx"`
 			} `json:"default_generation_settings"`
-			BuildInfo string `json:"build_info"`
+			BuildInfo  string `json:"build_info"`
+			TotalSlots int    `json:"total_slots"`
 		}
 		if c.getJSON(ctx, "/props", &props) == nil {
+			info.Slots = props.TotalSlots
 			if info.MaxModelLen == 0 && props.Settings.NCtx > 0 {
 				info.MaxModelLen = props.Settings.NCtx
 			}

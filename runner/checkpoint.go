@@ -19,40 +19,55 @@ type Checkpoint struct {
 	Key    string         `json:"key"`
 	Tag    string         `json:"tag"`
 	Matrix *schema.Matrix `json:"matrix"`
+	// Complete marks the checkpoint of a finished run: Matrix is the
+	// final matrix, with its finish time and run id, still to be written
+	// as a document and archived. -resume does that without measuring
+	// again, so the run keeps its id and an archive that already took it
+	// reports a duplicate instead of a second copy.
+	Complete bool `json:"complete,omitempty"`
 }
 
-// SaveCheckpoint writes cp to path atomically (a temporary file in the
-// same directory, synced, then renamed over path).
+// SaveCheckpoint writes cp to path atomically (WriteAtomic), creating
+// its directory first.
 func SaveCheckpoint(path string, cp *Checkpoint) error {
 	b, err := json.Marshal(cp)
 	if err != nil {
 		return err
 	}
+	return WriteAtomic(path, b, 0o600)
+}
+
+// WriteAtomic writes b to path so that path holds either its old content
+// or all of b, never part of it: a temporary file in the same directory
+// (created first when missing), given perm, synced, then renamed over
+// path.
+func WriteAtomic(path string, b []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
+	err = f.Chmod(perm)
+	if err == nil {
+		_, err = f.Write(b)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	return nil
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // LoadCheckpoint reads a checkpoint written by SaveCheckpoint.

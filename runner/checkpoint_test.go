@@ -37,3 +37,20 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		t.Fatal("checkpoint without a matrix loaded")
 	}
 }
+
+// TestCheckpointCreatesItsDirectory: a checkpoint in a directory that does
+// not exist yet (run -archive NEWDIR) is saved, not lost.
+func TestCheckpointCreatesItsDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new", "archive", "run.checkpoint.json")
+	m := &schema.Matrix{Run: schema.Run{Model: "m", RunID: "0123"}}
+	if err := SaveCheckpoint(path, &Checkpoint{Key: "k", Matrix: m, Complete: true}); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := LoadCheckpoint(path)
+	if err != nil || !cp.Complete || cp.Matrix.Run.RunID != "0123" {
+		t.Fatalf("loaded %+v, %v", cp, err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("checkpoint mode %v, %v; want 0600 (it may hold a launch command)", st.Mode(), err)
+	}
+}

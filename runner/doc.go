@@ -11,8 +11,11 @@
 //     (vLLM's or llama.cpp's form, tokenize.go) counts two probe texts as
 //     the endpoint's usage does, up to a fixed offset. Contexts
 //     are capped at max_model_len − max_tokens − 64 and labelled as the
-//     seeds do (floor(tokens/1024) "K"); cells whose C × (context +
-//     max_tokens) exceeds the budget are over_capacity and not run.
+//     seeds do (floor(tokens/1024) "K"); a context the cap would leave
+//     empty or cut by more than half is an error before any load. Cells
+//     whose C × (context + max_tokens) exceeds the budget are
+//     over_capacity and not run; so are cells at least as large as one
+//     where the server answered that its KV cache was full.
 //  2. Prompts (prompt.go): neutral prose after a random per-run tag, fitted
 //     to the context with POST /tokenize plus that offset (exact) or with max_tokens=1
 //     probes that carry another tag (within 1%).
@@ -34,6 +37,12 @@
 //     /metrics deltas around the cell (metrics.go).
 //  7. Checkpoints (checkpoint.go) after each cell; progress events
 //     (progress.go) for the command's stderr.
+//
+// Every request is bounded in time (Timeouts, client.go): connect, each
+// small request whole, each /metrics scrape (a failed one is skipped with a
+// note on the cell), a probe's headers and first event, a stream's idle
+// silence. A probe is bounded in tokens and bytes too. A POST that meets a
+// reused connection the server closed is sent once more on a new one.
 //
 // A failed request is data: it is counted in errored_requests and the
 // samples, never in tokens; a cell whose failures pass the threshold is

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"speedmatrix/redact"
 	"speedmatrix/schema"
 )
 
@@ -62,11 +63,20 @@ type Config struct {
 	PrefillRepeats int
 	// KVTokens overrides the KV budget the server reports.
 	KVTokens int64
-	// IdleTimeout fails a request that receives nothing for this long
-	// (default 120 s: long prefills under load send nothing for a while).
+	// IdleTimeout fails a request of a decode cell that receives nothing
+	// for this long once streaming (default: the client's Timeouts.Idle).
 	IdleTimeout time.Duration
-	// StartTimeout bounds the ramp-up of a cell (default 10 min).
+	// StartTimeout bounds the ramp-up of a cell (default 10 min): every
+	// stream's first token, and a request's wait for its headers and
+	// first event.
 	StartTimeout time.Duration
+	// DrainTimeout bounds the wait, after the ramp-up, for /metrics to
+	// show the server's queue drained (default 1 min); past it the window
+	// opens anyway and the cell says so.
+	DrainTimeout time.Duration
+	// Warn receives warnings given before any load (nil: none), such as a
+	// concurrency above the server's slots.
+	Warn func(msg string)
 	// MaxErrorRate marks a cell error when more of its requests failed
 	// (default 0.1).
 	MaxErrorRate float64
@@ -80,6 +90,10 @@ type Config struct {
 	Done *schema.Matrix
 	// Progress receives progress events (nil: none).
 	Progress func(Progress)
+	// Note receives messages for the person running, before any load: a
+	// requested context measured at another length (nil: none). They are
+	// kept in the run's metadata too.
+	Note func(string)
 	// Checkpoint is called after each cell with the matrix so far.
 	Checkpoint func(m *schema.Matrix) error
 	// NoSamples drops per-request samples from the result.
@@ -92,6 +106,9 @@ type Runner struct {
 	cfg  Config
 	info ServerInfo
 	pool []*stream
+	// scrub removes the API key, the URL's password and secrets of known
+	// forms from every text of the matrix, in finish.
+	scrub *redact.Scrubber
 }
 
 // New returns a runner for the server behind c.
@@ -119,10 +136,13 @@ func New(c *Client, cfg Config) (*Runner, error) {
 		cfg.PrefillRepeats = 3
 	}
 	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = 120 * time.Second
+		cfg.IdleTimeout = c.timeouts.Idle
 	}
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = 10 * time.Minute
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = time.Minute
 	}
 	if cfg.MaxErrorRate <= 0 {
 		cfg.MaxErrorRate = 0.1
@@ -130,7 +150,8 @@ func New(c *Client, cfg Config) (*Runner, error) {
 	if cfg.Tag == "" {
 		cfg.Tag = NewTag()
 	}
-	return &Runner{c: c, cfg: cfg}, nil
+	scrub := redact.NewScrubber(append([]string{c.apiKey}, redact.URLSecrets(c.base)...)...)
+	return &Runner{c: c, cfg: cfg, scrub: scrub}, nil
 }
 
 // NewTag returns a random 8-hex-digit prompt tag.
@@ -175,6 +196,10 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkContexts(cfg, info.MaxModelLen); err != nil {
+		return nil, fmt.Errorf("server %s: %w", r.c.base, err)
+	}
+	r.warnSlots(info)
 	dropped, err := r.c.Negotiate(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", r.c.base, err)
@@ -203,12 +228,25 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 	}
 
 	plan := r.plan()
+	r.addNotes(m, NoteContextsChanged, r.contextNotes())
 	total := 0
 	for _, cx := range plan {
 		total += len(cx.cells)
 	}
 	idx := 0
 	var serverDown string
+	// kvFullAt lists the cells where the server's KV cache overflowed:
+	// cells at least as large in context and concurrency are over
+	// capacity too, and not run.
+	var kvFullAt []planCell
+	fullBefore := func(tokens int64, c int) (string, bool) {
+		for _, x := range kvFullAt {
+			if tokens >= x.tokens && c >= x.c {
+				return fmt.Sprintf("the server's KV cache overflowed at %s × %d", x.label, x.c), true
+			}
+		}
+		return "", false
+	}
 	for _, cx := range plan {
 		var prompt Prompt
 		var promptErr error
@@ -237,11 +275,14 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 			}
 			var samples []schema.Sample
 			ev := Progress{Cell: idx, Cells: total, Label: cx.label, Concurrency: cell.c, PhaseName: cell.phase}
+			fullWhy, full := fullBefore(cx.tokens, cell.c)
 			switch {
 			case cell.over:
 				meas.Status = schema.StatusOverCapacity
 				meas.StatusReason = fmt.Sprintf("%d requests × (%d context + %d output) tokens > KV budget %d (%s)",
 					cell.c, cx.tokens, cfg.MaxTokens, info.KVTokens, info.KVSource)
+			case full && cell.phase == schema.PhaseDecode:
+				meas.Status, meas.StatusReason = schema.StatusOverCapacity, fullWhy
 			case serverDown != "":
 				meas.Status, meas.StatusReason = schema.StatusError, serverDown
 			case promptErr != nil:
@@ -261,6 +302,9 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 					break
 				}
 				meas, samples = r.decodeCell(ctx, meas, prompt, cell.c, idx, total)
+				if meas.Status == schema.StatusOverCapacity {
+					kvFullAt = append(kvFullAt, planCell{label: cx.label, tokens: cx.tokens, c: cell.c})
+				}
 			}
 			if ctx.Err() != nil {
 				// Interrupted: this cell is not finished; keep the rest.
@@ -291,8 +335,12 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 	return r.finish(m), nil
 }
 
-// finish stamps the end time and ids.
+// finish scrubs secrets and stamps the end time and ids. Every matrix
+// the runner hands out (to Checkpoint, or from Run) passes here, so this
+// is the one place where what a server said (a status reason, a sample's
+// error, an echoed bearer token) is made safe to store.
 func (r *Runner) finish(m *schema.Matrix) *schema.Matrix {
+	r.scrub.Walk(m)
 	now := time.Now().UTC()
 	m.Run.FinishedAt = &now
 	// Note: the id leaves the samples out. A document holds no samples,
@@ -357,7 +405,14 @@ func (r *Runner) fillRun(m *schema.Matrix, info ServerInfo, started time.Time) {
 	run.Engine = cfg.Labels.Engine
 	run.EngineVersion = cfg.Labels.EngineVersion
 	if run.EngineVersion == "" {
+		// "speedmatrix-sim 1" from an engine labelled speedmatrix-sim is
+		// version "1": the name is not printed twice.
 		run.EngineVersion = info.Version
+		if run.Engine != "" {
+			if v, ok := strings.CutPrefix(info.Version, run.Engine+" "); ok && strings.TrimSpace(v) != "" {
+				run.EngineVersion = strings.TrimSpace(v)
+			}
+		}
 	}
 	run.LaunchCommand = cfg.Labels.LaunchCommand
 	run.BenchTool = BenchTool
@@ -421,10 +476,11 @@ type planContext struct {
 }
 
 type planCell struct {
-	phase schema.Phase
-	label string
-	c     int
-	over  bool
+	phase  schema.Phase
+	label  string
+	tokens int64
+	c      int
+	over   bool
 }
 
 func (c planCell) key() string { return cellKey(c.phase, c.label, int32(c.c)) }
@@ -514,6 +570,7 @@ func (r *Runner) prefillCell(ctx context.Context, m schema.Measurement, p Prompt
 		n = r.cfg.PrefillRepeats
 	}
 	var lastErr string
+	overran := false
 	for i := 0; i < n; i++ {
 		text := p.Text
 		if r.cfg.PrefillMode == PrefillStandalone || !first {
@@ -522,6 +579,9 @@ func (r *Runner) prefillCell(ctx context.Context, m schema.Measurement, p Prompt
 			text = promptHead(NewTag(), cx.label) + p.Text[len(promptHead(r.cfg.Tag, cx.label)):]
 		}
 		rec := r.c.probe(ctx, text)
+		if rec.overran {
+			overran = true
+		}
 		if rec.failed() || rec.first < 0 {
 			lastErr = rec.err
 			if lastErr == "" {
@@ -550,6 +610,9 @@ func (r *Runner) prefillCell(ctx context.Context, m schema.Measurement, p Prompt
 	if len(ttfts) < n {
 		m.ErroredRequests = schema.I64(int64(n - len(ttfts)))
 	}
+	if overran {
+		m.StatusReason = fmt.Sprintf("note: the server ignored max_tokens=1 (the client stopped reading at %d tokens)", probeMaxTokens)
+	}
 	return m
 }
 
@@ -557,6 +620,7 @@ func (r *Runner) prefillCell(ctx context.Context, m schema.Measurement, p Prompt
 // measurement and samples.
 func (r *Runner) decodeCell(ctx context.Context, m schema.Measurement, p Prompt, c, idx, total int) (schema.Measurement, []schema.Sample) {
 	cfg := &r.cfg
+	base := m
 	cell := cellConfig{
 		prompt:               p,
 		concurrency:          c,
@@ -564,6 +628,8 @@ func (r *Runner) decodeCell(ctx context.Context, m schema.Measurement, p Prompt,
 		maxTokens:            cfg.MaxTokens,
 		idle:                 cfg.IdleTimeout,
 		startTimeout:         cfg.StartTimeout,
+		drainTimeout:         cfg.DrainTimeout,
+		slots:                r.info.Slots,
 		metrics:              r.info.Metrics,
 		maxConsecutiveErrors: max(2*c, 8),
 		onTokens: func(phase string, tokens int64, elapsed time.Duration) {
@@ -572,6 +638,20 @@ func (r *Runner) decodeCell(ctx context.Context, m schema.Measurement, p Prompt,
 		},
 	}
 	run := r.c.runCell(ctx, cell, r.pool)
+	if full, n, why := kvFullRequests(run.recs); full > 0 && run.looped == nil {
+		// The server's KV cache overflowed: over capacity, not broken.
+		// The figures of a server that dropped requests are not kept; the
+		// requests are, as samples.
+		m = base
+		m.Status = schema.StatusOverCapacity
+		m.StatusReason = fmt.Sprintf("the server's KV cache is full: %d of %d requests failed with %q", full, n, why)
+		if run.ws < 0 {
+			return m, nil
+		}
+		f := figures(&run, !cfg.NoSamples)
+		r.sampleCell(f.samples, m.ContextLabel, c)
+		return m, f.samples
+	}
 	if run.ws < 0 {
 		m.Status = schema.StatusError
 		m.StatusReason = run.errReason
@@ -579,10 +659,14 @@ func (r *Runner) decodeCell(ctx context.Context, m schema.Measurement, p Prompt,
 			m.Status = schema.StatusLooped
 		}
 		r.loopEvidence(&m, run.looped)
+		addNotes(&m, run.notes)
 		return m, nil
 	}
 	f := figures(&run, !cfg.NoSamples)
 	f.fill(&m)
+	if f.retries > 0 {
+		m.Extra = append(m.Extra, schema.Metric{Name: "client_retries", Value: float64(f.retries)})
+	}
 	m.Status = schema.StatusValid
 	switch {
 	case run.looped != nil:
@@ -600,11 +684,68 @@ func (r *Runner) decodeCell(ctx context.Context, m schema.Measurement, p Prompt,
 	if run.haveMetrics {
 		serverFigures(&m, run)
 	}
-	for i := range f.samples {
-		s := &f.samples[i]
-		s.Phase, s.ContextLabel, s.Concurrency = schema.PhaseDecode, m.ContextLabel, int32(c)
+	if f.overran > 0 {
+		run.note("the server ignored max_tokens=%d: requests streamed up to %d tokens (%d of %d requests over)", cfg.MaxTokens, f.overranMax, f.overran, f.requestsInCell)
 	}
+	addNotes(&m, run.notes)
+	r.sampleCell(f.samples, m.ContextLabel, c)
 	return m, f.samples
+}
+
+// sampleCell names the cell of a decode cell's samples.
+func (r *Runner) sampleCell(samples []schema.Sample, label string, c int) {
+	for i := range samples {
+		s := &samples[i]
+		s.Phase, s.ContextLabel, s.Concurrency = schema.PhaseDecode, label, int32(c)
+	}
+}
+
+// addNotes appends a cell's notes to its status reason ("note: …" on a
+// valid cell).
+func addNotes(m *schema.Measurement, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	s := strings.Join(notes, "; ")
+	if m.StatusReason == "" {
+		m.StatusReason = "note: " + s
+	} else {
+		m.StatusReason += "; " + s
+	}
+}
+
+// kvFullRequests counts the requests that failed because the server's KV
+// cache was full, of n requests, with the first such error.
+func kvFullRequests(recs []record) (full, n int, first string) {
+	for i := range recs {
+		if recs[i].cut && !recs[i].failed() && recs[i].first < 0 {
+			continue // sent as the cell stopped
+		}
+		n++
+		if kvFull(recs[i].err) {
+			if full == 0 {
+				first = recs[i].err
+			}
+			full++
+		}
+	}
+	return full, n, first
+}
+
+// warnSlots warns before any load when a concurrency exceeds the slots
+// the server runs at once: the extra requests queue, and the window opens
+// when the slots run and the rest wait.
+func (r *Runner) warnSlots(info ServerInfo) {
+	if info.Slots <= 0 || r.cfg.Warn == nil {
+		return
+	}
+	for _, c := range r.cfg.Concurrency {
+		if c > info.Slots {
+			r.cfg.Warn(fmt.Sprintf("concurrency %d exceeds the server's %d slots (/props total_slots): %d requests of each such cell wait in its queue; the window opens when %d run and %d wait, or after -drain-timeout %v",
+				c, info.Slots, c-info.Slots, info.Slots, c-info.Slots, r.cfg.DrainTimeout))
+			return
+		}
+	}
 }
 
 func (r *Runner) loopEvidence(m *schema.Measurement, q *record) {

@@ -136,7 +136,7 @@ func TestCapacity(t *testing.T) {
 			contexts: []int64{1024}, wantLabel: "1K", wantOver: []int32{4}, source: "/get_server_info"},
 		{name: "flag overrides the server", kvFlag: 2000, contexts: []int64{1024}, wantLabel: "1K", wantOver: []int32{2, 4}, source: "flag"},
 		{name: "context capped at max_model_len − max_tokens − 64", mod: func(p *sim.Profile) { p.MaxModelLen = 4096 + 200 + 64 + 1500 },
-			contexts: []int64{16384}, wantLabel: "5K", source: "/metrics"},
+			contexts: []int64{8192}, wantLabel: "5K", source: "/metrics"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -71,6 +71,17 @@ func promptHead(tag, label string) string {
 // countFunc returns the server's token count for a prompt text.
 type countFunc func(ctx context.Context, text string) (int64, error)
 
+// headError says that target is shorter than the prompt's fixed head,
+// counting the head alone (not the padding measured last) so the figure
+// is the head's.
+func headError(ctx context.Context, head string, target int64, count countFunc) error {
+	n, err := count(ctx, head)
+	if err != nil {
+		return fmt.Errorf("prompt: %d tokens is below the fixed head (the run tag, the instruction and the chat template): %w", target, err)
+	}
+	return fmt.Errorf("prompt: %d tokens is below the fixed head of %d tokens (the run tag, the instruction and the chat template)", target, n)
+}
+
 // fitPrompt returns head followed by a prefix of body whose token count
 // (by count) is target: exactly when exact is set (the counter is the
 // server's tokenizer), else within 1% (the counter is a probe request).
@@ -123,7 +134,7 @@ func fitPrompt(ctx context.Context, head, body string, target int64, count count
 			return Prompt{}, fmt.Errorf("prompt: padding text too short for %d tokens", target)
 		}
 		if next < 0 {
-			return Prompt{}, fmt.Errorf("prompt: %d tokens is below the fixed head of %d tokens", target, n)
+			return Prompt{}, headError(ctx, head, target, count)
 		}
 		l = next
 		if n, err = eval(l); err != nil {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -43,6 +44,18 @@ func TestFitPrompt(t *testing.T) {
 	}
 	if _, err := fitPrompt(context.Background(), head, body[:1000], 100000, wordCounter(0), true); err == nil {
 		t.Error("no error for padding too short")
+	}
+}
+
+// TestPromptBelowHead: a target shorter than the fixed head says the
+// head's own size, not the count of head and padding last measured.
+func TestPromptBelowHead(t *testing.T) {
+	body := neutralText(newRand(3), 400000)
+	head := promptHead("0123abcd", "8K")
+	headTokens, _ := wordCounter(9)(context.Background(), head)
+	_, err := fitPrompt(context.Background(), head, body, headTokens-5, wordCounter(9), true)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("below the fixed head of %d tokens", headTokens)) {
+		t.Fatalf("error %v, want the head's %d tokens", err, headTokens)
 	}
 }
 

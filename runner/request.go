@@ -33,6 +33,12 @@ type record struct {
 	done         bool  // finished normally (finish_reason or [DONE])
 	cut          bool  // stopped by the runner (window end, cell stop)
 	err          string
+	// retries counts sends again on a new connection after the server
+	// closed a reused one before answering (0 or 1).
+	retries int8
+	// overran is true when the server streamed more tokens than
+	// max_tokens asked for.
+	overran bool
 	// continuous is true when the server sent usage with every chunk, so
 	// the tick counts are the server's; otherwise they count chunks
 	// (corrected by the final usage when the request finished).
@@ -54,10 +60,19 @@ type stream struct {
 	log                []tick
 	content, reasoning loopDetector
 	// last is the arrival time (ns from epoch) of the latest bytes, read
-	// by the stall watchdog; streaming tells it the request has received
-	// its first event (before that, a queued prefill may be silent long).
+	// by the stall watchdog; headers and streaming tell it the request has
+	// its response headers and its first event (before that, a queued
+	// prefill may be silent long).
 	last      atomic.Int64
+	headers   atomic.Bool
 	streaming atomic.Bool
+	// want is the request's max_tokens: a request streaming more is
+	// marked overran; past cutAt tokens (0: never) the client stops
+	// reading it. maxBytes (0: unbounded) bounds its body. Probes set all
+	// three, so that a server ignoring max_tokens=1 costs bounded time and
+	// memory.
+	want, cutAt int64
+	maxBytes    int64
 	// Hooks of the cell this stream serves; nil outside cells.
 	onFirst func(t int64)   // the request's first token arrived at t
 	onLoop  func(r *record) // the request's text loops
@@ -72,6 +87,53 @@ var errStalled = errors.New("stalled")
 // errStopped is the cancel cause when the runner ends the cell.
 var errStopped = errors.New("stopped by the runner")
 
+// errTooLong ends a response longer than its stream's maxBytes.
+var errTooLong = errors.New("response longer than the client reads for it")
+
+// silent reports why the request of s counts as stalled at now (ns from
+// its epoch), or nil: no headers within header, no first event within
+// first of the headers, or no bytes for idle once streaming.
+func (s *stream) silent(now int64, header, first, idle time.Duration) error {
+	quiet := now - s.last.Load()
+	switch {
+	case !s.headers.Load():
+		if quiet > int64(header) {
+			return fmt.Errorf("%w: no response headers within %v", errStalled, header)
+		}
+	case !s.streaming.Load():
+		if quiet > int64(first) {
+			return fmt.Errorf("%w: no event within %v of the response headers", errStalled, first)
+		}
+	case quiet > int64(idle):
+		return fmt.Errorf("%w: no bytes for %v", errStalled, idle)
+	}
+	return nil
+}
+
+// watchPeriod is how often a watchdog looks at its streams: often enough
+// to end a stall within a quarter of its limit, at most once a second.
+func watchPeriod(limit time.Duration) time.Duration {
+	return max(min(limit/4, time.Second), 10*time.Millisecond)
+}
+
+// capReader fails a body past max bytes; n is what is left.
+type capReader struct {
+	r      io.Reader
+	n, max int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		return 0, fmt.Errorf("%w (%d bytes)", errTooLong, c.max)
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	return n, err
+}
+
 // do sends one streaming request with body and reads it to the end,
 // appending its ticks to s.log and filling rec. It never returns an
 // error: a failed request is data, recorded in rec.err.
@@ -83,13 +145,8 @@ func (c *Client) do(ctx context.Context, body []byte, epoch time.Time, s *stream
 	s.reasoning.reset()
 	rec.start = int64(time.Since(epoch))
 	s.last.Store(rec.start)
+	s.headers.Store(false)
 	s.streaming.Store(false)
-	req, err := c.newRequest(ctx, http.MethodPost, c.path(), body)
-	if err != nil {
-		rec.err = err.Error()
-		return
-	}
-	req.Header.Set("Accept", "text/event-stream")
 	// Note: TTFT starts when the request has been written, not when it
 	// was handed to the transport, so that dialing a new connection or
 	// waiting for a free one (client-side costs) is not charged to the
@@ -98,20 +155,34 @@ func (c *Client) do(ctx context.Context, body []byte, epoch time.Time, s *stream
 	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
 		rec.sent = int64(time.Since(epoch))
 	}}
-	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
-	resp, err := c.http.Do(req)
+	resp, retried, err := c.send(ctx, trace, func(ctx context.Context) (*http.Request, error) {
+		req, err := c.newRequest(ctx, http.MethodPost, c.path(), body)
+		if err == nil {
+			req.Header.Set("Accept", "text/event-stream")
+		}
+		return req, err
+	})
+	if retried {
+		rec.retries++
+	}
 	if err != nil {
 		c.fail(ctx, epoch, rec, "send", err)
 		return
 	}
 	defer resp.Body.Close()
+	s.last.Store(int64(time.Since(epoch)))
+	s.headers.Store(true)
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<10))
 		rec.err = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, snippet(b))
 		rec.end = int64(time.Since(epoch))
 		return
 	}
-	s.rd.reset(resp.Body)
+	var rd io.Reader = resp.Body
+	if s.maxBytes > 0 {
+		rd = &capReader{r: resp.Body, n: s.maxBytes, max: s.maxBytes}
+	}
+	s.rd.reset(rd)
 	var (
 		cum        int64 // tokens so far
 		continuous bool  // the server sends usage with every chunk
@@ -199,6 +270,21 @@ func (c *Client) do(ctx context.Context, body []byte, epoch time.Time, s *stream
 					}
 				}
 			}
+			if cum > s.want && s.want > 0 {
+				// A server that ignores max_tokens: said on the cell; a
+				// probe stops reading it.
+				//
+				// Note: the bounds cost the read loop this comparison per
+				// token chunk; the byte bound is a reader wrapped around
+				// probe bodies only, and stalls are watched from outside
+				// the loop (silent), which stamps s.last as it did.
+				rec.overran = true
+				if s.cutAt > 0 && cum >= s.cutAt {
+					rec.cut = true
+					rec.end = t
+					break
+				}
+			}
 		}
 		if ch.finish {
 			finished = true
@@ -243,11 +329,43 @@ func (c *Client) fail(ctx context.Context, epoch time.Time, rec *record, what st
 	}
 }
 
+// Probe bounds: a one-token probe answered by a server that ignores
+// max_tokens is read for at most probeMaxTokens tokens and probeMaxBytes
+// bytes.
+const (
+	probeMaxTokens = 64
+	probeMaxBytes  = 8 << 20
+)
+
 // probe sends prompt with max_tokens=1 and returns its record (TTFT from
-// first − start, prompt tokens from usage).
+// first − start, prompt tokens from usage). It is bounded in time
+// (Timeouts.Header until the first event, then Timeouts.Idle), tokens and
+// bytes.
 func (c *Client) probe(ctx context.Context, prompt string) record {
 	var rec record
 	s := newStream()
-	c.do(ctx, c.completionBody(prompt, 1), time.Now(), s, &rec)
+	s.want, s.cutAt, s.maxBytes = 1, probeMaxTokens, probeMaxBytes
+	pctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	epoch := time.Now()
+	done := make(chan struct{})
+	go func() {
+		to := c.timeouts
+		t := time.NewTicker(watchPeriod(min(to.Header, to.Idle)))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if err := s.silent(int64(time.Since(epoch)), to.Header, to.Header, to.Idle); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		}
+	}()
+	c.do(pctx, c.completionBody(prompt, 1), epoch, s, &rec)
+	close(done)
 	return rec
 }

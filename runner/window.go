@@ -26,6 +26,11 @@ type windowFigures struct {
 	errSample      string
 	samples        []schema.Sample
 	requestsInCell int64
+	// retries counts requests sent again after the server had closed
+	// their reused connection; overran the requests that streamed more
+	// than max_tokens, the longest overranMax tokens.
+	retries             int64
+	overran, overranMax int64
 }
 
 // figures computes a cell's figures from its records.
@@ -75,6 +80,11 @@ func figures(run *cellRun, keepSamples bool) windowFigures {
 			continue // sent after the window closed (during the stop)
 		}
 		f.requestsInCell++
+		f.retries += int64(q.retries)
+		if q.overran {
+			f.overran++
+			f.overranMax = max(f.overranMax, q.tokens)
+		}
 		end := q.end
 		if end < 0 || end > we {
 			end = we

@@ -161,7 +161,9 @@ type Measurement struct {
 	ContextTokens *int64 `json:"context_tokens"`
 	Concurrency   *int32 `json:"concurrency"`
 	Status        Status `json:"status"`
-	// StatusReason explains a non-valid status (error text, loop evidence).
+	// StatusReason explains a non-valid status (error text, loop evidence);
+	// on a valid cell of a run it holds notes ("note: …": a /metrics scrape
+	// skipped, a server that ignored max_tokens).
 	StatusReason string `json:"status_reason,omitempty"`
 	// Repeat numbers repeated measurements of the same cell from 0; null
 	// when the cell was measured once.

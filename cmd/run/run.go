@@ -18,6 +18,7 @@ import (
 
 	"speedmatrix/archive"
 	"speedmatrix/parse"
+	"speedmatrix/redact"
 	"speedmatrix/render"
 	"speedmatrix/runner"
 	"speedmatrix/runner/sim"
@@ -43,6 +44,9 @@ type options struct {
 	apiKeyEnv                                          string
 	resume                                             bool
 	simulate, serveSim                                 string
+	terminal                                           bool // stderr is a terminal (not a flag)
+	timeouts                                           runner.Timeouts
+	startTimeout, drainTimeout                         time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -70,12 +74,31 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (never stored or printed)")
 	fs.BoolVar(&o.resume, "resume", false, "continue an interrupted run from its checkpoint")
 	fs.StringVar(&o.simulate, "simulate", "", "measure the built-in simulator: \"default\", or a document or archive directory to calibrate it from")
+	def := runner.DefaultTimeouts()
+	fs.DurationVar(&o.timeouts.Connect, "connect-timeout", def.Connect, "bound on connecting to the server")
+	fs.DurationVar(&o.timeouts.Request, "request-timeout", def.Request, "bound on each small request and its answer (/v1/models, /version, /props, /info, /tokenize)")
+	fs.DurationVar(&o.timeouts.Metrics, "metrics-timeout", def.Metrics, "bound on each /metrics scrape; a scrape past it is skipped and the cell says so")
+	fs.DurationVar(&o.timeouts.Header, "header-timeout", def.Header, "bound on a one-token probe's wait for its response headers, then for its first event (a cold prefill of the longest context)")
+	fs.DurationVar(&o.timeouts.Idle, "idle-timeout", def.Idle, "a streaming request that receives nothing for this long fails as stalled")
+	fs.DurationVar(&o.timeouts.IdleConn, "idle-conn-timeout", def.IdleConn, "how long an unused connection is kept for reuse; keep it below the server's keep-alive (llama.cpp: 5s)")
+	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Minute, "bound on a decode cell's ramp-up: every stream's first token")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", time.Minute, "bound on the wait, after the ramp-up, for /metrics to show the server's queue drained; past it the window opens and the cell says so")
 	fs.StringVar(&o.serveSim, "serve-sim", "", "with -simulate: serve the simulator on this `address` (e.g. 127.0.0.1:8000) for other clients until interrupted, instead of measuring; its URL goes to stdout")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"connect-timeout", o.timeouts.Connect}, {"request-timeout", o.timeouts.Request}, {"metrics-timeout", o.timeouts.Metrics},
+		{"header-timeout", o.timeouts.Header}, {"idle-timeout", o.timeouts.Idle}, {"idle-conn-timeout", o.timeouts.IdleConn},
+		{"start-timeout", o.startTimeout}, {"drain-timeout", o.drainTimeout}} {
+		if d.v <= 0 {
+			return nil, fmt.Errorf("-%s %v: want a positive duration", d.name, d.v)
+		}
 	}
 	return o, nil
 }
@@ -89,6 +112,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "run:", err)
 		return exitUsage
 	}
+	// Note: everything the command prints passes one scrubber, which
+	// knows the API key and the -url password; the runner scrubs what it
+	// stores the same way.
+	o.terminal = isTerminal(stderr)
+	sc := redact.NewScrubber(append([]string{os.Getenv(o.apiKeyEnv)}, redact.URLSecrets(o.url)...)...)
+	stdout, stderr = sc.Writer(stdout), sc.Writer(stderr)
 	do := measure
 	if o.serveSim != "" {
 		do = serveSimulator
@@ -280,6 +309,15 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 		o.contexts = "1K,4K"
 	}
+	// Note: runner.New would silently replace a zero duration or
+	// max_tokens by its default; a person who typed 0 meant something
+	// else, so it is refused.
+	if o.duration <= 0 {
+		return usageError{fmt.Errorf("-duration %v: want a measurement window above 0 (e.g. 30s)", o.duration)}
+	}
+	if o.maxTokens <= 0 {
+		return usageError{fmt.Errorf("-max-tokens %d: want at least 1", o.maxTokens)}
+	}
 	contexts, err := runner.ParseContexts(o.contexts)
 	if err != nil {
 		return usageError{err}
@@ -305,7 +343,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	}
 	client, err := runner.NewClient(runner.ClientConfig{
 		URL: o.url, Model: o.model, Endpoint: o.endpoint,
-		APIKey: os.Getenv(o.apiKeyEnv), MaxConns: maxC,
+		APIKey: os.Getenv(o.apiKeyEnv), MaxConns: maxC, Timeouts: o.timeouts,
 	})
 	if err != nil {
 		return usageError{err}
@@ -340,6 +378,8 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		Contexts: contexts, PrefillContexts: prefill, Concurrency: conc,
 		Duration: o.duration, MaxTokens: o.maxTokens, PrefillMode: o.prefill,
 		KVTokens: o.kvTokens, Labels: labels,
+		IdleTimeout: o.timeouts.Idle, StartTimeout: o.startTimeout, DrainTimeout: o.drainTimeout,
+		Warn: func(msg string) { fmt.Fprintln(stderr, "run: warning:", msg) },
 	}
 	if o.simulate != "" && simProfile.Speedup > 1 {
 		fmt.Fprintf(stderr, "run: simulator %q runs %.0f× faster than the run it was calibrated from\n", simProfile.Name, simProfile.Speedup)
@@ -353,6 +393,9 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 			return err
 		case cp.Key != key:
 			return usageError{fmt.Errorf("-resume: checkpoint %s is of a run with other settings", cpPath)}
+		case cp.Complete:
+			fmt.Fprintf(stderr, "run: the run in %s is finished (%d cells); writing its document and archive\n", cpPath, len(cp.Matrix.Measurements))
+			return commit(o, cpPath, cp.Matrix, stdout)
 		}
 		cfg.Tag, cfg.Done = cp.Tag, cp.Matrix
 		fmt.Fprintf(stderr, "run: resuming %d finished cells from %s\n", len(cp.Matrix.Measurements), cpPath)
@@ -360,10 +403,14 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if cfg.Tag == "" {
 		cfg.Tag = runner.NewTag()
 	}
-	pp := &runner.ProgressPrinter{W: stderr, Terminal: isTerminal(stderr)}
+	pp := &runner.ProgressPrinter{W: stderr, Terminal: o.terminal}
 	cfg.Progress = pp.Print
+	cfg.Note = func(n string) { fmt.Fprintln(stderr, "run: note:", n) }
+	saved := o.resume // a checkpoint of this run exists
 	cfg.Checkpoint = func(m *schema.Matrix) error {
-		return runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Matrix: m})
+		err := runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Matrix: m})
+		saved = saved || err == nil
+		return err
 	}
 	r, err := runner.New(client, cfg)
 	if err != nil {
@@ -372,6 +419,9 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	m, err := r.Run(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
+			if !saved {
+				return fmt.Errorf("%w before any cell finished: nothing was saved", errInterrupted)
+			}
 			n := 0
 			if m != nil {
 				n = len(m.Measurements)
@@ -380,33 +430,66 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	m, err = asDocument(m, o.out)
+	// The finished run is saved before anything is written from it, so
+	// that a failure or a kill in any later step leaves a checkpoint
+	// that -resume completes with this very matrix (and run id).
+	if err := runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Matrix: m, Complete: true}); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := failpoint("checkpoint"); err != nil {
+		return err
+	}
+	return commit(o, cpPath, m, stdout)
+}
+
+// failpoint is where a test makes the command fail (as if the process
+// were killed) between the steps that end a run; nil outside tests.
+var failpoint = func(step string) error { return nil }
+
+// commit turns a finished run into its document and its archived rows,
+// in the order that can neither lose nor double it: the document is
+// written first (atomically), then the run is appended to the archive,
+// and only then is the checkpoint removed. A failure at any step keeps
+// the checkpoint, and -resume repeats the steps with the same matrix:
+// the document is rewritten to the same bytes and the archive reports
+// the run it already holds as a duplicate.
+func commit(o *options, cpPath string, m *schema.Matrix, stdout io.Writer) error {
+	m, err := asDocument(m, o.out)
 	if err != nil {
 		return fmt.Errorf("%w (the run is kept in %s)", err, cpPath)
+	}
+	if o.out != "" {
+		if err := writeDocument(o.out, m); err != nil {
+			return fmt.Errorf("%w (the run is kept in %s; -resume writes it)", err, cpPath)
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", o.out)
+	}
+	if err := failpoint("out"); err != nil {
+		return err
 	}
 	if o.archive != "" {
 		a, err := archive.Open(o.archive)
 		if err != nil {
-			return err
+			return fmt.Errorf("archive: %w (the run is kept in %s; -resume archives it)", err, cpPath)
 		}
 		res, err := a.Append(context.Background(), []*schema.Matrix{m})
 		if err != nil {
-			return fmt.Errorf("archive: %w (the run is kept in %s)", err, cpPath)
+			return fmt.Errorf("archive: %w (the run is kept in %s; -resume archives it)", err, cpPath)
 		}
 		fmt.Fprintf(stdout, "archived run %s in %s (%s)\n", m.Run.RunID, o.archive, res.Items[0].Outcome)
 	}
-	if o.out != "" {
-		if err := writeDocument(o.out, m); err != nil {
-			return fmt.Errorf("%w (the run is kept in %s)", err, cpPath)
-		}
-		fmt.Fprintf(stdout, "wrote %s\n", o.out)
+	if err := failpoint("archive"); err != nil {
+		return err
 	}
-	if o.archive == "" && o.out == "" {
-		if err := render.Text(stdout, m); err != nil {
+	if o.out == "" {
+		// No document asked for: the figures a person wants, readable.
+		if err := render.Summary(stdout, m); err != nil {
 			return err
 		}
 	}
-	os.Remove(cpPath)
+	if err := os.Remove(cpPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("the run is written, but its checkpoint stays: %w", err)
+	}
 	return nil
 }
 
@@ -451,11 +534,7 @@ func writeDocument(path string, m *schema.Matrix) error {
 	if err := w(&b, m); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return runner.WriteAtomic(path, b.Bytes(), 0o644)
 }
 
 // checkpointPath is beside -out, else in -archive, else in the current

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,21 +33,29 @@ func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, str
 // noSecret fails when the API key appears in any file under dir.
 func noSecret(t *testing.T, dir string, outputs ...string) {
 	t.Helper()
-	for _, o := range outputs {
-		if strings.Contains(o, secret) {
-			t.Fatal("API key printed")
+	noSecrets(t, dir, []string{secret}, outputs...)
+}
+
+// noSecrets fails when one of secrets appears in an output or in any
+// file under dir.
+func noSecrets(t *testing.T, dir string, secrets []string, outputs ...string) {
+	t.Helper()
+	for _, s := range secrets {
+		for _, o := range outputs {
+			if strings.Contains(o, s) {
+				t.Fatalf("%q printed: %s", s, o)
+			}
 		}
+		filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() {
+				return err
+			}
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(s)) {
+				t.Fatalf("%q stored in %s", s, p)
+			}
+			return nil
+		})
 	}
-	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		b, _ := os.ReadFile(p)
-		if bytes.Contains(b, []byte(secret)) {
-			t.Fatalf("API key stored in %s", p)
-		}
-		return nil
-	})
 }
 
 // TestSimulateArchiveAndDocument measures the default simulator, archives
@@ -162,7 +171,8 @@ func columns(x *schema.Measurement) map[string]string {
 func TestInterruptResume(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run.txt")
-	args := []string{"-simulate", "default", "-contexts", "1K", "-concurrency", "1,2,4", "-duration", "400ms", "-max-tokens", "100", "-out", out}
+	args := []string{"-simulate", "default", "-contexts", "1K", "-concurrency", "1,2,4", "-duration", "400ms", "-max-tokens", "100", "-out", out,
+		"-archive", filepath.Join(dir, "archive")}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for ctx.Err() == nil {
@@ -196,6 +206,9 @@ func TestInterruptResume(t *testing.T) {
 	if len(doc.Measurements) != 4 {
 		t.Fatalf("resumed run has %d cells, want 4", len(doc.Measurements))
 	}
+	if m := onlyRun(t, filepath.Join(dir, "archive")); m.Run.RunID != doc.Run.RunID {
+		t.Errorf("archived run %s, document %s", m.Run.RunID, doc.Run.RunID)
+	}
 }
 
 func TestUsage(t *testing.T) {
@@ -214,6 +227,8 @@ func TestUsage(t *testing.T) {
 		{"bad endpoint", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-endpoint", "embeddings"}, "endpoint"},
 		{"resume without checkpoint", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-out", filepath.Join(dir, "y.md"), "-resume"}, "no checkpoint"},
 		{"unknown flag", []string{"-bogus"}, "bogus"},
+		{"zero duration", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-duration", "0s"}, "-duration 0s"},
+		{"zero max tokens", []string{"-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "8K", "-max-tokens", "0"}, "-max-tokens 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,6 +245,48 @@ func TestServerDown(t *testing.T) {
 	code, _, stderr := runCmd(t, context.Background(), "-url", "http://127.0.0.1:1", "-model", "m", "-contexts", "1K")
 	if code != exitFail || !strings.Contains(stderr, "127.0.0.1:1") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestServerHangs: a server that accepts connections and never answers
+// ends the run at startup with the bound in the message (before, GET
+// /v1/models waited for ever).
+func TestServerHangs(t *testing.T) {
+	quit := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-quit:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(quit) })
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, stderr := runCmd(t, context.Background(), "-url", srv.URL, "-model", "m", "-contexts", "1K", "-request-timeout", "300ms")
+		done <- result{code, stderr}
+	}()
+	select {
+	case r := <-done:
+		if r.code != exitFail || !strings.Contains(r.stderr, "GET /v1/models: no answer within 300ms") {
+			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run still waiting after 20s: it hangs")
+	}
+}
+
+// TestTimeoutFlags rejects a timeout that is not positive.
+func TestTimeoutFlags(t *testing.T) {
+	for _, f := range []string{"-connect-timeout", "-request-timeout", "-metrics-timeout", "-header-timeout", "-idle-timeout", "-idle-conn-timeout", "-start-timeout", "-drain-timeout"} {
+		code, _, stderr := runCmd(t, context.Background(), "-simulate", "default", f, "0s")
+		if code != exitUsage || !strings.Contains(stderr, f+" 0s: want a positive duration") {
+			t.Errorf("%s 0s: exit %d, stderr %q", f, code, stderr)
+		}
 	}
 }
 

@@ -1,0 +1,96 @@
+package redact
+
+import "strings"
+
+// Word is one word of a command line as a shell splits it, and where it
+// was printed.
+type Word struct {
+	// Text is the word after quote removal.
+	Text string
+	// Start and End are its byte span in the original text.
+	Start, End int
+	// Op is set for a control operator (;, &, &&, |, ||), which ends a
+	// command: what follows is another command.
+	Op bool
+}
+
+// Words splits a command line into words the way a POSIX shell does for
+// the parts launch commands use: blanks separate words, '…' quotes
+// literally, "…" quotes with \" \\ \$ escapes, a backslash escapes one
+// character and a backslash-newline continues the line; # starts a
+// comment at the beginning of a word; unquoted ;, & and | are operators
+// of their own ("cd x&&vllm" is three words and an operator). Nothing is
+// expanded.
+//
+// Note: no library: github.com/google/shlex and mvdan.cc/sh would need a
+// new module, and neither reports the byte span of each word, which the
+// redaction needs to replace a secret without reformatting the command.
+func Words(s string) []Word {
+	var out []Word
+	var cur strings.Builder
+	in := false
+	start := 0
+	flush := func(end int) {
+		if in {
+			out = append(out, Word{Text: cur.String(), Start: start, End: end})
+			cur.Reset()
+			in = false
+		}
+	}
+	begin := func(i int) {
+		if !in {
+			in, start = true, i
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s) && s[i+1] == '\n':
+			i++
+		case c == '\\' && i+2 < len(s) && s[i+1] == '\r' && s[i+2] == '\n':
+			i += 2
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			flush(i)
+		case c == '#' && !in:
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case c == ';' || c == '&' || c == '|':
+			flush(i)
+			j := i + 1
+			for j < len(s) && j < i+2 && (s[j] == '&' || s[j] == '|') {
+				j++
+			}
+			out = append(out, Word{Text: s[i:j], Start: i, End: j, Op: true})
+			i = j - 1
+		case c == '\\' && i+1 < len(s):
+			begin(i)
+			cur.WriteByte(s[i+1])
+			i++
+		case c == '\'':
+			begin(i)
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				cur.WriteString(s[i+1:])
+				i = len(s)
+				break
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		case c == '"':
+			begin(i)
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`\n", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+		default:
+			begin(i)
+			cur.WriteByte(c)
+		}
+	}
+	flush(len(s))
+	return out
+}
