@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"time"
 
 	"speedmatrix/schema"
@@ -47,6 +49,9 @@ type guidellmFile struct {
 		Model   string `json:"model"`
 		Profile string `json:"profile"`
 		Backend string `json:"backend"`
+		// Data is --data: files, or synthetic settings such as
+		// "prompt_tokens=1000,output_tokens=200" (0.5).
+		Data json.RawMessage `json:"data"`
 	} `json:"args"`
 	Benchmarks []guidellmBenchmark `json:"benchmarks"`
 }
@@ -426,11 +431,35 @@ func guidellmExtras(c *schema.Measurement, prefix string, metrics map[string]jso
 	}
 }
 
-// requestedPrompt returns the prompt length a report of metadata.version
-// 2 asked its synthetic data for, when it names exactly one.
+// requestedPrompt returns the prompt length the synthetic data was asked
+// for, when the file names exactly one: config.spec.data of a report of
+// metadata.version 2, or 0.5's --data settings ("prompt_tokens=1000,…" or
+// the same as JSON).
 func requestedPrompt(f *guidellmFile) num {
 	if d := f.Config.Spec.Data; len(d) == 1 && d[0].PromptTokens.Set && d[0].PromptTokens.V > 0 {
 		return d[0].PromptTokens
 	}
-	return num{}
+	var data []string
+	if json.Unmarshal(f.Args.Data, &data) != nil {
+		var one string
+		if json.Unmarshal(f.Args.Data, &one) != nil {
+			return num{}
+		}
+		data = []string{one}
+	}
+	if len(data) != 1 {
+		return num{}
+	}
+	m := guidellmPromptTokens.FindStringSubmatch(data[0])
+	if m == nil {
+		return num{}
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || v <= 0 {
+		return num{}
+	}
+	return num{V: v, Set: true}
 }
+
+// guidellmPromptTokens finds prompt_tokens in guidellm's --data settings.
+var guidellmPromptTokens = regexp.MustCompile(`(?:^|[,{\s"])prompt_tokens"?\s*[:=]\s*([0-9]+)`)

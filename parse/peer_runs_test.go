@@ -399,3 +399,32 @@ func TestModelBase(t *testing.T) {
 		}
 	}
 }
+
+// TestGuideLLMRequestedPrompt reads guidellm 0.5's --data settings: the
+// requested prompt length names the context when the prompts sent were
+// about that long; a data file names none.
+func TestGuideLLMRequestedPrompt(t *testing.T) {
+	path := filepath.Join("testdata", "peers", "guidellm", "danielkorat-qwen3-4b-thinking-sanity-benchmarks.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		data string
+		ctx  int64
+	}{
+		{`["/root/aime_2024_v2.jsonl"]`, 99},                         // measured mean
+		{`["prompt_tokens=96,output_tokens=4096"]`, 96},              // requested
+		{`["{\"prompt_tokens\": 100, \"output_tokens\": 64}"]`, 100}, // requested, JSON form
+		{`["prompt_tokens=4096,output_tokens=64"]`, 99},              // far from what was sent: measured
+	} {
+		doc := strings.Replace(string(b), `"data": ["/root/aime_2024_v2.jsonl"]`, `"data": `+tt.data, 1)
+		ms, err := ParseAllBytes([]byte(doc), "g.json", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := ms[0].Measurements[0]; c.ContextTokens == nil || *c.ContextTokens != tt.ctx {
+			t.Errorf("data %s: context %v, want %d", tt.data, c.ContextTokens, tt.ctx)
+		}
+	}
+}
