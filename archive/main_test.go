@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"flag"
 	"os"
 	"testing"
 
@@ -9,8 +8,4 @@ import (
 )
 
 // TestMain caps the fuzzing engine's minimization (testtool.CapFuzzMinimize).
-func TestMain(m *testing.M) {
-	flag.Parse()
-	testtool.CapFuzzMinimize()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(testtool.MainCappingFuzz(m)) }

@@ -2,6 +2,7 @@ package testtool
 
 import (
 	"flag"
+	"testing"
 	"time"
 )
 
@@ -27,4 +28,13 @@ func CapFuzzMinimize() {
 	if !set && flag.Lookup("test.fuzzminimizetime") != nil {
 		_ = flag.Set("test.fuzzminimizetime", FuzzMinimize.String())
 	}
+}
+
+// MainCappingFuzz is a TestMain body: it parses the flags, caps the
+// engine's minimization (CapFuzzMinimize) and runs the tests, returning
+// the exit code.
+func MainCappingFuzz(m *testing.M) int {
+	flag.Parse()
+	CapFuzzMinimize()
+	return m.Run()
 }
