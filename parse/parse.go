@@ -93,7 +93,22 @@ func ParseBytes(b []byte, name, format string) (*schema.Matrix, error) {
 }
 
 // ParseAllBytes is ParseAll for a file already in memory.
-func ParseAllBytes(b []byte, name, format string) ([]*schema.Matrix, error) {
+//
+// Note: a reader that panics on some input is a bug, but it must cost only
+// that document: the panic becomes a positioned *Error (line 0: the reader
+// did not say where), so a caller ingesting many documents skips this one
+// and keeps the others.
+func ParseAllBytes(b []byte, name, format string) (ms []*schema.Matrix, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ms, err = nil, errorf(name, 0, "internal error reading this document (please report it with the file): %v", p)
+		}
+	}()
+	return parseAllBytes(b, name, format)
+}
+
+// parseAllBytes is ParseAllBytes without the recovery.
+func parseAllBytes(b []byte, name, format string) ([]*schema.Matrix, error) {
 	if _, doc := extractors[format]; !doc {
 		// Result files of other tools (JSON, JSON Lines, AIPerf CSV).
 		ms, ok, err := parsePeerFile(b, name, format)

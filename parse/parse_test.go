@@ -415,3 +415,24 @@ func BenchmarkParseTextLarge(b *testing.B) {
 		}
 	}
 }
+
+// TestParsePanicIsAnError checks that a reader that panics costs only its
+// own document: ParseAll returns a positioned *Error naming the file, and
+// the next document parses as before.
+func TestParsePanicIsAnError(t *testing.T) {
+	const format = "test-panics"
+	peerParsers[format] = func([]byte, string) ([]*schema.Matrix, error) { panic("index out of range [3] with length 3") }
+	defer delete(peerParsers, format)
+	ms, err := ParseAllBytes([]byte("{}"), "boom.json", format)
+	var pe *Error
+	if ms != nil || !errors.As(err, &pe) || pe.File != "boom.json" || !strings.Contains(pe.Msg, "index out of range") {
+		t.Fatalf("ParseAllBytes of a panicking reader: %v, %v", ms, err)
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "peers", "llmperf", "leaderboard-groq_70b_summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseBytes(b, "next.json", ""); err != nil {
+		t.Errorf("the next document: %v", err)
+	}
+}

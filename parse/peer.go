@@ -30,7 +30,7 @@ const (
 
 // PeerFormats lists the formats of other tools' result files, in the
 // order detection tries them.
-var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatGenAIPerfCSV, FormatVLLMBench, FormatSGLangBench}
+var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, FormatAIPerf, FormatGenAIPerf, FormatAIPerfCSV, FormatGenAIPerfCSV, FormatGenAIBench, FormatInferencePerf, FormatHFBenchmarker, FormatVLLMBench, FormatSGLangBench}
 
 // peerParsers maps a peer format to the function that turns a whole
 // result file into its runs (most files hold one; an appended vLLM or
@@ -38,15 +38,18 @@ var PeerFormats = []string{FormatLLMBenchJSON, FormatGuideLLM, FormatLLMPerf, Fo
 // formats they do not go through rawDoc: their figures are already
 // machine-readable.
 var peerParsers = map[string]func(b []byte, name string) ([]*schema.Matrix, error){
-	FormatLLMBenchJSON: one(parseLLMBenchJSON),
-	FormatVLLMBench:    parseVLLMBench,
-	FormatSGLangBench:  parseSGLangBench,
-	FormatGuideLLM:     one(parseGuideLLM),
-	FormatAIPerf:       one(parseAIPerfJSON),
-	FormatGenAIPerf:    one(parseAIPerfJSON),
-	FormatAIPerfCSV:    one(parseAIPerfCSV),
-	FormatGenAIPerfCSV: one(parseGenAIPerfCSV),
-	FormatLLMPerf:      one(parseLLMPerf),
+	FormatLLMBenchJSON:  one(parseLLMBenchJSON),
+	FormatVLLMBench:     parseVLLMBench,
+	FormatSGLangBench:   parseSGLangBench,
+	FormatGuideLLM:      one(parseGuideLLM),
+	FormatAIPerf:        one(parseAIPerfJSON),
+	FormatGenAIPerf:     one(parseAIPerfJSON),
+	FormatAIPerfCSV:     one(parseAIPerfCSV),
+	FormatGenAIPerfCSV:  one(parseGenAIPerfCSV),
+	FormatLLMPerf:       one(parseLLMPerf),
+	FormatGenAIBench:    one(parseGenAIBench),
+	FormatInferencePerf: one(parseInferencePerf),
+	FormatHFBenchmarker: one(parseHFBenchmarker),
 }
 
 // one adapts the parser of a format whose files hold one run.
@@ -94,8 +97,16 @@ func detectPeer(b []byte) (string, error) {
 		return FormatLLMBenchJSON, nil
 	case has("benchmarks"):
 		return FormatGuideLLM, nil
+	case has("aggregated_metrics"):
+		return FormatGenAIBench, nil
+	case has("load_summary") && (has("successes") || has("failures")):
+		return FormatInferencePerf, nil
+	case has("results") && bytes.Contains(keys["results"], []byte(`"token_throughput_secs"`)):
+		return FormatHFBenchmarker, nil
 	case has("num_concurrent_requests") || hasSuffix("_ttft_s_mean") || has("results_ttft_s_mean"):
 		return FormatLLMPerf, nil
+	case isStatsBlock(keys["records"]) && bytes.Contains(keys["records"], []byte(`"header"`)):
+		return FormatAIPerf, nil // AIPerf 0.1.x
 	case isStatsBlock(keys["time_to_first_token"]) || isStatsBlock(keys["request_throughput"]) || isStatsBlock(keys["output_token_throughput"]):
 		if cfg := keys["input_config"]; bytes.Contains(cfg, []byte(`"genai_perf`)) || bytes.Contains(cfg, []byte(`"service_kind"`)) {
 			return FormatGenAIPerf, nil
@@ -115,6 +126,9 @@ func detectPeer(b []byte) (string, error) {
 	sort.Strings(names)
 	if len(names) > 8 {
 		names = append(names[:8], "…")
+	}
+	if r := resemblance(keys); r != "" {
+		return "", fmt.Errorf("JSON of no benchmark tool speedmatrix reads (keys: %s); %s", strings.Join(names, ", "), r)
 	}
 	return "", fmt.Errorf("JSON of no benchmark tool speedmatrix reads (keys: %s)", strings.Join(names, ", "))
 }

@@ -2,15 +2,12 @@ package parse
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
-	"io"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"speedmatrix/schema"
 )
@@ -116,6 +113,14 @@ type aiperfConfig struct {
 	Concurrency num   `json:"concurrency"`
 	RequestRate num   `json:"request_rate"`
 	Streaming   *bool `json:"streaming"` // GenAI-Perf, command-line era
+	// Input holds the requested synthetic prompt length.
+	Input struct {
+		Prompt struct {
+			InputTokens struct {
+				Mean num `json:"mean"`
+			} `json:"input_tokens"`
+		} `json:"prompt"`
+	} `json:"input"`
 }
 
 // aiperfEndpoint is input_config.endpoint when it is an object.
@@ -192,14 +197,25 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	if cfg := raw["input_config"]; bytes.Contains(cfg, []byte(`"genai_perf`)) || bytes.Contains(cfg, []byte(`"service_kind"`)) {
 		format, tool = FormatGenAIPerf, "genai-perf"
 	}
+	blocks := raw
+	if recs, ok := raw["records"]; ok && isStatsBlock(recs) {
+		// AIPerf 0.1.x wraps the metric blocks in "records" and tags
+		// some by short names (ttft, ttst).
+		if err := json.Unmarshal(recs, &blocks); err != nil {
+			return nil, errorf(name, keyLine(b, "records", 1), "records: %v", err)
+		}
+	}
 	stats := map[string]*aiperfStats{}
-	for k, v := range raw {
+	for k, v := range blocks {
 		if !isStatsBlock(v) {
 			continue
 		}
 		s := &aiperfStats{}
 		if err := json.Unmarshal(v, s); err != nil {
 			return nil, errorf(name, keyLine(b, k, 1), "%s: %v", k, err)
+		}
+		if long, ok := aiperfShortTags[k]; ok {
+			k = long
 		}
 		stats[k] = s
 	}
@@ -248,12 +264,25 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req := cfg.Input.Prompt.InputTokens.Mean; req.Set && req.V > 0 {
+		// The requested length names the context; the measured mean
+		// stays in prompt_tokens.
+		inputContext(&c, req.V)
+		metric(&c, "requested_input_tokens", req)
+	}
 	if t, ok := raw["telemetry_data"]; ok {
 		gpuTelemetry(&c, t)
+	}
+	if t, ok := raw["telemetry_stats"]; ok {
+		genaiTelemetry(&c, t)
 	}
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
 }
+
+// aiperfShortTags are the metric tags of AIPerf 0.1.x that later
+// versions spell out.
+var aiperfShortTags = map[string]string{"ttft": "time_to_first_token", "ttst": "time_to_second_token"}
 
 // aiperfCell maps AIPerf metric blocks (from JSON or CSV) to a serve
 // cell. streaming is false when the run did not stream (GenAI-Perf then
@@ -317,12 +346,19 @@ func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *f
 		c.MeasuredS = s.get("avg").scaled(unitToMs(s.Unit) / 1000)
 	}
 	// Every statistic not in a column (p25, p95, std, max, energy,
-	// goodput, …) by the tool's metric and statistic name, in the block's
-	// unit.
+	// goodput, …) by the tool's metric and statistic name; durations in
+	// milliseconds with the unit in the name ("request_latency_p95_ms"),
+	// so that the JSON (ns, s) and the CSV (ms) give one name and one
+	// value.
 	for _, k := range slices.Sorted(maps.Keys(stats)) {
 		s := stats[k]
 		for _, st := range slices.Sorted(maps.Keys(s.Stat)) {
-			if !s.used[st] {
+			if s.used[st] {
+				continue
+			}
+			if isTimeUnit(s.Unit) && st != "count" {
+				metric(&c, k+"_"+st+"_ms", num{V: s.Stat[st].V * unitToMs(s.Unit), Set: s.Stat[st].Set})
+			} else {
 				metric(&c, k+"_"+st, s.Stat[st])
 			}
 		}
@@ -331,6 +367,15 @@ func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *f
 		return c, errorf(name, line, "no output_token_throughput, request_latency or request_throughput: not an AIPerf summary")
 	}
 	return c, nil
+}
+
+// isTimeUnit reports whether unit is a duration unit unitToMs converts.
+func isTimeUnit(unit string) bool {
+	switch strings.ToLower(strings.TrimSpace(unit)) {
+	case "ms", "milliseconds", "s", "sec", "second", "seconds", "us", "µs", "microseconds", "ns", "nanoseconds":
+		return true
+	}
+	return false
 }
 
 // unitToMs returns the factor that converts a duration unit to
@@ -345,129 +390,6 @@ func unitToMs(unit string) float64 {
 		return 1e-6
 	}
 	return 1
-}
-
-// aiperfCSVNames maps the display names of AIPerf's and GenAI-Perf's CSV
-// export to their JSON metric keys.
-var aiperfCSVNames = map[string]string{
-	"time to first token":              "time_to_first_token",
-	"inter token latency":              "inter_token_latency",
-	"inter chunk latency":              "inter_chunk_latency",
-	"request latency":                  "request_latency",
-	"output sequence length":           "output_sequence_length",
-	"input sequence length":            "input_sequence_length",
-	"output token throughput":          "output_token_throughput",
-	"output token throughput per user": "output_token_throughput_per_user",
-	"request throughput":               "request_throughput",
-	"request count":                    "request_count",
-	"error request count":              "error_request_count",
-	"benchmark duration":               "benchmark_duration",
-}
-
-// parseAIPerfCSV reads profile_export_aiperf.csv (or GenAI-Perf's
-// profile_export_genai_perf.csv): sections that each start with a header
-// row "Metric,avg,min,max,p99,…" or "Metric,Value", metric names with the
-// unit in parentheses ("Time to First Token (ms)"). A section whose
-// header has columns before "Metric" (AIPerf's GPU telemetry:
-// "Endpoint,GPU_Index,GPU_Name,GPU_UUID,Metric,avg,…") holds a row per
-// GPU and metric; its averages are kept as extra figures named
-// gpu<index>_<metric>_<unit>_avg.
-func parseAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
-	return parseStatsCSV(b, name, FormatAIPerfCSV)
-}
-
-// parseGenAIPerfCSV reads GenAI-Perf's profile_export_genai_perf.csv,
-// the same layout as AIPerf's with "(per sec)" units.
-func parseGenAIPerfCSV(b []byte, name string) (*schema.Matrix, error) {
-	return parseStatsCSV(b, name, FormatGenAIPerfCSV)
-}
-
-// parseStatsCSV reads the CSV export of AIPerf or GenAI-Perf (format).
-func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
-	r := csv.NewReader(bytes.NewReader(b))
-	r.FieldsPerRecord = -1
-	r.TrimLeadingSpace = true
-	stats := map[string]*aiperfStats{}
-	var header []string
-	metricCol, gpuCol := 0, -1
-	firstLine := 0
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		line, _ := r.FieldPos(0)
-		if err != nil {
-			return nil, errorf(name, line, "CSV: %v", err)
-		}
-		if len(rec) == 0 || len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue
-		}
-		if i := slices.IndexFunc(rec, func(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "metric") }); i >= 0 {
-			header, metricCol, gpuCol = rec, i, slices.IndexFunc(rec, func(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "gpu_index") })
-			continue
-		}
-		if header == nil {
-			return nil, errorf(name, line, "CSV row before any \"Metric,…\" header")
-		}
-		if len(rec) <= metricCol {
-			return nil, errorf(name, line, "CSV row has %d cells, the header has its Metric column at %d", len(rec), metricCol+1)
-		}
-		label, unit := splitUnit(rec[metricCol])
-		key, ok := aiperfCSVNames[strings.ToLower(label)]
-		if !ok {
-			key = metricKey(label)
-		}
-		gpu := gpuCol >= 0 && gpuCol < len(rec)
-		if gpu {
-			key = "gpu" + metricKey(rec[gpuCol]) + "_" + metricKey(label+" "+unit)
-		}
-		s := &aiperfStats{Unit: unit, Stat: map[string]num{}, used: map[string]bool{}}
-		for i := metricCol + 1; i < len(rec) && i < len(header); i++ {
-			txt := strings.ReplaceAll(strings.TrimSpace(rec[i]), ",", "")
-			if txt == "" || txt == "N/A" {
-				continue
-			}
-			v, err := strconv.ParseFloat(txt, 64)
-			if err != nil {
-				return nil, errorf(name, line, "%s: %s %q is not a number", label, header[i], rec[i])
-			}
-			stat := strings.ToLower(strings.TrimSpace(header[i]))
-			switch stat {
-			case "value", "mean":
-				stat = "avg"
-			case "median":
-				stat = "p50"
-			}
-			s.Stat[stat] = num{V: v, Set: true}
-		}
-		if gpu {
-			// GPU telemetry: the average per GPU and metric (all fifteen
-			// statistics of eight GPUs would outnumber the benchmark's
-			// own figures).
-			s.Stat = map[string]num{"avg": s.Stat["avg"]}
-		}
-		if firstLine == 0 {
-			firstLine = line
-		}
-		stats[key] = s
-	}
-	if len(stats) == 0 {
-		return nil, errorf(name, 1, "AIPerf CSV with no metric rows")
-	}
-	tool := "aiperf"
-	if format == FormatGenAIPerfCSV {
-		tool = "genai-perf"
-	}
-	m := peerMatrix(tool, "")
-	m.Run.SourceFormat = format
-	m.Run.Title = tool + ": model not recorded in the CSV export"
-	c, err := aiperfCell(name, stats, nil, nil, true, firstLine)
-	if err != nil {
-		return nil, err
-	}
-	m.Measurements = []schema.Measurement{c}
-	return m, nil
 }
 
 // gpuTelemetry keeps AIPerf's GPU telemetry (telemetry_data: per endpoint,
@@ -504,31 +426,28 @@ func gpuTelemetry(c *schema.Measurement, raw json.RawMessage) {
 	walk(raw)
 }
 
-// metricKey turns a display name into a figure name: lower case, each
-// run of other characters than letters and digits one underscore
-// ("HTTP Duration (excl. conn)" → "http_duration_excl_conn").
-func metricKey(s string) string {
-	var b strings.Builder
-	sep := false
-	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if sep && b.Len() > 0 {
-				b.WriteByte('_')
+// genaiTelemetry keeps GenAI-Perf's GPU telemetry (telemetry_stats:
+// {metric: {unit, gpu0: {avg, …}, …}}) as each GPU's average, named as
+// AIPerf's are: gpu<index>_<metric>_<unit>_avg.
+func genaiTelemetry(c *schema.Measurement, raw json.RawMessage) {
+	var metrics map[string]map[string]json.RawMessage
+	if json.Unmarshal(raw, &metrics) != nil {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(metrics)) {
+		var unit string
+		_ = json.Unmarshal(metrics[k]["unit"], &unit)
+		for _, g := range slices.Sorted(maps.Keys(metrics[k])) {
+			idx, ok := strings.CutPrefix(g, "gpu")
+			if !ok {
+				continue
 			}
-			b.WriteRune(r)
-			sep = false
-		} else {
-			sep = true
+			var st struct {
+				Avg num `json:"avg"`
+			}
+			if json.Unmarshal(metrics[k][g], &st) == nil {
+				metric(c, strings.TrimSuffix("gpu"+idx+"_"+metricKey(k+" "+unit), "_")+"_avg", st.Avg)
+			}
 		}
 	}
-	return b.String()
-}
-
-// splitUnit splits "Time to First Token (ms)" into the name and "ms".
-func splitUnit(s string) (label, unit string) {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '('); i > 0 && strings.HasSuffix(s, ")") {
-		return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1 : len(s)-1])
-	}
-	return s, ""
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,7 +76,18 @@ func (f *flatResult) str(key string) string {
 // {mean,median,std,pNN}_{metric}_ms, mapping each tool metric to the
 // column family of the same formula.
 func (f *flatResult) latencies(name, metric string, median, mean, p90, p99 **float64) error {
-	get := func(stat string) (num, error) { return f.num(name, stat+"_"+metric+"_ms") }
+	get := func(stat string) (num, error) {
+		if v, err := f.num(name, stat+"_"+metric+"_ms"); err != nil || v.Set {
+			return v, err
+		}
+		// A derivative of benchmark_serving writes seconds under the
+		// same names without "_ms" (median_ttft, p99_tpot).
+		v, err := f.num(name, stat+"_"+metric)
+		if p := v.scaled(1000); p != nil {
+			v.V = *p
+		}
+		return v, err
+	}
 	for _, x := range []struct {
 		stat string
 		dst  **float64
@@ -106,9 +119,20 @@ func (f *flatResult) extras(m *schema.Measurement, numericStrings bool) {
 		if json.Unmarshal(raw, &n) != nil || !n.Set || math.IsNaN(n.V) {
 			continue
 		}
-		m.Extra = append(m.Extra, schema.Metric{Name: strings.ReplaceAll(k, ".", "_"), Value: n.V})
+		name := strings.ReplaceAll(k, ".", "_")
+		if secondsLatencyKey.MatchString(k) {
+			// Seconds under a latency name without a unit: stored in
+			// milliseconds, named with the unit.
+			name, n.V = name+"_ms", n.V*1000
+		}
+		m.Extra = append(m.Extra, schema.Metric{Name: name, Value: n.V})
 	}
 }
+
+// secondsLatencyKey matches the latency statistics a benchmark_serving
+// derivative writes in seconds without a unit suffix ("std_ttft",
+// "p99.9_e2el").
+var secondsLatencyKey = regexp.MustCompile(`^(mean|median|std|min|max|p[0-9]+(\.[0-9]+)?)_(ttft|tpot|itl|e2el|e2e_latency)$`)
 
 // stringFields returns the string-valued keys not read, for Run.Metadata
 // (vLLM's --metadata k=v pairs land there, numbers as strings included).
@@ -131,9 +155,21 @@ func (f *flatResult) stringFields() []schema.KV {
 }
 
 // configKeys are keys read elsewhere that are part of a result's
-// configuration beside its load: vLLM's --label and the requested output
-// length.
-var configKeys = []string{"label", "random_output_len", "sharegpt_output_len", "output_len"}
+// configuration beside its load: vLLM's --label, the requested output
+// length, and the `vllm serve` parameters a `vllm bench sweep` writes
+// into each result (serveParamKeys).
+var configKeys = append([]string{"label", "random_output_len", "sharegpt_output_len", "output_len"}, serveParamKeys...)
+
+// serveParamKeys are `vllm serve` parameters that `vllm bench sweep serve`
+// merges into each result of a --serve-params combination: a server
+// configuration, not a figure, so results that differ in them are runs of
+// their own, and they are kept as run metadata (section "Serve").
+var serveParamKeys = []string{
+	"max_num_seqs", "max_num_batched_tokens", "max_model_len", "tensor_parallel_size", "pipeline_parallel_size",
+	"data_parallel_size", "gpu_memory_utilization", "enable_prefix_caching", "enable_chunked_prefill",
+	"kv_cache_dtype", "block_size", "quantization", "dtype", "enforce_eager", "speculative_config",
+	"compilation_config", "async_scheduling", "enable_expert_parallel",
+}
 
 // config describes what a result says of its configuration besides the
 // load: its string values not read yet (vLLM's --metadata pairs, SGLang's
@@ -319,7 +355,9 @@ func vllmDate(s string) *time.Time {
 // recorded no prompt length (its context_tokens is null).
 const unknownContext = "unknown"
 
-// inputContext sets a serve cell's context from its mean prompt length.
+// inputContext sets a serve cell's context from its prompt length: the
+// requested length when the file records it (callers pass it), else the
+// measured mean.
 func inputContext(m *schema.Measurement, meanInput float64) {
 	if meanInput <= 0 || math.IsNaN(meanInput) || math.IsInf(meanInput, 0) {
 		m.ContextLabel = unknownContext
@@ -327,7 +365,24 @@ func inputContext(m *schema.Measurement, meanInput float64) {
 	}
 	t := int64(math.Round(meanInput))
 	m.ContextTokens = &t
-	m.ContextLabel = tokenLabel(t)
+	m.ContextLabel = serveLabel(t)
+}
+
+// serveLabel labels a serve cell's context as people name the length they
+// asked for: the nearest multiple of 1,024 with a K ("8K" for 8,192 and
+// for 8,000 or a measured 7,999; "3K" for 2,969; "1K" for 1,000), the
+// count below 896.
+// compare aligns serve rows by this label, so runs asked for 8,000 and
+// 8,192 tokens meet; context_tokens keeps the exact length.
+//
+// Note: the seeds' decode and prefill labels floor instead (tokenLabel),
+// as their documents print them; serve rows come from other tools whose
+// lengths are requested round numbers or measured means near them.
+func serveLabel(tokens int64) string {
+	if tokens < 896 {
+		return strconv.FormatInt(tokens, 10)
+	}
+	return strconv.FormatInt(max(1, (tokens+512)/1024), 10) + "K"
 }
 
 // servingCell reads one result object of vLLM's or SGLang's serving
@@ -420,6 +475,13 @@ func (s *servingCell) finish(tool string, runKeys ...string) (schema.Measurement
 			Concurrency: s.c.Concurrency, RequestRate: s.c.RequestRate, Status: schema.StatusError,
 			CompletedRequests: s.c.CompletedRequests, ErroredRequests: failed.int(), MeasuredS: s.c.MeasuredS,
 			SourceLine: s.c.SourceLine}
+		// The settings the tool printed beside its zeros (num_prompts,
+		// burstiness…) are kept; the zeros are not figures.
+		for _, e := range s.c.Extra {
+			if e.Value != 0 {
+				c.Extra = append(c.Extra, e)
+			}
+		}
 		c.StatusReason = "no request completed"
 		if failed.Set {
 			c.StatusReason += fmt.Sprintf(" (%d failed)", int64(failed.V))

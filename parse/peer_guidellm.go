@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"regexp"
+	"slices"
+	"strconv"
 	"time"
 
 	"speedmatrix/schema"
@@ -17,14 +21,37 @@ import (
 // worker (backend model and target) and request_totals.
 type guidellmFile struct {
 	Metadata struct {
+		Version         num    `json:"version"` // report layout: 2 from 0.6
 		GuidellmVersion string `json:"guidellm_version"`
 		Platform        string `json:"platform"`
 	} `json:"metadata"`
+	// Config is where reports of metadata.version 2 (0.6 to 0.8) keep
+	// what 0.5 kept in args.
+	Config struct {
+		Spec struct {
+			Backend struct {
+				Model  string `json:"model"`
+				Target string `json:"target"`
+				Kind   string `json:"kind"`
+			} `json:"backend"`
+			Profile struct {
+				Kind string `json:"kind"`
+			} `json:"profile"`
+			// Data holds the synthetic data's requested lengths.
+			Data []struct {
+				PromptTokens num `json:"prompt_tokens"`
+				OutputTokens num `json:"output_tokens"`
+			} `json:"data"`
+		} `json:"spec"`
+	} `json:"config"`
 	Args struct {
 		Target  string `json:"target"`
 		Model   string `json:"model"`
 		Profile string `json:"profile"`
 		Backend string `json:"backend"`
+		// Data is --data: files, or synthetic settings such as
+		// "prompt_tokens=1000,output_tokens=200" (0.5).
+		Data json.RawMessage `json:"data"`
 	} `json:"args"`
 	Benchmarks []guidellmBenchmark `json:"benchmarks"`
 }
@@ -58,6 +85,8 @@ type guidellmBenchmark struct {
 	RequestTotals *struct {
 		Successful num `json:"successful"`
 		Errored    num `json:"errored"`
+		Incomplete num `json:"incomplete"`
+		Total      num `json:"total"`
 	} `json:"request_totals"`
 	StartTime num                       `json:"start_time"`
 	Duration  num                       `json:"duration"`
@@ -85,6 +114,9 @@ type guidellmDist struct {
 	Mean        num            `json:"mean"`
 	Median      num            `json:"median"`
 	Count       num            `json:"count"`
+	StdDev      num            `json:"std_dev"`
+	Min         num            `json:"min"`
+	Max         num            `json:"max"`
 	TotalSum    num            `json:"total_sum"`
 	Percentiles map[string]num `json:"percentiles"`
 }
@@ -133,19 +165,31 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
 		return nil, jsonError(name, b, 1, err)
 	}
+	// The metrics again as raw JSON: every distribution, nested groups
+	// included, is kept (guidellmExtras).
+	var raws struct {
+		Benchmarks []struct {
+			Metrics map[string]json.RawMessage `json:"metrics"`
+		} `json:"benchmarks"`
+	}
+	_ = json.Unmarshal(b, &raws)
 	if len(f.Benchmarks) == 0 {
 		return nil, errorf(name, keyLine(b, "benchmarks", 1), "guidellm file with no benchmarks")
 	}
 	m := peerMatrix("guidellm", f.Metadata.GuidellmVersion)
 	m.Run.SourceFormat = FormatGuideLLM
 	b0 := &f.Benchmarks[0]
-	model := firstNonEmpty(f.Args.Model, b0.Config.Backend.Model, b0.Worker.BackendModel)
+	spec := f.Config.Spec
+	model := firstNonEmpty(f.Args.Model, spec.Backend.Model, b0.Config.Backend.Model, b0.Worker.BackendModel)
 	m.Run.ModelID, m.Run.Model = model, modelBase(model)
 	m.Run.Title = "guidellm: " + firstNonEmpty(m.Run.Model, "model not recorded")
-	m.Run.ServerURL = firstNonEmpty(f.Args.Target, b0.Config.Backend.Target, b0.Worker.BackendTarget)
-	addField(&m.Run, "Run", "Profile", f.Args.Profile)
-	addField(&m.Run, "Run", "Backend", f.Args.Backend)
+	m.Run.ServerURL = firstNonEmpty(f.Args.Target, spec.Backend.Target, b0.Config.Backend.Target, b0.Worker.BackendTarget)
+	addField(&m.Run, "Run", "Profile", firstNonEmpty(f.Args.Profile, spec.Profile.Kind))
+	addField(&m.Run, "Run", "Backend", firstNonEmpty(f.Args.Backend, spec.Backend.Kind))
 	addField(&m.Run, "Run", "Platform", f.Metadata.Platform)
+	if v := f.Metadata.Version; v.Set {
+		addField(&m.Run, "Run", "Report version", fmt.Sprint(v.V))
+	}
 	if st := f.Benchmarks[0].StartTime; st.Set {
 		t := time.Unix(0, int64(st.V*1e9)).UTC()
 		m.Run.StartedAt = &t
@@ -157,13 +201,22 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 		bm := &f.Benchmarks[i]
 		c := schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(lines[i])}
 		st := bm.strategy()
+		// The load is the strategy's: streams of a concurrent run, one
+		// of a synchronous one, the rate of a constant or Poisson one.
+		// Note: a rate strategy records max_concurrency too (10240 by
+		// default in 0.8), a cap on requests in flight and not the load:
+		// it is kept in extra; what was in flight is request_concurrency.
+		// The throughput strategy keeps max_concurrency requests in
+		// flight, so there it is the load.
 		switch {
 		case st.Streams.Set:
 			c.Concurrency = i32(st.Streams)
-		case st.MaxConcurrency.Set:
-			c.Concurrency = i32(st.MaxConcurrency)
 		case st.Type == "synchronous":
 			c.Concurrency = schema.I32(1)
+		case st.MaxConcurrency.Set && st.Type == "throughput":
+			c.Concurrency = i32(st.MaxConcurrency)
+		case st.MaxConcurrency.Set:
+			metric(&c, "max_concurrency_cap", st.MaxConcurrency)
 		}
 		if st.Rate.Set {
 			c.RequestRate = st.Rate.ptr()
@@ -174,7 +227,19 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 			addField(&m.Run, "Run", "Strategy", st.Type)
 		}
 		prompt := bm.stat("prompt_token_count")
-		inputContext(&c, prompt.Mean.V)
+		// The context is the requested prompt length when the report
+		// records one (synthetic data) and the prompts sent were about
+		// that long, else the measured mean. Note: multi-turn data with
+		// shared prefixes sends longer prompts than prompt_tokens (the
+		// 0.8 fixture asks 32 and sends 66–72): there the measured mean
+		// names the context.
+		req := requestedPrompt(&f)
+		metric(&c, "requested_prompt_tokens", req)
+		if req.Set && (!prompt.Mean.Set || math.Abs(prompt.Mean.V-req.V) <= 0.25*req.V) {
+			inputContext(&c, req.V)
+		} else {
+			inputContext(&c, prompt.Mean.V)
+		}
 		c.PromptTokens = prompt.Mean.int()
 		c.InputTokensTotal = prompt.TotalSum.int()
 		out := bm.stat("output_token_count")
@@ -201,6 +266,8 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 		e2e := bm.stat("request_latency")
 		c.E2EP50Ms, c.E2EMeanMs = e2e.Median.scaled(1000), e2e.Mean.scaled(1000)
 		c.E2EP90Ms, c.E2EP99Ms = scale(e2e.pct("p90"), 1000), scale(e2e.pct("p99"), 1000)
+		// 0.8's first token that is not reasoning: time to first content.
+		c.TTFCMs = bm.stat("time_to_first_output_token_ms").Median.ptr()
 		tpot := bm.stat("time_per_output_token_ms")
 		metric(&c, "e2e_per_token_ms", tpot.Median)
 		c.AvgActiveRequests = bm.stat("request_concurrency").Mean.ptr()
@@ -215,8 +282,19 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 			if tot.Errored != nil {
 				c.ErroredRequests = tot.Errored.TotalSum.int()
 			}
+			if tot.Incomplete != nil {
+				metric(&c, "incomplete_requests", tot.Incomplete.TotalSum)
+			}
+			if tot.Total != nil {
+				metric(&c, "total_requests", tot.Total.TotalSum)
+			}
 		} else if tot := bm.RequestTotals; tot != nil {
 			c.CompletedRequests, c.ErroredRequests = tot.Successful.int(), tot.Errored.int()
+			metric(&c, "incomplete_requests", tot.Incomplete)
+			metric(&c, "total_requests", tot.Total)
+		}
+		if i < len(raws.Benchmarks) {
+			guidellmExtras(&c, "", raws.Benchmarks[i].Metrics)
 		}
 		if c.TotalTokS == nil && c.TTFTMs == nil {
 			return nil, errorf(name, lines[i], "guidellm benchmark %d has no output tokens and no TTFT", i)
@@ -280,3 +358,108 @@ func objectLines(b []byte, key, marker string, n int) []int {
 	}
 	return out
 }
+
+// guidellmColumns lists, per metric, the statistics of its successful
+// requests that parseGuideLLM puts in columns.
+var guidellmColumns = map[string][]string{
+	"prompt_token_count":            {"mean", "total_sum"},
+	"output_token_count":            {"total_sum"},
+	"time_to_first_token_ms":        {"mean", "median", "p50", "p90", "p99"},
+	"inter_token_latency_ms":        {"mean", "median", "p50", "p90", "p99"},
+	"request_latency":               {"mean", "median", "p50", "p90", "p99"},
+	"time_per_output_token_ms":      {"median"},
+	"time_to_first_output_token_ms": {"median"},
+	"request_concurrency":           {"mean"},
+	"requests_per_second":           {"mean"},
+}
+
+// guidellmKept are the statistics of a distribution kept in extra when no
+// column holds them (mode, variance, count and the lowest percentiles
+// repeat or add nothing a reader compares).
+var guidellmKept = []string{"mean", "median", "std_dev", "min", "max", "p90", "p95", "p99", "p999"}
+
+// guidellmExtras keeps every other statistic of the successful requests'
+// distributions in extra as <metric>_<stat>, nested groups joined by "_"
+// (0.5's text/characters/input → text_characters_input_mean);
+// request_latency, in seconds, as request_latency_ms_<stat> in
+// milliseconds, so no duration is stored without its unit.
+func guidellmExtras(c *schema.Measurement, prefix string, metrics map[string]json.RawMessage) {
+	for _, k := range slices.Sorted(maps.Keys(metrics)) {
+		if prefix == "" && k == "request_totals" {
+			continue
+		}
+		var group map[string]json.RawMessage
+		if json.Unmarshal(metrics[k], &group) != nil {
+			continue
+		}
+		succ, ok := group["successful"]
+		if !ok {
+			guidellmExtras(c, prefix+k+"_", group)
+			continue
+		}
+		var d guidellmDist
+		if json.Unmarshal(succ, &d) != nil {
+			continue
+		}
+		name, scale := prefix+k, 1.0
+		if name == "request_latency" {
+			name, scale = "request_latency_ms", 1000
+		}
+		for _, st := range guidellmKept {
+			if prefix == "" && slices.Contains(guidellmColumns[k], st) {
+				continue
+			}
+			var v num
+			switch st {
+			case "mean":
+				v = d.Mean
+			case "median":
+				v = d.Median
+			case "std_dev":
+				v = d.StdDev
+			case "min":
+				v = d.Min
+			case "max":
+				v = d.Max
+			default:
+				v = d.Percentiles[st]
+			}
+			if p := v.scaled(scale); p != nil {
+				c.Extra = append(c.Extra, schema.Metric{Name: name + "_" + st, Value: *p})
+			}
+		}
+	}
+}
+
+// requestedPrompt returns the prompt length the synthetic data was asked
+// for, when the file names exactly one: config.spec.data of a report of
+// metadata.version 2, or 0.5's --data settings ("prompt_tokens=1000,…" or
+// the same as JSON).
+func requestedPrompt(f *guidellmFile) num {
+	if d := f.Config.Spec.Data; len(d) == 1 && d[0].PromptTokens.Set && d[0].PromptTokens.V > 0 {
+		return d[0].PromptTokens
+	}
+	var data []string
+	if json.Unmarshal(f.Args.Data, &data) != nil {
+		var one string
+		if json.Unmarshal(f.Args.Data, &one) != nil {
+			return num{}
+		}
+		data = []string{one}
+	}
+	if len(data) != 1 {
+		return num{}
+	}
+	m := guidellmPromptTokens.FindStringSubmatch(data[0])
+	if m == nil {
+		return num{}
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || v <= 0 {
+		return num{}
+	}
+	return num{V: v, Set: true}
+}
+
+// guidellmPromptTokens finds prompt_tokens in guidellm's --data settings.
+var guidellmPromptTokens = regexp.MustCompile(`(?:^|[,{\s"])prompt_tokens"?\s*[:=]\s*([0-9]+)`)

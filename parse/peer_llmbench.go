@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -161,14 +163,43 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 		m.Measurements = append(m.Measurements, row)
 	}
 
-	// Decode cells.
+	// Decode cells, each also as raw keys: every number is kept.
+	var raws struct {
+		Results []map[string]json.RawMessage `json:"results"`
+	}
+	if err := json.Unmarshal(b, &raws); err != nil || len(raws.Results) != len(f.Results) {
+		return nil, errorf(name, keyLine(b, "results", 1), "results: not a list of objects")
+	}
 	seen := map[[2]int64]bool{}
-	for i, c := range f.Results {
+	warned := false
+	for i := range f.Results {
+		raw := raws.Results[i]
+		aggregate := llmBenchAggregate(raw)
+		c := f.Results[i]
+		if aggregate {
+			// The means stand for the keys; read the cell again.
+			re, _ := json.Marshal(raw)
+			c = llmBenchCell{}
+			if err := json.Unmarshal(re, &c); err != nil {
+				return nil, errorf(name, resultLine(b, i), "results[%d]: %v", i, err)
+			}
+		}
 		if !c.Concurrency.Set || !c.ContextTokens.Set {
 			return nil, errorf(name, resultLine(b, i), "results[%d]: concurrency and context_tokens are required", i)
 		}
+		if i32(c.Concurrency) == nil || *i32(c.Concurrency) < 1 || c.ContextTokens.int() == nil || *c.ContextTokens.int() < 0 {
+			return nil, errorf(name, resultLine(b, i), "results[%d]: concurrency %g and context_tokens %g: want a positive concurrency and a context of 0 or more tokens", i, c.Concurrency.V, c.ContextTokens.V)
+		}
 		row := llmBenchRow(c)
 		row.SourceLine = int64(resultLine(b, i))
+		if row.Status == schema.StatusValid {
+			llmBenchExtras(&row, raw)
+			llmBenchSpecRate(m, &row, c, &warned)
+			if row.TotalTokS == nil && row.PerRequestTokS == nil && row.TTFTMs == nil && row.TBTMs == nil {
+				return nil, errorf(name, int(row.SourceLine), "results[%d]: a cell without aggregate_tps, per_request_avg_tps, ttft or inter-token latency (keys: %s)",
+					i, strings.Join(slices.Sorted(maps.Keys(raw)), ", "))
+			}
+		}
 		key := [2]int64{*row.ContextTokens, int64(*row.Concurrency)}
 		if seen[key] {
 			return nil, errorf(name, int(row.SourceLine), "results[%d]: duplicate cell context %d × concurrency %d", i, key[0], key[1])
@@ -243,22 +274,25 @@ func llmBenchRow(c llmBenchCell) schema.Measurement {
 	row.TTFTMeanMs = c.TTFTAvg.scaled(1000)
 	row.TTFTP99Ms = c.TTFTP99.scaled(1000)
 	row.TBTMs = c.ITLP50.scaled(1000)
+	row.TBTP50Ms = row.TBTMs
 	row.AvgActiveRequests = c.EffectiveConcurrency.ptr()
 	if row.AvgActiveRequests == nil {
 		row.AvgActiveRequests = c.AvgRunningReqs.ptr()
 	}
 	row.ServerRunningAvg = c.AvgRunningReqs.ptr()
-	row.CompletedRequests = c.NumCompleted.int()
+	// Note: from 0.4 on num_completed counts the streams of the cell,
+	// completed_request_count the requests that finished inside the
+	// window (0 for long outputs): the latter is the column's meaning.
+	row.CompletedRequests = c.CompletedRequests.int()
 	if row.CompletedRequests == nil {
-		row.CompletedRequests = c.CompletedRequests.int()
+		row.CompletedRequests = c.NumCompleted.int()
+	} else {
+		metric(&row, "num_completed", c.NumCompleted)
 	}
 	row.OutputTokens = c.TotalTokens.int()
 	row.MeasuredS = c.MeasurementSeconds.ptr()
 	row.ErroredRequests = c.NumErrors.int()
 	row.PromptTokens = c.InputSeqLenAvg.int()
-	if p := c.ServerSpecAcceptRate.ptr(); p != nil && *p > 0 {
-		row.ServerSpecAcceptRate = p
-	}
 	metric(&row, "server_gen_tok_s", c.ServerGenThroughput)
 	metric(&row, "wall_time_s", c.WallTime)
 	return row

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -59,6 +60,10 @@ func parseSGLangBench(b []byte, name string) ([]*schema.Matrix, error) {
 			m.Run.TensorParallel = schema.I32(si.TPSize)
 		}
 		m.Run.Quantization = si.Quantization
+		if si.PrefillServers+si.DecodeServers > 0 {
+			addField(&m.Run, "Run", "Disaggregation", fmt.Sprintf("%d prefill server(s) at tp %d, %d decode server(s) at tp %d",
+				si.PrefillServers, si.PrefillTP, si.DecodeServers, si.TPSize))
+		}
 		if si.MaxTotalNumTokens > 0 {
 			m.Run.KVBudgetTokens = schema.I64(si.MaxTotalNumTokens)
 		}
@@ -132,6 +137,10 @@ type sglangServerInfo struct {
 	Quantization    string `json:"quantization"`
 	// MaxTotalNumTokens is the KV cache's size in tokens.
 	MaxTotalNumTokens int64 `json:"max_total_num_tokens"`
+	// PrefillServers, DecodeServers and PrefillTP describe a
+	// disaggregated deployment (zero otherwise).
+	PrefillServers, DecodeServers int   `json:"-"`
+	PrefillTP                     int32 `json:"-"`
 }
 
 // serverInfo reads a line's server_info (zero when absent or not an
@@ -139,8 +148,39 @@ type sglangServerInfo struct {
 func (f *flatResult) serverInfo() sglangServerInfo {
 	var si sglangServerInfo
 	f.used["server_info"] = true
-	if raw, ok := f.raw["server_info"]; ok {
-		_ = json.Unmarshal(raw, &si)
+	raw, ok := f.raw["server_info"]
+	if !ok {
+		return si
+	}
+	_ = json.Unmarshal(raw, &si)
+	if si.ModelPath != "" || si.Version != "" {
+		return si
+	}
+	// Prefill/decode disaggregation (2025): the router answers with
+	// {internal_states, prefill[], decode[]}, one entry per server. The
+	// model and version are the prefill servers'; the run's tensor
+	// parallel size and KV budget are the decode servers', which hold the
+	// streams being measured.
+	var pd struct {
+		Prefill []sglangServerInfo `json:"prefill"`
+		Decode  []sglangServerInfo `json:"decode"`
+	}
+	if json.Unmarshal(raw, &pd) != nil || len(pd.Prefill)+len(pd.Decode) == 0 {
+		return si
+	}
+	servers := append(append([]sglangServerInfo(nil), pd.Prefill...), pd.Decode...)
+	for _, s := range servers {
+		si.ModelPath = firstNonEmpty(si.ModelPath, s.ModelPath)
+		si.ServedModelName = firstNonEmpty(si.ServedModelName, s.ServedModelName)
+		si.Version = firstNonEmpty(si.Version, s.Version)
+		si.Quantization = firstNonEmpty(si.Quantization, s.Quantization)
+	}
+	if len(pd.Decode) > 0 {
+		si.TPSize, si.MaxTotalNumTokens = pd.Decode[0].TPSize, pd.Decode[0].MaxTotalNumTokens
+	}
+	si.PrefillServers, si.DecodeServers = len(pd.Prefill), len(pd.Decode)
+	if len(pd.Prefill) > 0 {
+		si.PrefillTP = pd.Prefill[0].TPSize
 	}
 	return si
 }

@@ -1,12 +1,9 @@
 package parse
 
 import (
-	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +58,7 @@ func TestPeerFiles(t *testing.T) {
 		want float64
 	}
 	f := func(v float64) *float64 { return &v }
+	f64 := f
 	i64 := func(p *int64) *float64 {
 		if p == nil {
 			return nil
@@ -116,6 +114,24 @@ func TestPeerFiles(t *testing.T) {
 			{"old goodput key", func(m *schema.Matrix) *float64 { return m.Measurements[1].GoodputReqS }, 9.1},
 			{"line 2 source line", func(m *schema.Matrix) *float64 { return f(float64(m.Measurements[1].SourceLine)) }, 2},
 		}},
+		// A benchmark_serving derivative writing seconds without "_ms"
+		// (bug class 4): milliseconds in the columns, nothing unit-less.
+		{"vllm/inferencex-token-position-slo-glm5-conc4-seconds.json", FormatVLLMBench, "GLM-5-FP8", 1, []check{
+			{"ttft median s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 264.99967742711306},
+			{"ttft p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP99Ms }, 584.8183088190854},
+			{"tbt = tpot median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 21.372462615488082},
+			{"tbt p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTP99Ms }, 26.454948791720733},
+			{"e2e median", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 3022.5854497402906},
+			{"e2e p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP99Ms }, 3720.3497649915516},
+			{"per request = 1000/tpot", func(m *schema.Matrix) *float64 { return m.Measurements[0].PerRequestTokS }, 1000 / 21.372462615488082},
+			{"input tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].InputTokS }, 1317.8212352978426},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 164.72765441223032},
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 4},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 40},
+			{"no unit-less latency", func(m *schema.Matrix) *float64 {
+				return set(extra(&m.Measurements[0], "median_ttft"), extra(&m.Measurements[0], "p99_tpot"), extra(&m.Measurements[0], "median_e2el"))
+			}, 0},
+		}},
 		// vLLM 0.4: "request_inthroughput", printed input_throughput, no ITL.
 		{"vllm/v0.4-request-inthroughput.json", FormatVLLMBench, "Llama-2-7b-chat-hf", 1, []check{
 			{"request throughput", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 10.47},
@@ -159,6 +175,17 @@ func TestPeerFiles(t *testing.T) {
 			}, 1},
 			{"measured prompt mean kept", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].PromptTokens) }, 509},
 		}},
+		// Prefill/decode disaggregation (bug class 3): server_info is
+		// {internal_states, prefill[], decode[]}.
+		{"sglang/disagg-server-info.jsonl", FormatSGLangBench, "DeepSeek-V3-0324", 1, []check{
+			{"engine version known", func(m *schema.Matrix) *float64 { return f(float64(len(m.Run.EngineVersion))) }, float64(len("0.4.9.post2"))},
+			{"decode tp", func(m *schema.Matrix) *float64 { return i32p(m.Run.TensorParallel) }, 16},
+			{"decode KV budget", func(m *schema.Matrix) *float64 { return i64(m.Run.KVBudgetTokens) }, 3311360},
+			{"ttft median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 980.25},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 4350.875},
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 64},
+			{"measured in flight", func(m *schema.Matrix) *float64 { return m.Measurements[0].AvgActiveRequests }, 61.5},
+		}},
 		{"sglang/datacrunch-h200-deepseek-dp-mla.jsonl", FormatSGLangBench, "", 1, []check{
 			{"Infinity rate", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, math.Inf(1)},
 			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 12412.394674113431},
@@ -171,6 +198,25 @@ func TestPeerFiles(t *testing.T) {
 			{"e2e seconds to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 24908.42366218567},
 			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 4096},
 			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 4096 / 24.909644603729248},
+		}},
+		// guidellm 0.8 (report version 2): constant-rate benchmarks whose
+		// strategy records max_concurrency 10240, a cap and not the load.
+		{"guidellm/llmd-benchmark-guidellm-0.8.0dev18-report-v2.json", FormatGuideLLM, "e2e-mock-model", 2, []check{
+			{"no concurrency from the cap", func(m *schema.Matrix) *float64 {
+				return set(i32p(m.Measurements[0].Concurrency), i32p(m.Measurements[1].Concurrency))
+			}, 0},
+			{"cap kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "max_concurrency_cap") }, 10240},
+			{"rate 1", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 2},
+			{"rate 2", func(m *schema.Matrix) *float64 { return m.Measurements[1].RequestRate }, 4},
+			{"measured mean in flight", func(m *schema.Matrix) *float64 { return m.Measurements[0].AvgActiveRequests }, 0.007884656213828013},
+			{"ttft median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 11.276006698608398},
+			{"ttft p95 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "time_to_first_token_ms_p95") }, 11.686325073242188},
+			{"e2e p99 s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[1].E2EP99Ms }, 19.294023513793945},
+			{"tbt median", func(m *schema.Matrix) *float64 { return m.Measurements[1].TBTMs }, 0.9067058563232422},
+			{"time to first content", func(m *schema.Matrix) *float64 { return m.Measurements[1].TTFCMs }, 9.419918060302734},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 16 / 5.01964807510376},
+			{"prompt tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].PromptTokens) }, 66},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].CompletedRequests) }, 2},
 		}},
 		// guidellm before 0.5: no metadata or args at the top; the strategy,
 		// backend and request totals sit in each benchmark, and the
@@ -213,7 +259,7 @@ func TestPeerFiles(t *testing.T) {
 			{"output tokens with reasoning (total_osl)", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 42800},
 			{"answer tokens kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "total_output_tokens_avg") }, 42744},
 			{"time to first content", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFCMs }, 150.75},
-			{"every other statistic kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_max") }, 10511},
+			{"every other statistic kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_max_ms") }, 10511},
 			{"GPU 1 power, named as in the CSV", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu1_gpu_power_usage_w_avg") }, 398.75},
 			{"GPU 0 temperature", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu0_gpu_temperature_c_avg") }, 61.5},
 			{"GPU 0 utilization", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu0_gpu_utilization_avg") }, 91.25},
@@ -227,13 +273,31 @@ func TestPeerFiles(t *testing.T) {
 				return f(float64(m.Run.StartedAt.Unix()))
 			}, float64(time.Date(2026, 7, 3, 5, 24, 2, 0, time.UTC).Unix())},
 		}},
+		// AIPerf 0.1.1 (bug class 5): blocks under "records", ttft/ttst.
+		{"aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.json", FormatAIPerf, "gpt-oss-20b", 1, []check{
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 100},
+			{"ttft p50 (tag ttft)", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 2369.317693},
+			{"ttft p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP99Ms }, 3833.3894000399996},
+			{"tbt mean", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMeanMs }, 27.763065454471807},
+			{"chunk gap p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].ChunkGapP99Ms }, 140.53429476},
+			{"e2e p90", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP90Ms }, 9277.5984794},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 2320.7222350404572},
+			{"request throughput", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 9.551622221540914},
+			{"per user p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].PerRequestTokS }, 36.21203256049328},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 89},
+			{"errored", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 11},
+			{"output tokens (total_osl)", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 21624},
+			{"input tokens (total_isl)", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].InputTokensTotal) }, 48950},
+			{"duration", func(m *schema.Matrix) *float64 { return m.Measurements[0].MeasuredS }, 9.317788951},
+			{"time to second token (tag ttst) kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "time_to_second_token_avg_ms") }, 120.16625153932584},
+		}},
 		// AIPerf's CSV with CRLF lines and its GPU telemetry section.
 		{"aiperf/profile_export_aiperf-gpu.csv", FormatAIPerfCSV, "", 1, []check{
 			{"ttft p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 240.5},
 			{"errors", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 10},
 			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 110},
 			{"GPU 1 power", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "gpu1_gpu_power_usage_w_avg") }, 395.25},
-			{"a label with parentheses", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "http_duration_excl_conn_avg") }, 640.5},
+			{"a label with parentheses", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "http_req_duration_avg_ms") }, 640.5},
 		}},
 		// GenAI-Perf of the command-line era: endpoint is the path, u the
 		// URL, and the per-user rate has its older name.
@@ -256,21 +320,80 @@ func TestPeerFiles(t *testing.T) {
 		{"genai-perf/profile_export_genai_perf-nonstreaming.json", FormatGenAIPerf, "gpt-4o-mini", 1, []check{
 			{"no ttft, tbt or decode rate", func(m *schema.Matrix) *float64 {
 				c := m.Measurements[0]
-				return set(c.TTFTMs, c.TBTMs, c.PerRequestTokS, extra(&c, "time_to_first_token_p50"), extra(&c, "inter_token_latency_avg"))
+				return set(c.TTFTMs, c.TBTMs, c.PerRequestTokS, extra(&c, "time_to_first_token_p50_ms"), extra(&c, "inter_token_latency_avg_ms"))
 			}, 0},
 			{"e2e p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 2090.25},
-			{"e2e p95 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p95") }, 4890.25},
+			{"e2e p95 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p95_ms") }, 4890.25},
 		}},
 		// GenAI-Perf's CSV: "(per sec)" rates, p25–p99 columns, CRLF.
 		{"genai-perf/profile_export_genai_perf.csv", FormatGenAIPerfCSV, "", 1, []check{
 			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 55.5},
 			{"e2e p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 2613.75},
-			{"e2e p25 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p25") }, 1250.5},
+			{"e2e p25 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p25_ms") }, 1250.5},
 			{"requests", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 39},
 		}},
 		{"genai-perf/profile_export_genai_perf.json", FormatGenAIPerf, "gpt2", 1, []check{
 			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 10},
 			{"ttft p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP99Ms }, 510},
+		}},
+		// genai-bench: aggregated_metrics.stats in seconds; tpot is per
+		// request (e2e − ttft)/(tokens − 1); the scenario's input length
+		// names the context.
+		{"genai-bench/D8000_1000_text-to-text_num_concurrency_16_time_120s.json", FormatGenAIBench, "", 1, []check{
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 16},
+			{"ttft p50 s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 562.5},
+			{"ttft p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP99Ms }, 1500},
+			{"tbt = tpot p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 12.25},
+			{"tbt mean", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMeanMs }, 12.5},
+			{"e2e p90", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP90Ms }, 15000},
+			{"per request decode rate p50", func(m *schema.Matrix) *float64 { return m.Measurements[0].PerRequestTokS }, 81.625},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 1250.25},
+			{"request throughput", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 1.25},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 150},
+			{"errored", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 2},
+			{"output tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 150000},
+			{"input tokens", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].InputTokensTotal) }, 1200000},
+			{"duration", func(m *schema.Matrix) *float64 { return m.Measurements[0].MeasuredS }, 120.5},
+			{"context = requested 8000", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ContextTokens) }, 8000},
+			{"output latency p95 kept in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "output_latency_p95_ms") }, 15500},
+			{"error code counted", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "error_code_500_count") }, 2},
+		}},
+		// inference-perf's lifecycle report of one stage (seconds).
+		{"inference-perf/stage_3_lifecycle_metrics.json", FormatInferencePerf, "", 1, []check{
+			{"rate", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 16},
+			{"ttft median s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 89.29768897360191},
+			{"ttft p90", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP90Ms }, 145.19051388488152},
+			{"tbt = time_per_output_token median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 17.54722771012656},
+			{"chunk gap = inter_token_latency median", func(m *schema.Matrix) *float64 { return m.Measurements[0].ChunkGapP50Ms }, 0.1673795050010085},
+			{"e2e mean", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EMeanMs }, 7630.229180409212},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 2673.728455531701},
+			{"input tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].InputTokS }, 2763.0938968935975},
+			{"request throughput", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 12.674076482112723},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 960},
+			{"errored", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 0},
+			{"prompt mean", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].PromptTokens) }, 218},
+			{"e2e per token kept in ms", func(m *schema.Matrix) *float64 {
+				return extra(&m.Measurements[0], "normalized_time_per_output_token_p50_ms")
+			}, 38.41728906105465},
+			{"achieved rate kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "achieved_rate_avg") }, 16.00201431836482},
+		}},
+		// HF inference-benchmarker: the warm-up left out; rate benchmarks
+		// at their rate, max_vus a cap.
+		{"hf-inference-benchmarker/results.json", FormatHFBenchmarker, "Model-8B-Instruct", 2, []check{
+			{"rate", func(m *schema.Matrix) *float64 { return m.Measurements[1].RequestRate }, 4},
+			{"no concurrency from the cap", func(m *schema.Matrix) *float64 { return set(i32p(m.Measurements[1].Concurrency)) }, 0},
+			{"cap kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "max_vus_cap_avg") }, 128},
+			{"ttft p50", func(m *schema.Matrix) *float64 { return m.Measurements[1].TTFTMs }, 62.5},
+			{"ttft mean", func(m *schema.Matrix) *float64 { return m.Measurements[1].TTFTMeanMs }, 70.3125},
+			{"ttft p95 kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "time_to_first_token_p95_ms") }, 109.375},
+			{"tbt p50", func(m *schema.Matrix) *float64 { return m.Measurements[1].TBTMs }, 10.25},
+			{"e2e p99", func(m *schema.Matrix) *float64 { return m.Measurements[1].E2EP99Ms }, 20750},
+			{"total tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[1].TotalTokS }, 3120.332},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].CompletedRequests) }, 470},
+			{"errored", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].ErroredRequests) }, 10},
+			{"duration ms to s", func(m *schema.Matrix) *float64 { return m.Measurements[1].MeasuredS }, 120.5},
+			{"prompt mean", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].PromptTokens) }, 200},
+			{"context = configured prompt length", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].ContextTokens) }, 200},
 		}},
 		{"llm-inference-bench/seed000-excerpt-v0.7.json", FormatLLMBenchJSON, "ling", 8, []check{
 			{"prefill 8K tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 55000},
@@ -280,6 +403,58 @@ func TestPeerFiles(t *testing.T) {
 			{"decode 8K×128 total", func(m *schema.Matrix) *float64 { return m.Measurements[4].TotalTokS }, 6091.1412},
 		}},
 		{"llm-inference-bench/old-no-version.json", FormatLLMBenchJSON, "Qwen3.5", 6, nil},
+		// 0.4.x (bug class 2): every numeric key lands in a column or in
+		// extra; completed_request_count, not the number of streams.
+		{"llm-inference-bench/v0.4-cell-keys.json", FormatLLMBenchJSON, "Model-30B-A3B", 4, []check{
+			{"prefill 8K tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 32768},
+			{"decode 0×1 total", func(m *schema.Matrix) *float64 { return m.Measurements[1].TotalTokS }, 151.5},
+			{"completed: the count that finished", func(m *schema.Matrix) *float64 { return i64(m.Measurements[3].CompletedRequests) }, 0},
+			{"streams kept apart", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "num_completed") }, 64},
+			{"completed at C=1", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].CompletedRequests) }, 2},
+			{"ttft p90 s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[1].TTFTP90Ms }, 610},
+			{"tbt mean", func(m *schema.Matrix) *float64 { return m.Measurements[1].TBTMeanMs }, 13.1},
+			{"tbt p90", func(m *schema.Matrix) *float64 { return m.Measurements[1].TBTP90Ms }, 14.9},
+			{"tbt p99", func(m *schema.Matrix) *float64 { return m.Measurements[1].TBTP99Ms }, 18.8},
+			{"chunk gap p50", func(m *schema.Matrix) *float64 { return m.Measurements[2].ChunkGapP50Ms }, 12.4},
+			{"chunk gap p99", func(m *schema.Matrix) *float64 { return m.Measurements[2].ChunkGapP99Ms }, 42.1},
+			{"chunk gap max kept in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[2], "chunk_gap_max_ms") }, 287.5},
+			{"e2e mean", func(m *schema.Matrix) *float64 { return m.Measurements[2].E2EMeanMs }, 51250},
+			{"e2e p99", func(m *schema.Matrix) *float64 { return m.Measurements[3].E2EP99Ms }, 53125},
+			{"spec fraction in its column", func(m *schema.Matrix) *float64 { return m.Measurements[3].ServerSpecAcceptRate }, 0.71},
+			{"request count kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "request_count") }, 64},
+			{"max queue kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "max_running_reqs") }, 64},
+			{"accepted draft tokens kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "server_spec_accepted_tokens") }, 29081},
+			{"output length kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[2], "output_seq_len_avg") }, 4096},
+		}},
+		// An aggregate of iterations (bug class 6): the means, with the
+		// standard deviations and the iteration count in extra.
+		{"llm-inference-bench/aggregate-iterations.json", FormatLLMBenchJSON, "Model-8B", 2, []check{
+			{"aggregate mean", func(m *schema.Matrix) *float64 { return m.Measurements[1].TotalTokS }, 1675.5},
+			{"per request mean", func(m *schema.Matrix) *float64 { return m.Measurements[1].PerRequestTokS }, 104.5},
+			{"ttft mean of p50s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 31},
+			{"tbt mean of p50s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTMs }, 7.1},
+			{"stdev kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "aggregate_tps_stdev") }, 22.25},
+			{"ttft stdev in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "ttft_p50_stdev_ms") }, 11},
+			{"iterations", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "iterations") }, 3},
+			{"errors", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].ErroredRequests) }, 0},
+		}},
+		// Early files (bug class 7): accepted-token counts where the
+		// column means a 0–1 fraction stay in extra, with a warning.
+		{"llm-inference-bench/early-spec-accept-counts.json", FormatLLMBenchJSON, "Model-235B", 2, []check{
+			{"no fraction from a count", func(m *schema.Matrix) *float64 {
+				return set(m.Measurements[0].ServerSpecAcceptRate, m.Measurements[1].ServerSpecAcceptRate)
+			}, 0},
+			{"count kept 1", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_spec_accept_rate_raw") }, 2001},
+			{"count kept 2", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "server_spec_accept_rate_raw") }, 508460},
+			{"warning", func(m *schema.Matrix) *float64 {
+				for _, f := range m.Run.Metadata {
+					if f.Section == "Warnings" && strings.Contains(f.Value, "not a 0–1 fraction") {
+						return f64(1)
+					}
+				}
+				return f64(0)
+			}, 1},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -312,280 +487,4 @@ func TestPeerFiles(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestLLMBenchJSONStatuses(t *testing.T) {
-	m, err := readPeer(t, "llm-inference-bench/seed000-excerpt-v0.7.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]schema.Status{"8K|1": schema.StatusValid, "8K|16": schema.StatusLooped, "8K|128": schema.StatusValid,
-		"123K|1": schema.StatusValid, "123K|16": schema.StatusValid, "123K|128": schema.StatusOverCapacity}
-	for _, c := range m.Measurements {
-		if c.Phase != schema.PhaseDecode {
-			continue
-		}
-		k := c.ContextLabel + "|" + itoa32(c.Concurrency)
-		if c.Status != want[k] {
-			t.Errorf("%s: status %s, want %s", k, c.Status, want[k])
-		}
-		delete(want, k)
-	}
-	if len(want) != 0 {
-		t.Errorf("cells missing: %v", want)
-	}
-
-	// An old file leaves skipped cells out; they are recomputed from the
-	// recorded budget: 64 × (0 + 8192) = 524288 > 400000, and 32 ×
-	// (16384 + 8192) = 786432 > 400000, 64 × … as well; 32 × 8192 = 262144 fits.
-	old, err := readPeer(t, "llm-inference-bench/old-no-version.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]schema.Status{}
-	for _, c := range old.Measurements {
-		got[c.ContextLabel+"|"+itoa32(c.Concurrency)] = c.Status
-	}
-	for k, st := range map[string]schema.Status{"0|1": schema.StatusValid, "0|32": schema.StatusValid, "0|64": schema.StatusOverCapacity,
-		"16K|1": schema.StatusValid, "16K|32": schema.StatusOverCapacity, "16K|64": schema.StatusOverCapacity} {
-		if got[k] != st {
-			t.Errorf("old file %s: status %q, want %q", k, got[k], st)
-		}
-	}
-	if old.Run.BenchVersion != "" || old.Run.KVBudgetTokens == nil || *old.Run.KVBudgetTokens != 400000 {
-		t.Errorf("old file run: version %q budget %v", old.Run.BenchVersion, old.Run.KVBudgetTokens)
-	}
-}
-
-func itoa32(p *int32) string {
-	if p == nil {
-		return "-"
-	}
-	return strconv.Itoa(int(*p))
-}
-
-func TestPeerBadFiles(t *testing.T) {
-	tests := []struct {
-		file string
-		line int
-		msg  string
-	}{
-		{"bad/vllm-garbled.json", 2, "invalid JSON"},
-		{"bad/unknown.json", 1, "no benchmark tool"},
-		{"bad/llmbench-duplicate.json", 3, "duplicate cell"},
-		{"bad/llmbench-summary-disagrees.json", 2, "disagrees with summary_table"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.file, func(t *testing.T) {
-			_, err := readPeer(t, tt.file)
-			var pe *Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("want *Error, got %v", err)
-			}
-			if pe.Line != tt.line || !strings.Contains(pe.Msg, tt.msg) || !strings.HasSuffix(pe.File, tt.file) {
-				t.Errorf("got %v; want line %d and %q", err, tt.line, tt.msg)
-			}
-		})
-	}
-}
-
-func TestSanitizeJSON(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{"a": Infinity}`, `{"a": "Infinity"}`},
-		{`{"a": -Infinity, "b": NaN}`, `{"a": "-Infinity", "b": "NaN"}`},
-		{`{"s": "Infinity and NaN stay"}`, `{"s": "Infinity and NaN stay"}`},
-		{`{"s": "esc \" Infinity"}`, `{"s": "esc \" Infinity"}`},
-		{`[1, 2]`, `[1, 2]`},
-	}
-	for _, tt := range tests {
-		if got := string(sanitizeJSON([]byte(tt.in))); got != tt.want {
-			t.Errorf("sanitizeJSON(%s) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestModelBase(t *testing.T) {
-	tests := map[string]string{
-		"/models/models--openai--gpt-oss-120b/snapshots/b5c939de8f754692c1647ca79fbf85e8c1e70f8a/": "gpt-oss-120b",
-		"Qwen/Qwen3.5-397B-A17B-FP8": "Qwen3.5-397B-A17B-FP8",
-		"llama2-70b-4096":            "llama2-70b-4096",
-		"":                           "",
-	}
-	for in, want := range tests {
-		if got := modelBase(in); got != want {
-			t.Errorf("modelBase(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func FuzzParsePeer(f *testing.F) {
-	for _, dir := range []string{"vllm", "sglang", "guidellm", "llmperf", "aiperf", "genai-perf", "llm-inference-bench", "bad"} {
-		paths, _ := filepath.Glob(filepath.Join("testdata", "peers", dir, "*"))
-		for _, p := range paths {
-			b, err := os.ReadFile(p)
-			if err == nil {
-				f.Add(b)
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		ms, ok, err := parsePeerFile(b, "fuzz.json", "")
-		if err != nil {
-			var pe *Error
-			if !errors.As(err, &pe) || pe.File != "fuzz.json" {
-				t.Fatalf("error not positioned: %v", err)
-			}
-			return
-		}
-		if ok && len(ms) == 0 {
-			t.Fatalf("parsed with no runs")
-		}
-		for _, m := range ms {
-			if len(m.Measurements) == 0 {
-				t.Fatalf("parsed a run with no measurements")
-			}
-		}
-	})
-}
-
-func BenchmarkParsePeerVLLM(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("testdata", "peers", "vllm", "inferencex-atom-qwen35-397b-mtp-conc64-with-input_lens.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, _, err := parsePeerFile(data, "bench.json", ""); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// js renders v as JSON for messages.
-func js(v any) string { b, _ := json.Marshal(v); return string(b) }
-
-// TestPeerRuns reads appended result files whose results differ in
-// configuration (several runs in one file), repeat a load (repeats of one
-// run), or record a benchmark in which nothing completed.
-func TestPeerRuns(t *testing.T) {
-	read := func(rel string) []*schema.Matrix {
-		t.Helper()
-		return mustParseAll(t, filepath.Join("testdata", "peers", rel))
-	}
-	meta := func(m *schema.Matrix, key string) string {
-		for _, f := range m.Run.Metadata {
-			if f.Key == key {
-				return f.Value
-			}
-		}
-		return ""
-	}
-
-	t.Run("one run per --metadata configuration", func(t *testing.T) {
-		ms := read("vllm/append-deployments.jsonl")
-		if len(ms) != 2 {
-			t.Fatalf("%d runs, want 2", len(ms))
-		}
-		for i, dep := range []string{"base", "kvcache"} {
-			m := ms[i]
-			if want := "vLLM bench serve: Model-8B (deployment=" + dep + ")"; m.Run.Title != want {
-				t.Errorf("title %q, want %q", m.Run.Title, want)
-			}
-			if len(m.Measurements) != 2 || meta(m, "deployment") != dep {
-				t.Errorf("run %d: %d cells, deployment %q", i, len(m.Measurements), meta(m, "deployment"))
-			}
-			// A number given as a --metadata string is a label, not a figure.
-			if meta(m, "decode_replicas") != "4" || extra(&m.Measurements[0], "decode_replicas") != nil {
-				t.Errorf("run %d: decode_replicas in metadata %q, in extra %v", i, meta(m, "decode_replicas"), extra(&m.Measurements[0], "decode_replicas"))
-			}
-		}
-		if ms[0].Run.RunID == ms[1].Run.RunID || ms[0].Run.SourceSHA256 != ms[1].Run.SourceSHA256 {
-			t.Errorf("run ids %s %s, sources %s %s", ms[0].Run.RunID, ms[1].Run.RunID, ms[0].Run.SourceSHA256, ms[1].Run.SourceSHA256)
-		}
-		// Parse wants one run and says what the file holds.
-		b, _ := os.ReadFile(filepath.Join("testdata", "peers", "vllm", "append-deployments.jsonl"))
-		if _, err := ParseBytes(b, "x.jsonl", ""); err == nil || !strings.Contains(err.Error(), "x.jsonl:3: holds 2 runs") {
-			t.Errorf("Parse of a file of two runs: %v", err)
-		}
-	})
-
-	t.Run("repeats of one load", func(t *testing.T) {
-		ms := read("vllm/sweep-repeats.json")
-		if len(ms) != 1 || len(ms[0].Measurements) != 2 {
-			t.Fatalf("%d runs", len(ms))
-		}
-		for i, c := range ms[0].Measurements {
-			if c.Repeat == nil || *c.Repeat != int32(i) {
-				t.Errorf("cell %d repeat %v, want %d", i, c.Repeat, i)
-			}
-		}
-	})
-
-	t.Run("another --label is another run", func(t *testing.T) {
-		b, _ := os.ReadFile(filepath.Join("testdata", "peers", "vllm", "sweep-repeats.json"))
-		var objs []map[string]any
-		if err := json.Unmarshal(b, &objs); err != nil {
-			t.Fatal(err)
-		}
-		var lines []byte
-		for i, o := range objs {
-			o["label"] = []string{"eager", "graphs"}[i]
-			l, _ := json.Marshal(o)
-			lines = append(append(lines, l...), '\n')
-		}
-		ms, err := ParseAllBytes(lines, "labels.jsonl", "")
-		if err != nil || len(ms) != 2 || !strings.HasSuffix(ms[1].Run.Title, "(label=graphs)") || ms[1].Measurements[0].Repeat != nil {
-			t.Fatalf("%d runs, %v", len(ms), err)
-		}
-	})
-
-	t.Run("nothing completed", func(t *testing.T) {
-		c := read("vllm/all-requests-failed.json")[0].Measurements[0]
-		if c.Status != schema.StatusError || c.StatusReason != "no request completed (8 failed)" ||
-			c.TotalTokS != nil || c.TTFTMs != nil || c.TBTMs != nil || c.E2EMeanMs != nil ||
-			c.ErroredRequests == nil || *c.ErroredRequests != 8 || c.CompletedRequests == nil || *c.CompletedRequests != 0 {
-			t.Errorf("cell %s", js(c))
-		}
-	})
-
-	t.Run("SGLang server_info, tag and output lengths", func(t *testing.T) {
-		ms := read("sglang/server-info-two-output-lens.jsonl")
-		if len(ms) != 2 || len(ms[0].Measurements) != 2 || len(ms[1].Measurements) != 1 {
-			t.Fatalf("%d runs", len(ms))
-		}
-		r := ms[0].Run
-		if r.Model != "Model-3B-Instruct" || r.EngineVersion != "0.5.5.post3" || r.TensorParallel == nil || *r.TensorParallel != 2 ||
-			r.Quantization != "fp8" || r.KVBudgetTokens == nil || *r.KVBudgetTokens != 2301720 || meta(ms[0], "tag") != "c8" || !strings.HasSuffix(r.Title, "(random_output_len=128)") {
-			t.Errorf("run %s", js(r))
-		}
-		c := ms[0].Measurements[1]
-		if !near(c.AvgActiveRequests, 16*0.97) || c.ContextLabel != "1K" || !near(extra(&c, "random_output_len"), 128) || !near(extra(&c, "random_range_ratio"), 1) {
-			t.Errorf("cell %s", js(c))
-		}
-	})
-
-	t.Run("a latency printed as 0 is none", func(t *testing.T) {
-		// An older SGLang line (no dataset name, no server_info) whose
-		// run collected no chunk gaps: np.median([] or 0) printed 0.
-		line := `{"backend": "sglang", "request_rate": Infinity, "total_input_tokens": 342460, "total_output_tokens": 218257, ` +
-			`"total_output_tokens_retokenized": 2356, "mean_e2e_latency_ms": 42764.5, "median_e2e_latency_ms": 43827.25, ` +
-			`"median_ttft_ms": 14326.75, "median_itl_ms": 0.0, "output_throughput": 2573.75, "random_input_len": 1024, ` +
-			`"random_output_len": 128, "random_range_ratio": 0.0, "duration": 84.75, "completed": 996}` + "\n"
-		ms, err := ParseAllBytes([]byte(line), "old.jsonl", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := ms[0].Measurements[0]
-		if c.ChunkGapP50Ms != nil || !near(c.TTFTMs, 14326.75) || !near(c.E2EP50Ms, 43827.25) {
-			t.Errorf("cell %s", js(c))
-		}
-	})
-
-	t.Run("a row appended twice", func(t *testing.T) {
-		b, _ := os.ReadFile(filepath.Join("testdata", "peers", "bad", "vllm-duplicate-row.jsonl"))
-		_, err := ParseAllBytes(b, "dup.jsonl", "")
-		if err == nil || !strings.Contains(err.Error(), "dup.jsonl:2: duplicate serve cell") || !strings.Contains(err.Error(), "repeats line 1") {
-			t.Errorf("error %v", err)
-		}
-	})
 }

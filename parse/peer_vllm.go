@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 
@@ -57,6 +58,7 @@ func parseVLLMBench(b []byte, name string) ([]*schema.Matrix, error) {
 		addField(&m.Run, "Run", "Tokenizer", f.str("tokenizer_id"))
 		addField(&m.Run, "Run", "Label", f.str("label"))
 		m.Run.Dataset = f.str("dataset_name")
+		sweepServeParams(m, f)
 		for _, kv := range f.stringFields() {
 			addField(&m.Run, "Metadata", kv.Key, kv.Value)
 		}
@@ -93,11 +95,46 @@ func vllmCell(name string, f *flatResult) (schema.Measurement, error) {
 	if _, mean, median, ok := f.lengthStats("output_lens"); ok {
 		c.Extra = append(c.Extra, schema.Metric{Name: "output_len_mean", Value: mean}, schema.Metric{Name: "output_len_median", Value: median})
 	}
-	inputContext(c, meanIn)
+	// Newer files and sweeps may record the requested length: the
+	// context is what was asked for, the measured mean stays in
+	// prompt_tokens.
+	if req := s.get("random_input_len", "input_len"); req.Set && req.V > 0 {
+		metric(c, "requested_input_len", req)
+		inputContext(c, req.V)
+	} else {
+		inputContext(c, meanIn)
+	}
 	if !math.IsNaN(meanIn) {
 		c.PromptTokens = num{V: meanIn, Set: true}.int()
 	}
-	return s.finish("vLLM", "date", "backend", "model_id", "tokenizer_id", "label", "dataset_name")
+	return s.finish("vLLM", append([]string{"date", "backend", "model_id", "tokenizer_id", "label", "dataset_name"}, serveParamKeys...)...)
+}
+
+// sweepServeParams keeps the `vllm serve` parameters of a sweep
+// combination as run metadata, and those with a column of their own
+// (tensor parallel size, max model length, GPU memory utilization) there
+// too.
+func sweepServeParams(m *schema.Matrix, f *flatResult) {
+	for _, k := range serveParamKeys {
+		raw, ok := f.raw[k]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		v := strings.Trim(string(raw), `"`)
+		addField(&m.Run, "Serve", k, v)
+		var n num
+		if json.Unmarshal(raw, &n) != nil || !n.Set {
+			continue
+		}
+		switch k {
+		case "tensor_parallel_size":
+			m.Run.TensorParallel = i32(n)
+		case "max_model_len":
+			m.Run.MaxModelLen = n.int()
+		case "gpu_memory_utilization":
+			m.Run.GPUMemoryUtilization = n.ptr()
+		}
+	}
 }
 
 // modelBase returns the readable name of a model id or path: the last

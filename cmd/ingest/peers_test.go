@@ -17,7 +17,7 @@ func peerPaths(t testing.TB) []string {
 	t.Helper()
 	root := filepath.Join(testtool.RepoRoot(t), "parse", "testdata", "peers")
 	var out []string
-	for _, dir := range []string{"llm-inference-bench", "vllm", "sglang", "guidellm", "aiperf", "genai-perf", "llmperf"} {
+	for _, dir := range []string{"llm-inference-bench", "vllm", "sglang", "guidellm", "aiperf", "genai-perf", "llmperf", "genai-bench", "inference-perf", "hf-inference-benchmarker"} {
 		ps, err := filepath.Glob(filepath.Join(root, dir, "*"))
 		if err != nil {
 			t.Fatal(err)
@@ -41,11 +41,12 @@ func TestIngestPeerFiles(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	// A line per run: two files hold two runs each (vLLM results of two
-	// --metadata deployments, SGLang results of two output lengths).
+	// A line per run: three files hold two runs each (vLLM results of two
+	// --metadata deployments and of two --serve-params combinations,
+	// SGLang results of two output lengths).
 	ls := lines(t, out)
-	if len(ls) != len(paths)+2 {
-		t.Fatalf("%d lines for %d files, want %d:\n%s", len(ls), len(paths), len(paths)+2, out)
+	if len(ls) != len(paths)+3 {
+		t.Fatalf("%d lines for %d files, want %d:\n%s", len(ls), len(paths), len(paths)+3, out)
 	}
 	for _, l := range ls {
 		if l.outcome != "added" {
@@ -72,8 +73,8 @@ func TestIngestPeerFiles(t *testing.T) {
 		{"serve cells per tool",
 			`SELECT r.source_format, count(*) AS n FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE m.phase = 'serve' GROUP BY ALL ORDER BY ALL`,
-			`[{"source_format":"aiperf","n":"2"},{"source_format":"aiperf-csv","n":"2"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
-				`{"source_format":"guidellm","n":"2"},{"source_format":"llmperf","n":"1"},{"source_format":"sglang-bench-serving","n":"11"},{"source_format":"vllm-bench-serve","n":"14"}]`},
+			`[{"source_format":"aiperf","n":"3"},{"source_format":"aiperf-csv","n":"3"},{"source_format":"genai-bench","n":"1"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
+				`{"source_format":"guidellm","n":"4"},{"source_format":"hf-inference-benchmarker","n":"2"},{"source_format":"inference-perf","n":"1"},{"source_format":"llmperf","n":"1"},{"source_format":"sglang-bench-serving","n":"12"},{"source_format":"vllm-bench-serve","n":"19"}]`},
 		{"repeats numbered, a benchmark with nothing completed is an error without figures",
 			`SELECT m.status, m.repeat, m.completed_requests, m.ttft_ms, m.total_tok_s FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE r.source_format = 'vllm-bench-serve' AND (m.status <> 'valid' OR m.repeat IS NOT NULL) ORDER BY ALL`,

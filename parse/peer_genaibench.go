@@ -1,0 +1,152 @@
+package parse
+
+import (
+	"encoding/json"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"speedmatrix/schema"
+)
+
+// FormatGenAIBench is genai-bench's (sgl-project) result file of one
+// scenario and load.
+const FormatGenAIBench = "genai-bench"
+
+// genaiBenchFile is one result file of a genai-bench experiment folder
+// (<scenario>_<task>_<model>_<iteration>_<n>_time_<t>s.json):
+// aggregated_metrics with per-metric statistics, and the per-request
+// metrics it summarizes.
+type genaiBenchFile struct {
+	Aggregated struct {
+		Scenario       string                    `json:"scenario"`
+		NumConcurrency num                       `json:"num_concurrency"`
+		BatchSize      num                       `json:"batch_size"`
+		IterationType  string                    `json:"iteration_type"`
+		RunDuration    num                       `json:"run_duration"`
+		OutputTokS     num                       `json:"mean_output_throughput_tokens_per_s"`
+		InputTokS      num                       `json:"mean_input_throughput_tokens_per_s"`
+		TotalTokS      num                       `json:"mean_total_tokens_throughput_tokens_per_s"`
+		CharsPerHour   num                       `json:"mean_total_chars_per_hour"`
+		RequestsPerS   num                       `json:"requests_per_second"`
+		ErrorRate      num                       `json:"error_rate"`
+		Errors         num                       `json:"num_error_requests"`
+		Completed      num                       `json:"num_completed_requests"`
+		Requests       num                       `json:"num_requests"`
+		TotalArrivals  num                       `json:"total_arrivals"`
+		ArrivalRate    num                       `json:"arrival_requests_per_second"`
+		ErrorCodes     map[string]num            `json:"error_codes_frequency"`
+		Stats          map[string]map[string]num `json:"stats"`
+	} `json:"aggregated_metrics"`
+	TimeUnit string `json:"_time_unit"`
+}
+
+// genaiBenchNames maps genai-bench's per-request metrics to the AIPerf
+// metric of the same formula, so that one mapping (aiperfCell) puts them
+// in columns: ttft → time to first token; tpot, per request
+// (e2e − ttft)/(tokens − 1) → tbt; e2e_latency → e2e;
+// output_inference_speed (1/tpot per request) → per-request decode rate;
+// num_input_tokens and num_output_tokens → sequence lengths.
+var genaiBenchNames = map[string]string{
+	"ttft":                   "time_to_first_token",
+	"tpot":                   "inter_token_latency",
+	"e2e_latency":            "request_latency",
+	"output_inference_speed": "output_token_throughput_per_user",
+	"num_input_tokens":       "input_sequence_length",
+	"num_output_tokens":      "output_sequence_length",
+}
+
+// genaiBenchScenario reads the requested input length of a scenario:
+// D(in,out) deterministic, N(mean,std)/(mean,std) normal.
+var genaiBenchScenario = regexp.MustCompile(`^[DN]\(([0-9]+)`)
+
+// parseGenAIBench reads one genai-bench result file into a serve cell.
+// mean_output_throughput_tokens_per_s (output tokens over the run's
+// duration) → total_tok_s; requests_per_second → request_throughput;
+// num_completed_requests, num_error_requests, run_duration; the
+// scenario's requested input length names the context.
+// The model is not in the file (the experiment folder's
+// experiment_metadata.json names it); the scenario is the run's dataset.
+func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
+	var f genaiBenchFile
+	if err := json.Unmarshal(sanitizeJSON(b), &f); err != nil {
+		return nil, jsonError(name, b, 1, err)
+	}
+	a := f.Aggregated
+	unit := firstNonEmpty(f.TimeUnit, "s")
+	stats := map[string]*aiperfStats{}
+	for k, st := range a.Stats {
+		u := ""
+		if strings.HasSuffix(k, "latency") || k == "ttft" || k == "tpot" || strings.HasSuffix(k, "_time") {
+			u = unit
+		}
+		if long, ok := genaiBenchNames[k]; ok {
+			k = long
+		}
+		if s := statsBlock(u, st); len(s.Stat) > 0 {
+			stats[k] = s
+		}
+	}
+	one := func(v num) *aiperfStats {
+		return &aiperfStats{Stat: map[string]num{"avg": v}, used: map[string]bool{}}
+	}
+	for k, v := range map[string]num{
+		"output_token_throughput": a.OutputTokS, "request_throughput": a.RequestsPerS,
+		"request_count": a.Completed, "error_request_count": a.Errors,
+		"total_token_throughput": a.TotalTokS,
+		"total_chars_per_hour":   a.CharsPerHour, "error_rate": a.ErrorRate, "num_requests": a.Requests,
+		"total_arrivals": a.TotalArrivals, "arrival_requests_per_second": a.ArrivalRate, "batch_size": a.BatchSize,
+	} {
+		if v.Set {
+			stats[k] = one(v)
+		}
+	}
+	if s := stats["output_sequence_length"]; s != nil {
+		stats["total_output_tokens"] = one(s.Stat["sum"])
+		s.used["sum"] = true
+	}
+	if s := stats["input_sequence_length"]; s != nil {
+		stats["total_isl"] = one(s.Stat["sum"])
+		s.used["sum"] = true
+	}
+	if a.RunDuration.Set {
+		stats["benchmark_duration"] = &aiperfStats{Unit: "s", Stat: map[string]num{"avg": a.RunDuration}, used: map[string]bool{}}
+	}
+	var conc *int32
+	var rate *float64
+	switch it := strings.ToLower(a.IterationType); {
+	case strings.Contains(it, "rate") || strings.Contains(it, "qps"):
+		rate = a.NumConcurrency.ptr()
+	case it == "batch_size":
+		conc = i32(a.BatchSize)
+	default:
+		conc = i32(a.NumConcurrency)
+	}
+	c, err := aiperfCell(name, stats, conc, rate, true, keyLine(b, "aggregated_metrics", 1))
+	if err != nil {
+		return nil, err
+	}
+	c.InputTokS = a.InputTokS.ptr()
+	if m := genaiBenchScenario.FindStringSubmatch(a.Scenario); m != nil {
+		if req, err := strconv.ParseFloat(m[1], 64); err == nil && req > 0 {
+			inputContext(&c, req)
+			metric(&c, "requested_input_tokens", num{V: req, Set: true})
+		}
+	}
+	for _, code := range slices.Sorted(maps.Keys(a.ErrorCodes)) {
+		metric(&c, "error_code_"+metricKey(code)+"_count", a.ErrorCodes[code])
+	}
+	m := peerMatrix("genai-bench", "")
+	m.Run.SourceFormat = FormatGenAIBench
+	m.Run.Title = "genai-bench: model not recorded in the result file"
+	if a.Scenario != "" {
+		m.Run.Title += " (scenario " + a.Scenario + ")"
+		m.Run.Dataset = a.Scenario
+	}
+	addField(&m.Run, "Run", "Scenario", a.Scenario)
+	addField(&m.Run, "Run", "Iteration", a.IterationType)
+	m.Measurements = []schema.Measurement{c}
+	return m, nil
+}

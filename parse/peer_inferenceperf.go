@@ -1,0 +1,139 @@
+package parse
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"speedmatrix/schema"
+)
+
+// FormatInferencePerf is the lifecycle report of kubernetes-sigs'
+// inference-perf, per stage (stage_<n>_lifecycle_metrics.json) or for
+// the whole run (summary_lifecycle_metrics.json).
+const FormatInferencePerf = "inference-perf"
+
+// inferencePerfReport is one lifecycle metrics report: the load sent, the
+// successful requests' latency distributions (seconds), throughput and
+// lengths, and the failed requests.
+type inferencePerfReport struct {
+	Load struct {
+		Count         num            `json:"count"`
+		ScheduleDelay map[string]num `json:"schedule_delay"`
+		SendDuration  num            `json:"send_duration"`
+		RequestedRate num            `json:"requested_rate"`
+		AchievedRate  num            `json:"achieved_rate"`
+		Concurrency   num            `json:"concurrency"`
+	} `json:"load_summary"`
+	Successes struct {
+		Count      num                       `json:"count"`
+		Latency    map[string]map[string]num `json:"latency"`
+		Throughput map[string]num            `json:"throughput"`
+		PromptLen  map[string]num            `json:"prompt_len"`
+		OutputLen  map[string]num            `json:"output_len"`
+	} `json:"successes"`
+	Failures struct {
+		Count          num            `json:"count"`
+		RequestLatency map[string]num `json:"request_latency"`
+		PromptLen      map[string]num `json:"prompt_len"`
+	} `json:"failures"`
+}
+
+// inferencePerfNames maps inference-perf's latency metrics to the AIPerf
+// metric of the same formula (aiperfCell puts those in columns):
+// time_per_output_token, per request (e2e − ttft)/(tokens − 1) → tbt;
+// inter_token_latency, the gaps between streamed chunks → chunk_gap;
+// request_latency → e2e. normalized_time_per_output_token (e2e / output
+// tokens) stays in extra under its own name.
+var inferencePerfNames = map[string]string{
+	"time_per_output_token": "inter_token_latency",
+	"inter_token_latency":   "inter_chunk_latency",
+}
+
+// inferencePerfStage reads the stage number from the report's file name.
+var inferencePerfStage = regexp.MustCompile(`stage_(-?[0-9]+)_`)
+
+// parseInferencePerf reads one lifecycle metrics report into a serve
+// cell: requested_rate → request_rate; throughput output_tokens_per_sec →
+// total_tok_s, input_tokens_per_sec → input_tok_s, requests_per_sec →
+// request_throughput; successes/failures count → completed/errored;
+// prompt_len mean → prompt_tokens and the context; every other figure
+// (schedule delay, achieved rate, p10, min, max…) → extra, durations in
+// milliseconds.
+func parseInferencePerf(b []byte, name string) (*schema.Matrix, error) {
+	var r inferencePerfReport
+	if err := json.Unmarshal(sanitizeJSON(b), &r); err != nil {
+		return nil, jsonError(name, b, 1, err)
+	}
+	stats := map[string]*aiperfStats{}
+	for k, st := range r.Successes.Latency {
+		if long, ok := inferencePerfNames[k]; ok {
+			k = long
+		}
+		stats[k] = statsBlock("s", st)
+	}
+	stats["input_sequence_length"] = statsBlock("", r.Successes.PromptLen)
+	stats["output_sequence_length"] = statsBlock("", r.Successes.OutputLen)
+	stats["schedule_delay"] = statsBlock("s", r.Load.ScheduleDelay)
+	stats["failed_request_latency"] = statsBlock("s", r.Failures.RequestLatency)
+	stats["failed_prompt_len"] = statsBlock("", r.Failures.PromptLen)
+	tp := r.Successes.Throughput
+	for k, v := range map[string]num{
+		"output_token_throughput": tp["output_tokens_per_sec"],
+		"total_token_throughput":  tp["total_tokens_per_sec"], "request_throughput": tp["requests_per_sec"],
+		"request_count": r.Successes.Count, "error_request_count": r.Failures.Count,
+		"requests_sent": r.Load.Count, "achieved_rate": r.Load.AchievedRate,
+	} {
+		stats[k] = statsBlock("", map[string]num{"mean": v})
+	}
+	stats["send_duration"] = statsBlock("s", map[string]num{"mean": r.Load.SendDuration})
+	for k, s := range stats {
+		if len(s.Stat) == 0 {
+			delete(stats, k)
+		}
+	}
+	var conc *int32
+	if r.Load.Concurrency.Set {
+		conc = i32(r.Load.Concurrency)
+	}
+	c, err := aiperfCell(name, stats, conc, r.Load.RequestedRate.ptr(), true, keyLine(b, "successes", 1))
+	if err != nil {
+		return nil, err
+	}
+	c.InputTokS = tp["input_tokens_per_sec"].ptr()
+	m := peerMatrix("inference-perf", "")
+	m.Run.SourceFormat = FormatInferencePerf
+	m.Run.Title = "inference-perf: model not recorded in the report"
+	base := filepath.Base(name)
+	if st := inferencePerfStage.FindStringSubmatch(base); st != nil {
+		m.Run.Title += " (stage " + st[1] + ")"
+		addField(&m.Run, "Run", "Stage", st[1])
+	} else if strings.HasPrefix(base, "summary") {
+		m.Run.Title += " (summary of all stages)"
+	}
+	m.Measurements = []schema.Measurement{c}
+	return m, nil
+}
+
+// statsBlock turns a tool's {stat: value} map into an AIPerf metric block
+// of the given unit (mean → avg, median → p50, stddev → std), so that
+// aiperfCell maps it.
+func statsBlock(unit string, st map[string]num) *aiperfStats {
+	s := &aiperfStats{Unit: unit, Stat: map[string]num{}, used: map[string]bool{}}
+	for stat, v := range st {
+		if !v.Set {
+			continue
+		}
+		switch stat {
+		case "mean":
+			stat = "avg"
+		case "median":
+			stat = "p50"
+		case "stddev", "std_dev":
+			stat = "std"
+		}
+		s.Stat[stat] = v
+	}
+	return s
+}

@@ -1,0 +1,124 @@
+package parse
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"speedmatrix/schema"
+)
+
+// llmBenchCellKeys are the keys of a results[] entry that llmBenchRow
+// reads into columns (or, for strings and flags, into the status).
+var llmBenchCellKeys = []string{
+	"concurrency", "context_tokens", "aggregate_tps", "per_request_avg_tps", "ttft_avg", "ttft_p50", "ttft_p99",
+	"inter_token_latency_p50", "total_tokens", "wall_time", "measurement_seconds", "num_completed",
+	"completed_request_count", "num_errors", "server_gen_throughput", "server_spec_accept_rate",
+	"avg_running_reqs", "effective_concurrency", "input_seq_len_avg",
+}
+
+// llmBenchFamily maps the latency keys of llm_decode_bench 0.4 and later
+// (seconds, without a unit suffix) to the column families of the same
+// formula: ttft_* → ttft, tbt_* and inter_token_latency_* (per request
+// (t_last − t_first)/(tokens − 1)) → tbt, chunk_gap_* → chunk_gap,
+// e2e_latency_* and e2e_* → e2e. A key may name its unit (_ms, _s,
+// _seconds); without one it is in seconds, as the tool's ttft_p50 is.
+var llmBenchFamily = regexp.MustCompile(`^(ttft|tbt|inter_token_latency|chunk_gap|e2e_latency|e2e)_(avg|mean|p50|median|p90|p99)(_ms|_s|_seconds)?$`)
+
+// llmBenchLatencyKey matches other keys that hold a duration in seconds
+// without saying so (ttft_p95, chunk_gap_max, e2e_latency_std …): they are
+// kept in extra in milliseconds, named with the unit.
+var llmBenchLatencyKey = regexp.MustCompile(`^(ttft|tbt|itl|inter_token_latency|chunk_gap|e2e_latency|e2e|latency|tpot)(_|$)`)
+
+// llmBenchUnitSuffix matches a key that names its unit already.
+var llmBenchUnitSuffix = regexp.MustCompile(`_(ms|s|sec|seconds|us|ns)$`)
+
+// llmBenchAggregate reads what an aggregate of several iterations writes
+// instead of a single run's figures: each key as <key>_mean beside
+// <key>_stdev (aggregate_tps_mean, ttft_p50_mean …). The means stand for
+// the keys that are absent; the standard deviations and the iteration
+// count go to extra with the rest. It reports whether the cell was such
+// an aggregate.
+func llmBenchAggregate(raw map[string]json.RawMessage) bool {
+	agg := false
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		base, ok := strings.CutSuffix(k, "_mean")
+		if !ok || !slices.Contains(llmBenchCellKeys, base) && !llmBenchFamily.MatchString(base) {
+			continue
+		}
+		if _, has := raw[base]; !has {
+			raw[base] = raw[k]
+			delete(raw, k)
+			agg = true
+		}
+	}
+	return agg
+}
+
+// llmBenchExtras fills the columns of the latency families and keeps
+// every other numeric key of a results[] entry in extra: nothing the tool
+// measured is dropped (0.4.x writes about thirty per cell). Durations in
+// seconds without a unit land in milliseconds named <key>_ms.
+func llmBenchExtras(row *schema.Measurement, raw map[string]json.RawMessage) {
+	cols := map[string][4]**float64{
+		"ttft":                {&row.TTFTMeanMs, &row.TTFTP50Ms, &row.TTFTP90Ms, &row.TTFTP99Ms},
+		"tbt":                 {&row.TBTMeanMs, &row.TBTP50Ms, &row.TBTP90Ms, &row.TBTP99Ms},
+		"inter_token_latency": {&row.TBTMeanMs, &row.TBTP50Ms, &row.TBTP90Ms, &row.TBTP99Ms},
+		"chunk_gap":           {&row.ChunkGapMeanMs, &row.ChunkGapP50Ms, &row.ChunkGapP90Ms, &row.ChunkGapP99Ms},
+		"e2e_latency":         {&row.E2EMeanMs, &row.E2EP50Ms, &row.E2EP90Ms, &row.E2EP99Ms},
+		"e2e":                 {&row.E2EMeanMs, &row.E2EP50Ms, &row.E2EP90Ms, &row.E2EP99Ms},
+	}
+	stat := map[string]int{"avg": 0, "mean": 0, "p50": 1, "median": 1, "p90": 2, "p99": 3}
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		if slices.Contains(llmBenchCellKeys, k) {
+			continue
+		}
+		v := raw[k]
+		if len(v) == 0 || v[0] == '"' || v[0] == '[' || v[0] == '{' || v[0] == 't' || v[0] == 'f' || v[0] == 'n' {
+			continue // strings, lists of samples, objects, flags, null
+		}
+		var n num
+		if json.Unmarshal(v, &n) != nil || n.ptr() == nil {
+			continue
+		}
+		if m := llmBenchFamily.FindStringSubmatch(k); m != nil {
+			if dst := cols[m[1]][stat[m[2]]]; *dst == nil {
+				*dst = n.scaled(1000)
+				if m[3] == "_ms" {
+					*dst = n.ptr()
+				}
+				continue
+			}
+		}
+		switch {
+		case llmBenchLatencyKey.MatchString(k) && !llmBenchUnitSuffix.MatchString(k) && !strings.HasSuffix(k, "_count"):
+			metric(row, k+"_ms", num{V: n.V * 1000, Set: true})
+		default:
+			metric(row, k, n)
+		}
+	}
+}
+
+// llmBenchSpecRate keeps server_spec_accept_rate in its column when it is
+// the 0–1 fraction the column means; early versions wrote the accepted
+// token count there (2,001 … 508,460), which is kept in extra as
+// server_spec_accept_rate_raw (the tool's name would be read back into the
+// column from a rendered document), with a warning for the run.
+func llmBenchSpecRate(m *schema.Matrix, row *schema.Measurement, c llmBenchCell, warned *bool) {
+	p := c.ServerSpecAcceptRate.ptr()
+	switch {
+	case p == nil || *p == 0:
+	case *p > 0 && *p <= 1:
+		row.ServerSpecAcceptRate = p
+	default:
+		metric(row, "server_spec_accept_rate_raw", c.ServerSpecAcceptRate)
+		if !*warned {
+			*warned = true
+			addField(&m.Run, "Warnings", "server_spec_accept_rate",
+				fmt.Sprintf("%g (line %d) is not a 0–1 fraction (an accepted-token count?): kept in extra, not in the column", *p, row.SourceLine))
+		}
+	}
+}

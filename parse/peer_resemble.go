@@ -1,0 +1,68 @@
+package parse
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// peerSignature is what a tool's result files look like at the top level,
+// for telling the author of an unknown file which tool it most resembles
+// and which versions of it speedmatrix reads.
+type peerSignature struct {
+	tool     string
+	versions string
+	keys     []string // top-level keys its files carry
+}
+
+// peerSignatures lists the tools read, as the README's table does.
+var peerSignatures = []peerSignature{
+	{"llm-inference-bench (llm_decode_bench.py) JSON", "0.4.x–0.7.x, and older files without metadata.version",
+		[]string{"metadata", "prefill", "results", "summary_table", "schema_version", "target_launch_config"}},
+	{"vLLM bench serve / benchmark_serving.py", "0.4 to 0.12 and `vllm bench sweep` arrays",
+		[]string{"date", "backend", "model_id", "tokenizer_id", "num_prompts", "request_rate", "burstiness", "max_concurrency", "duration", "completed", "failed", "total_input_tokens", "total_output_tokens", "request_throughput", "output_throughput", "median_ttft_ms", "median_tpot_ms", "median_itl_ms", "median_e2el_ms", "input_lens", "output_lens", "ttfts", "itls", "best_of"}},
+	{"SGLang bench_serving", "JSON Lines of 2024–2025, server_info (disaggregated too)",
+		[]string{"backend", "dataset_name", "request_rate", "max_concurrency", "sharegpt_output_len", "random_input_len", "random_output_len", "random_range_ratio", "duration", "completed", "total_input_tokens", "total_output_tokens", "total_output_tokens_retokenized", "median_e2e_latency_ms", "median_ttft_ms", "concurrency", "server_info", "tag"}},
+	{"guidellm benchmarks.json", "0.2–0.4, 0.5 and reports of metadata.version 2 (0.6–0.8)",
+		[]string{"benchmarks", "metadata", "args", "config"}},
+	{"AIPerf / GenAI-Perf profile export JSON", "AIPerf 0.1.x (records), 0.2–0.10; GenAI-Perf 0.0.x",
+		[]string{"records", "input_config", "time_to_first_token", "inter_token_latency", "request_latency", "output_token_throughput", "request_throughput", "request_count", "telemetry_data", "aiperf_version", "was_cancelled", "error_summary", "start_time", "end_time"}},
+	{"llmperf summary", "the 2023–2024 summaries (results_<metric>_<stat>, seconds)",
+		[]string{"version", "name", "model", "num_concurrent_requests", "mean_input_tokens", "mean_output_tokens", "results_ttft_s_mean", "results_end_to_end_latency_s_mean", "results_mean_output_throughput_token_per_s"}},
+	{"genai-bench result file", "experiment folders of 2025 (aggregated_metrics, individual_request_metrics)",
+		[]string{"aggregated_metrics", "individual_request_metrics", "_time_unit"}},
+	{"inference-perf lifecycle report", "stage_<n>_lifecycle_metrics.json and summary_lifecycle_metrics.json",
+		[]string{"load_summary", "successes", "failures"}},
+	{"inference-benchmarker results", "the results JSON of 2025 (config, results[], system)",
+		[]string{"config", "results", "start_time", "end_time", "system"}},
+}
+
+// resemblance names the tool whose files share the most top-level keys
+// with keys, the keys they share and the versions read, or "" when none
+// shares two.
+func resemblance(keys map[string]json.RawMessage) string {
+	best, bestN := -1, 1
+	var shared []string
+	for i, sig := range peerSignatures {
+		var s []string
+		for _, k := range sig.keys {
+			if _, ok := keys[k]; ok {
+				s = append(s, k)
+			}
+		}
+		if len(s) > bestN {
+			best, bestN, shared = i, len(s), s
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	sort.Strings(shared)
+	if len(shared) > 6 {
+		shared = append(slices.Clip(shared[:6]), "…")
+	}
+	sig := peerSignatures[best]
+	return fmt.Sprintf("it most resembles %s (shares %s), of which speedmatrix reads %s", sig.tool, strings.Join(shared, ", "), sig.versions)
+}
