@@ -184,7 +184,9 @@ func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, erro
 		nsamples += len(ms[i].Samples)
 	}
 	if len(add) == 0 {
-		return res, nil
+		// Nothing new; still publish when a crash or a copy left the
+		// snapshot behind the store.
+		return res, a.publish(ctx, l)
 	}
 	// Rows are written in run_id order, so that the run_id statistics of
 	// each row group bound few runs and Load by id skips the others.
@@ -215,7 +217,21 @@ func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
-	return res, nil
+	return res, a.republish(ctx)
+}
+
+// republish scans the store after a commit and publishes it as the
+// current snapshot. The commit stands even when this fails (the runs are
+// in the store, and the next write publishes them), so the error says so.
+func (a *Archive) republish(ctx context.Context) error {
+	l, err := scan(a.dir)
+	if err == nil {
+		err = a.publish(ctx, l)
+	}
+	if err != nil {
+		return fmt.Errorf("archive: committed, but not yet visible to outside readers: %w", err)
+	}
+	return nil
 }
 
 // recovered scans the archive, finishes interrupted transactions and
@@ -337,7 +353,7 @@ func (a *Archive) commit(l *layout, stem string, runs []schema.Run, ms []schema.
 		cleanup()
 		return nil, err
 	}
-	if err := os.Rename(jtemp, jpath); err != nil {
+	if err := fsRename(jtemp, jpath); err != nil {
 		os.Remove(jtemp)
 		cleanup()
 		return nil, fmt.Errorf("archive: journal: %w", err)
@@ -347,7 +363,7 @@ func (a *Archive) commit(l *layout, stem string, runs []schema.Run, ms []schema.
 	}
 	var files []string
 	for _, o := range written {
-		if err := os.Rename(o.temp, o.final); err != nil {
+		if err := fsRename(o.temp, o.final); err != nil {
 			// Undo what this transaction renamed; the runs file comes
 			// last, so nothing of it is committed yet.
 			for _, p := range files {
@@ -372,7 +388,7 @@ func (a *Archive) commit(l *layout, stem string, runs []schema.Run, ms []schema.
 		}
 		a.mu.Unlock()
 	}
-	if err := os.Remove(jpath); err != nil {
+	if err := fsRemove(jpath); err != nil {
 		return nil, fmt.Errorf("archive: journal: %w", err)
 	}
 	if err := syncDirs(a.dir); err != nil {
@@ -399,7 +415,7 @@ func writeTemp(path string, fill func(f *os.File) error) error {
 		os.Remove(path)
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := fsSync(f); err != nil {
 		f.Close()
 		os.Remove(path)
 		return fmt.Errorf("archive: %w", err)
@@ -685,7 +701,7 @@ func (a *Archive) Compact(ctx context.Context) error {
 	}
 	stems := l.committed()
 	if len(stems) == 0 || len(stems) == 1 && grouped(l, stems[0]) {
-		return nil
+		return a.publish(ctx, l)
 	}
 	srs, err := a.readRuns(ctx, l, stems, nil)
 	if err != nil {
@@ -713,8 +729,10 @@ func (a *Archive) Compact(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	_, err = a.commit(l, newStem(time.Now()), runs, rows, samples, stems)
-	return err
+	if _, err = a.commit(l, newStem(time.Now()), runs, rows, samples, stems); err != nil {
+		return err
+	}
+	return a.republish(ctx)
 }
 
 // grouped reports whether the files of stem are cut into row groups by

@@ -146,7 +146,7 @@ func (l *layout) committed() []string {
 // own a journal or a temp file then).
 func recoverLayout(dir string, l *layout) error {
 	for _, p := range l.temps {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsRemove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("archive: recover: %w", err)
 		}
 	}
@@ -160,7 +160,7 @@ func recoverLayout(dir string, l *layout) error {
 		if err != nil {
 			return err
 		}
-		if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsRemove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("archive: recover: %w", err)
 		}
 	}
@@ -180,7 +180,7 @@ func removeStems(dir string, l *layout, stems []string) error {
 			if !ok {
 				continue
 			}
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := fsRemove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("archive: remove: %w", err)
 			}
 		}
@@ -213,7 +213,7 @@ func syncDir(d string) error {
 		return fmt.Errorf("archive: sync %s: %w", d, err)
 	}
 	defer f.Close()
-	if err := f.Sync(); err != nil {
+	if err := fsSync(f); err != nil {
 		return fmt.Errorf("archive: sync %s: %w", d, err)
 	}
 	return nil
