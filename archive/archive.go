@@ -15,8 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"speedmatrix/schema"
 )
 
@@ -30,11 +28,27 @@ var ErrNotFound = errors.New("run not in archive")
 type Archive struct {
 	dir string
 
+	// LockTimeout bounds the wait for the archive's lock (0: wait as
+	// long as it takes); a call that gives up returns an error wrapping
+	// ErrLockTimeout that names the holders.
+	LockTimeout time.Duration
+	// LockWait, when set, is called once when a call has waited about a
+	// second for the lock, with the holders recorded in DIR/.holders.
+	LockWait func(holders []Holder)
+	// SkipDamaged makes reads and writes go on without the batches
+	// (stems) holding a damaged or foreign file, each reported once to
+	// OnDamaged; without it such a file fails the call with a
+	// *DamagedError naming it.
+	SkipDamaged bool
+	OnDamaged   func(Damage)
+
 	mu sync.Mutex
 	// ids caches the run ids of each runs file by path. Data files are
 	// never rewritten in place, so an entry stays true while its file
 	// exists.
 	ids map[string][]string
+	// warned holds the damaged files already reported to OnDamaged.
+	warned map[string]bool
 }
 
 // Outcome says what Append did with one matrix.
@@ -81,31 +95,11 @@ func Open(dir string) (*Archive, error) {
 			return nil, fmt.Errorf("archive: open: %w", err)
 		}
 	}
-	return &Archive{dir: dir, ids: map[string][]string{}}, nil
+	return &Archive{dir: dir, ids: map[string][]string{}, warned: map[string]bool{}}, nil
 }
 
 // Dir returns the archive's directory.
 func (a *Archive) Dir() string { return a.dir }
-
-// lock takes DIR/.lock, exclusive for writers and shared for readers, and
-// returns its release function. Each call opens its own descriptor, so
-// goroutines of one process exclude each other as processes do.
-func (a *Archive) lock(ctx context.Context, exclusive bool) (func(), error) {
-	fl := flock.New(filepath.Join(a.dir, lockName))
-	try := fl.TryRLockContext
-	if exclusive {
-		try = fl.TryLockContext
-	}
-	ok, err := try(ctx, 2*time.Millisecond)
-	if err != nil || !ok {
-		fl.Close()
-		if err == nil {
-			err = errors.New("not acquired")
-		}
-		return nil, fmt.Errorf("archive: lock %s: %w", fl.Path(), err)
-	}
-	return func() { fl.Close() }, nil
-}
 
 // prepare returns m's run with its ids filled in: the run id (computed
 // when empty), schema_version and ingested_at (now when zero). A row of m
@@ -224,7 +218,7 @@ func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, erro
 // current snapshot. The commit stands even when this fails (the runs are
 // in the store, and the next write publishes them), so the error says so.
 func (a *Archive) republish(ctx context.Context) error {
-	l, err := scan(a.dir)
+	l, err := a.scanned(ctx)
 	if err == nil {
 		err = a.publish(ctx, l)
 	}
@@ -241,13 +235,25 @@ func (a *Archive) recovered() (*layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(l.journals) == 0 && len(l.temps) == 0 {
-		return l, nil
+	if len(l.journals) > 0 || len(l.temps) > 0 {
+		if err := recoverLayout(a.dir, l); err != nil {
+			return nil, err
+		}
+		if l, err = scan(a.dir); err != nil {
+			return nil, err
+		}
 	}
-	if err := recoverLayout(a.dir, l); err != nil {
+	return l, a.screen(context.Background(), l)
+}
+
+// scanned is scan, leaving out the batches with a damaged file when
+// SkipDamaged is set (see screen).
+func (a *Archive) scanned(ctx context.Context) (*layout, error) {
+	l, err := scan(a.dir)
+	if err != nil {
 		return nil, err
 	}
-	return scan(a.dir)
+	return l, a.screen(ctx, l)
 }
 
 // idLists returns the run ids of the runs file of each stem.
@@ -292,7 +298,7 @@ func (a *Archive) runIDs(path string) ([]string, error) {
 	}
 	ids, err := readRunIDs(path)
 	if err != nil {
-		return nil, err
+		return nil, damaged(path, err)
 	}
 	a.mu.Lock()
 	a.ids[path] = ids
@@ -480,7 +486,7 @@ func (a *Archive) Runs(ctx context.Context) ([]schema.Run, error) {
 		return nil, err
 	}
 	defer unlock()
-	l, err := scan(a.dir)
+	l, err := a.scanned(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -534,7 +540,7 @@ func (a *Archive) loadColumns(ctx context.Context, cols, runIDs []string) ([]*sc
 		return nil, err
 	}
 	defer unlock()
-	l, err := scan(a.dir)
+	l, err := a.scanned(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -575,7 +575,7 @@ func TestRecover(t *testing.T) {
 			checkArchive(t, a.Dir(), n)
 			var left []string
 			filepath.WalkDir(a.Dir(), func(p string, d fs.DirEntry, err error) error {
-				if err == nil && strings.HasPrefix(d.Name(), ".") && d.Name() != lockName {
+				if err == nil && strings.HasPrefix(d.Name(), ".") && d.Name() != lockName && d.Name() != holdersDir {
 					left = append(left, p)
 				}
 				return nil

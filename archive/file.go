@@ -47,7 +47,7 @@ func readRows[T Row](path string, keep *runSet, cols []string) ([][]T, error) {
 	defer f.Close()
 	var out sink[T]
 	if err := tableOf[T]().read(f, path, keep, cols, &out); err != nil {
-		return nil, err
+		return nil, damaged(path, err)
 	}
 	return out.chunks, nil
 }

@@ -31,16 +31,7 @@ const (
 // part-<UTC time, µs>-<host>-<pid>-<64 random bits>. It sorts by time.
 func newStem(now time.Time) string {
 	host, _ := os.Hostname()
-	host = strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.':
-			return r
-		}
-		return '_'
-	}, host)
-	if host == "" {
-		host = "unknown"
-	}
+	host = safeName(host)
 	var b [8]byte
 	rand.Read(b[:]) // never fails (crypto/rand, Go ≥ 1.24)
 	return fmt.Sprintf("part-%s-%s-%d-%s", now.UTC().Format("20060102T150405.000000Z"),
@@ -63,11 +54,12 @@ type layout struct {
 	journals []journal
 	temps    []string
 	replaced map[string]bool // stems a committed transaction replaces
+	damaged  map[string]bool // stems with a damaged file (SkipDamaged)
 }
 
 // scan lists the archive's files. It reads journals but changes nothing.
 func scan(dir string) (*layout, error) {
-	l := &layout{files: map[string]map[string]string{}, replaced: map[string]bool{}}
+	l := &layout{files: map[string]map[string]string{}, replaced: map[string]bool{}, damaged: map[string]bool{}}
 	for _, t := range Tables {
 		l.files[t] = map[string]string{}
 		root := filepath.Join(dir, t)
@@ -128,12 +120,13 @@ func scan(dir string) (*layout, error) {
 	return l, nil
 }
 
-// committed returns the stems whose runs file exists and that no
-// committed transaction replaces, sorted.
+// committed returns the stems whose runs file exists, that no committed
+// transaction replaces and that hold no damaged file (when screened),
+// sorted.
 func (l *layout) committed() []string {
 	var out []string
 	for s := range l.files[TableRuns] {
-		if !l.replaced[s] {
+		if !l.replaced[s] && !l.damaged[s] {
 			out = append(out, s)
 		}
 	}
