@@ -3,13 +3,10 @@ package archive
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"sync"
@@ -129,91 +126,6 @@ func prepare(m *schema.Matrix, now time.Time) (schema.Run, error) {
 	return r, nil
 }
 
-// Append adds the matrices to the archive, skipping those whose run id it
-// already holds. The new runs land in one file per table (runs,
-// measurements, samples when there are any), so one call with 1,000
-// documents writes at most 3 files. Either all new runs of a call land or
-// none do.
-func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, error) {
-	now := time.Now().UTC().Truncate(time.Microsecond)
-	runs := make([]schema.Run, len(ms))
-	for i, m := range ms {
-		r, err := prepare(m, now)
-		if err != nil {
-			return Result{}, err
-		}
-		runs[i] = r
-	}
-	unlock, err := a.lock(ctx, true)
-	if err != nil {
-		return Result{}, err
-	}
-	defer unlock()
-	l, err := a.recovered()
-	if err != nil {
-		return Result{}, err
-	}
-	idLists, err := a.idLists(ctx, l, l.committed())
-	if err != nil {
-		return Result{}, err
-	}
-	have := map[string]bool{}
-	for _, ids := range idLists {
-		for _, id := range ids {
-			have[id] = true
-		}
-	}
-	res := Result{Items: make([]Item, len(ms))}
-	var add []int
-	nrows, nsamples := 0, 0
-	for i, r := range runs {
-		res.Items[i] = Item{RunID: r.RunID, Outcome: Duplicate}
-		if have[r.RunID] {
-			continue
-		}
-		have[r.RunID] = true
-		res.Items[i].Outcome = Added
-		add = append(add, i)
-		nrows += len(ms[i].Measurements)
-		nsamples += len(ms[i].Samples)
-	}
-	if len(add) == 0 {
-		// Nothing new; still publish when a crash or a copy left the
-		// snapshot behind the store.
-		return res, a.publish(ctx, l)
-	}
-	// Rows are written in run_id order, so that the run_id statistics of
-	// each row group bound few runs and Load by id skips the others.
-	slices.SortStableFunc(add, func(i, j int) int { return cmp.Compare(runs[i].RunID, runs[j].RunID) })
-	// One copy of every row, into slices of the exact size: a batch of
-	// 1,000 documents holds tens of thousands of wide rows.
-	newRuns := make([]schema.Run, 0, len(add))
-	rows := make([]schema.Measurement, 0, nrows)
-	samples := make([]schema.Sample, 0, nsamples)
-	for _, i := range add {
-		id := runs[i].RunID
-		newRuns = append(newRuns, runs[i])
-		base := len(rows)
-		rows = append(rows, ms[i].Measurements...)
-		for k := base; k < len(rows); k++ {
-			rows[k].RunID = id
-		}
-		base = len(samples)
-		samples = append(samples, ms[i].Samples...)
-		for k := base; k < len(samples); k++ {
-			samples[k].RunID = id
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return Result{}, err
-	}
-	res.Files, err = a.commit(l, newStem(now), newRuns, rows, samples, nil)
-	if err != nil {
-		return Result{}, err
-	}
-	return res, a.republish(ctx)
-}
-
 // republish scans the store after a commit and publishes it as the
 // current snapshot. The commit stands even when this fails (the runs are
 // in the store, and the next write publishes them), so the error says so.
@@ -304,110 +216,6 @@ func (a *Archive) runIDs(path string) ([]string, error) {
 	a.ids[path] = ids
 	a.mu.Unlock()
 	return ids, nil
-}
-
-// commit writes one transaction under the exclusive lock: each table's
-// rows to a temp file (fsynced), a journal, then the renames — runs last,
-// as the commit point — and finally removes the files of the replaced
-// stems and the journal. It returns the paths written.
-func (a *Archive) commit(l *layout, stem string, runs []schema.Run, ms []schema.Measurement,
-	samples []schema.Sample, replaces []string) ([]string, error) {
-	type out struct {
-		table string
-		rows  reflect.Value
-		temp  string
-		final string
-	}
-	outs := []*out{
-		{table: TableMeasurements, rows: reflect.ValueOf(ms)},
-		{table: TableSamples, rows: reflect.ValueOf(samples)},
-		{table: TableRuns, rows: reflect.ValueOf(runs)},
-	}
-	var written []*out
-	cleanup := func() {
-		for _, o := range written {
-			os.Remove(o.temp)
-		}
-	}
-	for _, o := range outs {
-		if o.rows.Len() > 0 {
-			o.temp = filepath.Join(a.dir, o.table, tempPrefix+stem+tempExt)
-			o.final = filepath.Join(a.dir, o.table, stem+dataExt)
-			written = append(written, o)
-		}
-	}
-	// The tables are written concurrently: encoding is CPU-bound and the
-	// files are independent until the renames.
-	errs := make([]error, len(written))
-	var wg sync.WaitGroup
-	for k, o := range written {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[k] = writeTemp(o.temp, func(f *os.File) error { return tableByName(o.table).write(f, o.rows) })
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		cleanup()
-		return nil, err
-	}
-	jpath := filepath.Join(a.dir, journalPrefix+stem+journalExt)
-	jtemp := filepath.Join(a.dir, TableRuns, tempPrefix+"txn-"+stem+tempExt)
-	jb, _ := json.Marshal(journal{Stem: stem, Replaces: replaces})
-	if err := writeTemp(jtemp, func(f *os.File) error { _, err := f.Write(jb); return err }); err != nil {
-		cleanup()
-		return nil, err
-	}
-	if err := fsRename(jtemp, jpath); err != nil {
-		os.Remove(jtemp)
-		cleanup()
-		return nil, fmt.Errorf("archive: journal: %w", err)
-	}
-	if err := syncDir(a.dir); err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, o := range written {
-		if err := fsRename(o.temp, o.final); err != nil {
-			// Undo what this transaction renamed; the runs file comes
-			// last, so nothing of it is committed yet.
-			for _, p := range files {
-				os.Remove(p)
-			}
-			cleanup()
-			os.Remove(jpath)
-			return nil, fmt.Errorf("archive: commit: %w", err)
-		}
-		files = append(files, o.final)
-	}
-	if err := syncDirs(a.dir); err != nil {
-		return nil, err
-	}
-	if len(replaces) > 0 {
-		if err := removeStems(a.dir, l, replaces); err != nil {
-			return nil, err
-		}
-		a.mu.Lock()
-		for _, s := range replaces {
-			delete(a.ids, l.files[TableRuns][s])
-		}
-		a.mu.Unlock()
-	}
-	if err := fsRemove(jpath); err != nil {
-		return nil, fmt.Errorf("archive: journal: %w", err)
-	}
-	if err := syncDirs(a.dir); err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(runs))
-	for i, r := range runs {
-		ids[i] = r.RunID
-	}
-	a.mu.Lock()
-	a.ids[filepath.Join(a.dir, TableRuns, stem+dataExt)] = ids
-	a.mu.Unlock()
-	return files, nil
 }
 
 // writeTemp creates path, lets fill write it, and fsyncs and closes it.
