@@ -28,7 +28,7 @@ import (
 // per batch (Compact sorts the whole archive again). 65,536 rows (about
 // 1,400 seed documents) keep a batch's Go rows, Arrow record and Parquet
 // pages to a few tens of MB.
-var batchRows = 1 << 16
+var batchRows = 1 << 14
 
 // Writer adds runs to the archive in one transaction whose memory does
 // not grow with the number of runs: rows are written to the files of the

@@ -2,10 +2,11 @@
 // appends them to a Parquet archive.
 //
 //	ingest [-archive DIR] [-format text|html|markdown] [-json] [-compact]
-//	       [-lock-timeout D] [-skip-damaged] FILE...
+//	       [-lock-timeout D] [-skip-damaged] [-files-from LIST] FILE...
 //	ingest [-archive DIR] -check [-move-damaged]
 //
-// FILE "-" reads standard input. Each document gets one line on stdout:
+// FILE "-" reads standard input; -files-from adds the names listed in a
+// file, one per line (100,000 names do not fit a command line). Each document gets one line on stdout:
 //
 //	<run_id>\t<title>\t<rows> rows\tadded|duplicate
 //

@@ -56,6 +56,13 @@ type doc struct {
 // halves the collector's work against the default for tens of MB more.
 const gcPercent = 200
 
+// memLimit is the heap size at which the collector works harder, unless
+// GOMEMLIMIT is set: a soft bound that keeps the peak RSS of a long
+// ingest flat (the live data is one window of documents and one batch of
+// rows, tens of MB), where the heap would otherwise grow to gcPercent
+// above each peak and the runtime return it to the system only slowly.
+const memLimit = 128 << 20
+
 // window is how many parsed documents may wait for the writer, per
 // parse worker: enough to keep the workers busy, and a bound on memory.
 const window = 4
@@ -63,6 +70,9 @@ const window = 4
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memLimit))
 	}
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -73,9 +83,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	lockTimeout := fs.Duration("lock-timeout", 0, "give up (exit 1) when the archive's lock is not free within this `duration` (default: wait)")
 	check := fs.Bool("check", false, "read every file of the archive and report each damaged or foreign one (exit 1 when any)")
 	moveDamaged := fs.Bool("move-damaged", false, "with -check: move the batches holding damaged files to DIR/damaged/")
+	filesFrom := fs.String("files-from", "", "read more FILE names from this `file`, one per line (for more files than a command line holds)")
 	skipDamaged := fs.Bool("skip-damaged", false, "go on without the batches holding a damaged or foreign file, naming each on stderr")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ingest [-archive DIR] [-format %s] [-json] [-compact] [-lock-timeout D] [-skip-damaged] FILE...\n", strings.Join(parse.Formats, "|"))
+		fmt.Fprintf(stderr, "usage: ingest [-archive DIR] [-format %s] [-json] [-compact] [-lock-timeout D] [-skip-damaged] [-files-from LIST] FILE...\n", strings.Join(parse.Formats, "|"))
 		fmt.Fprintln(stderr, "       ingest [-archive DIR] -check [-move-damaged]")
 		fmt.Fprintln(stderr, "FILE - reads standard input. One line per run on stdout (a file of several configurations holds several): run_id, title, rows, added|duplicate|error.")
 		fs.PrintDefaults()
@@ -91,6 +102,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	files := fs.Args()
+	if *filesFrom != "" {
+		more, err := readList(*filesFrom)
+		if err != nil {
+			fmt.Fprintln(stderr, "ingest: -files-from:", err)
+			return exitUsage
+		}
+		files = append(files, more...)
+	}
 	switch {
 	case *check && (len(files) > 0 || *compact || *asJSON || *skipDamaged):
 		fmt.Fprintln(stderr, "ingest: -check reads the archive only: no FILEs, -compact, -json or -skip-damaged")
@@ -209,6 +228,21 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 		}
 	}
 	return failed, nil
+}
+
+// readList reads file names, one per line; blank lines are skipped.
+func readList(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSuffix(l, "\r"); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }
 
 // explain adds what to do to an error naming a damaged file.
@@ -356,6 +390,7 @@ func parseStream(ctx context.Context, files []string, format string, stdin io.Re
 		if d.queued {
 			<-slots
 		}
+		d.done = nil // 100,000 documents: keep only what the report needs
 		prog.update(i+1, len(docs))
 	}
 	wg.Wait()
