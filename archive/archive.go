@@ -113,6 +113,10 @@ func prepare(m *schema.Matrix, now time.Time) (schema.Run, error) {
 	if r.IngestedAt.IsZero() {
 		r.IngestedAt = now
 	}
+	if r.Cells == nil {
+		n := countCells(m.Measurements)
+		r.Cells = &n
+	}
 	for i := range m.Measurements {
 		if id := m.Measurements[i].RunID; id != "" && id != r.RunID {
 			return r, fmt.Errorf("archive: run %s: measurement %d has run_id %s", r.RunID, i, id)
@@ -253,9 +257,15 @@ type storedRun struct {
 // ingested the same document) is kept once: the earliest ingested, then
 // the smallest stem. The result is sorted by ingested_at, then run_id.
 func (a *Archive) readRuns(ctx context.Context, l *layout, stems []string, keep *runSet) ([]storedRun, error) {
+	return a.readRunsColumns(ctx, l, stems, keep, nil)
+}
+
+// readRunsColumns is readRuns reading only the runs columns cols (every
+// column when nil); cols must hold ingested_at, which orders the runs.
+func (a *Archive) readRunsColumns(ctx context.Context, l *layout, stems []string, keep *runSet, cols []string) ([]storedRun, error) {
 	files := make([][][]schema.Run, len(stems))
 	err := parallel(ctx, len(stems), func(k int) (err error) {
-		files[k], err = readRows[schema.Run](l.files[TableRuns][stems[k]], keep, nil)
+		files[k], err = readRows[schema.Run](l.files[TableRuns][stems[k]], keep, cols)
 		return err
 	})
 	if err != nil {
@@ -537,6 +547,10 @@ func (a *Archive) Compact(ctx context.Context) error {
 	samples := make([]schema.Sample, 0, nsamples)
 	for i, m := range ms {
 		runs[i] = m.Run
+		if runs[i].Cells == nil { // written before the column existed
+			n := countCells(m.Measurements)
+			runs[i].Cells = &n
+		}
 		rows = append(rows, m.Measurements...)
 		samples = append(samples, m.Samples...)
 	}

@@ -80,6 +80,10 @@ func testMatrices(from, to int) []*schema.Matrix {
 // stored returns m as Load returns it: rows carry the run id.
 func stored(m *schema.Matrix) *schema.Matrix {
 	c := *m
+	if c.Run.Cells == nil { // the archive counts them on write
+		n := countCells(m.Measurements)
+		c.Run.Cells = &n
+	}
 	c.Measurements = append([]schema.Measurement{}, m.Measurements...)
 	for i := range c.Measurements {
 		c.Measurements[i].RunID = m.Run.RunID
