@@ -299,16 +299,11 @@ func (a *Archive) readRunsColumns(ctx context.Context, l *layout, stems []string
 // Runs returns every run of the archive (without measurements), sorted by
 // ingested_at, then run_id.
 func (a *Archive) Runs(ctx context.Context) ([]schema.Run, error) {
-	unlock, err := a.lock(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	l, err := a.scanned(ctx)
-	if err != nil {
-		return nil, err
-	}
-	srs, err := a.readRuns(ctx, l, l.committed(), nil)
+	var srs []storedRun
+	err := a.underReadLock(ctx, func(l *layout) (err error) {
+		srs, err = a.readRuns(ctx, l, l.committed(), nil)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -317,6 +312,21 @@ func (a *Archive) Runs(ctx context.Context) ([]schema.Run, error) {
 		out[i] = r.run
 	}
 	return out, nil
+}
+
+// underReadLock takes the shared lock, scans the store (leaving out
+// damaged batches when SkipDamaged is set) and calls f with it.
+func (a *Archive) underReadLock(ctx context.Context, f func(l *layout) error) error {
+	unlock, err := a.lock(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	l, err := a.scanned(ctx)
+	if err != nil {
+		return err
+	}
+	return f(l)
 }
 
 // Load returns the runs with the given ids as matrices with their

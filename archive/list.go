@@ -62,19 +62,26 @@ func (a *Archive) ListRuns(ctx context.Context, columns []string) ([]schema.Run,
 		}
 	}
 	cols := append([]string{"ingested_at", "cells"}, columns...)
-	unlock, err := a.lock(ctx, false)
+	var srs []storedRun
+	err := a.underReadLock(ctx, func(l *layout) (err error) {
+		if srs, err = a.readRunsColumns(ctx, l, l.committed(), nil, cols); err != nil {
+			return err
+		}
+		return a.fillCells(ctx, l, srs)
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	l, err := a.scanned(ctx)
-	if err != nil {
-		return nil, err
+	out := make([]schema.Run, len(srs))
+	for i, r := range srs {
+		out[i] = r.run
 	}
-	srs, err := a.readRunsColumns(ctx, l, l.committed(), nil, cols)
-	if err != nil {
-		return nil, err
-	}
+	return out, nil
+}
+
+// fillCells sets Cells of the runs written before the runs table kept
+// it, counting them from four measurement columns.
+func (a *Archive) fillCells(ctx context.Context, l *layout, srs []storedRun) error {
 	var missing []storedRun
 	for _, r := range srs {
 		if r.run.Cells == nil {
@@ -88,7 +95,7 @@ func (a *Archive) ListRuns(ctx context.Context, columns []string) ([]schema.Run,
 		}
 		ms, err := a.load(ctx, l, missing, ids, cellColumns)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		counts := make(map[string]int32, len(ms))
 		for _, m := range ms {
@@ -101,9 +108,5 @@ func (a *Archive) ListRuns(ctx context.Context, columns []string) ([]schema.Run,
 			}
 		}
 	}
-	out := make([]schema.Run, len(srs))
-	for i, r := range srs {
-		out[i] = r.run
-	}
-	return out, nil
+	return nil
 }
