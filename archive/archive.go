@@ -3,19 +3,14 @@ package archive
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/gofrs/flock"
 
 	"speedmatrix/schema"
 )
@@ -30,11 +25,27 @@ var ErrNotFound = errors.New("run not in archive")
 type Archive struct {
 	dir string
 
+	// LockTimeout bounds the wait for the archive's lock (0: wait as
+	// long as it takes); a call that gives up returns an error wrapping
+	// ErrLockTimeout that names the holders.
+	LockTimeout time.Duration
+	// LockWait, when set, is called once when a call has waited about a
+	// second for the lock, with the holders recorded in DIR/.holders.
+	LockWait func(holders []Holder)
+	// SkipDamaged makes reads and writes go on without the batches
+	// (stems) holding a damaged or foreign file, each reported once to
+	// OnDamaged; without it such a file fails the call with a
+	// *DamagedError naming it.
+	SkipDamaged bool
+	OnDamaged   func(Damage)
+
 	mu sync.Mutex
 	// ids caches the run ids of each runs file by path. Data files are
 	// never rewritten in place, so an entry stays true while its file
 	// exists.
 	ids map[string][]string
+	// warned holds the damaged files already reported to OnDamaged.
+	warned map[string]bool
 }
 
 // Outcome says what Append did with one matrix.
@@ -81,31 +92,11 @@ func Open(dir string) (*Archive, error) {
 			return nil, fmt.Errorf("archive: open: %w", err)
 		}
 	}
-	return &Archive{dir: dir, ids: map[string][]string{}}, nil
+	return &Archive{dir: dir, ids: map[string][]string{}, warned: map[string]bool{}}, nil
 }
 
 // Dir returns the archive's directory.
 func (a *Archive) Dir() string { return a.dir }
-
-// lock takes DIR/.lock, exclusive for writers and shared for readers, and
-// returns its release function. Each call opens its own descriptor, so
-// goroutines of one process exclude each other as processes do.
-func (a *Archive) lock(ctx context.Context, exclusive bool) (func(), error) {
-	fl := flock.New(filepath.Join(a.dir, lockName))
-	try := fl.TryRLockContext
-	if exclusive {
-		try = fl.TryLockContext
-	}
-	ok, err := try(ctx, 2*time.Millisecond)
-	if err != nil || !ok {
-		fl.Close()
-		if err == nil {
-			err = errors.New("not acquired")
-		}
-		return nil, fmt.Errorf("archive: lock %s: %w", fl.Path(), err)
-	}
-	return func() { fl.Close() }, nil
-}
 
 // prepare returns m's run with its ids filled in: the run id (computed
 // when empty), schema_version and ingested_at (now when zero). A row of m
@@ -122,6 +113,10 @@ func prepare(m *schema.Matrix, now time.Time) (schema.Run, error) {
 	if r.IngestedAt.IsZero() {
 		r.IngestedAt = now
 	}
+	if r.Cells == nil {
+		n := countCells(m.Measurements)
+		r.Cells = &n
+	}
 	for i := range m.Measurements {
 		if id := m.Measurements[i].RunID; id != "" && id != r.RunID {
 			return r, fmt.Errorf("archive: run %s: measurement %d has run_id %s", r.RunID, i, id)
@@ -135,87 +130,18 @@ func prepare(m *schema.Matrix, now time.Time) (schema.Run, error) {
 	return r, nil
 }
 
-// Append adds the matrices to the archive, skipping those whose run id it
-// already holds. The new runs land in one file per table (runs,
-// measurements, samples when there are any), so one call with 1,000
-// documents writes at most 3 files. Either all new runs of a call land or
-// none do.
-func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, error) {
-	now := time.Now().UTC().Truncate(time.Microsecond)
-	runs := make([]schema.Run, len(ms))
-	for i, m := range ms {
-		r, err := prepare(m, now)
-		if err != nil {
-			return Result{}, err
-		}
-		runs[i] = r
+// republish scans the store after a commit and publishes it as the
+// current snapshot. The commit stands even when this fails (the runs are
+// in the store, and the next write publishes them), so the error says so.
+func (a *Archive) republish(ctx context.Context) error {
+	l, err := a.scanned(ctx)
+	if err == nil {
+		err = a.publish(ctx, l)
 	}
-	unlock, err := a.lock(ctx, true)
 	if err != nil {
-		return Result{}, err
+		return fmt.Errorf("archive: committed, but not yet visible to outside readers: %w", err)
 	}
-	defer unlock()
-	l, err := a.recovered()
-	if err != nil {
-		return Result{}, err
-	}
-	idLists, err := a.idLists(ctx, l, l.committed())
-	if err != nil {
-		return Result{}, err
-	}
-	have := map[string]bool{}
-	for _, ids := range idLists {
-		for _, id := range ids {
-			have[id] = true
-		}
-	}
-	res := Result{Items: make([]Item, len(ms))}
-	var add []int
-	nrows, nsamples := 0, 0
-	for i, r := range runs {
-		res.Items[i] = Item{RunID: r.RunID, Outcome: Duplicate}
-		if have[r.RunID] {
-			continue
-		}
-		have[r.RunID] = true
-		res.Items[i].Outcome = Added
-		add = append(add, i)
-		nrows += len(ms[i].Measurements)
-		nsamples += len(ms[i].Samples)
-	}
-	if len(add) == 0 {
-		return res, nil
-	}
-	// Rows are written in run_id order, so that the run_id statistics of
-	// each row group bound few runs and Load by id skips the others.
-	slices.SortStableFunc(add, func(i, j int) int { return cmp.Compare(runs[i].RunID, runs[j].RunID) })
-	// One copy of every row, into slices of the exact size: a batch of
-	// 1,000 documents holds tens of thousands of wide rows.
-	newRuns := make([]schema.Run, 0, len(add))
-	rows := make([]schema.Measurement, 0, nrows)
-	samples := make([]schema.Sample, 0, nsamples)
-	for _, i := range add {
-		id := runs[i].RunID
-		newRuns = append(newRuns, runs[i])
-		base := len(rows)
-		rows = append(rows, ms[i].Measurements...)
-		for k := base; k < len(rows); k++ {
-			rows[k].RunID = id
-		}
-		base = len(samples)
-		samples = append(samples, ms[i].Samples...)
-		for k := base; k < len(samples); k++ {
-			samples[k].RunID = id
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return Result{}, err
-	}
-	res.Files, err = a.commit(l, newStem(now), newRuns, rows, samples, nil)
-	if err != nil {
-		return Result{}, err
-	}
-	return res, nil
+	return nil
 }
 
 // recovered scans the archive, finishes interrupted transactions and
@@ -225,13 +151,25 @@ func (a *Archive) recovered() (*layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(l.journals) == 0 && len(l.temps) == 0 {
-		return l, nil
+	if len(l.journals) > 0 || len(l.temps) > 0 {
+		if err := recoverLayout(a.dir, l); err != nil {
+			return nil, err
+		}
+		if l, err = scan(a.dir); err != nil {
+			return nil, err
+		}
 	}
-	if err := recoverLayout(a.dir, l); err != nil {
+	return l, a.screen(context.Background(), l)
+}
+
+// scanned is scan, leaving out the batches with a damaged file when
+// SkipDamaged is set (see screen).
+func (a *Archive) scanned(ctx context.Context) (*layout, error) {
+	l, err := scan(a.dir)
+	if err != nil {
 		return nil, err
 	}
-	return scan(a.dir)
+	return l, a.screen(ctx, l)
 }
 
 // idLists returns the run ids of the runs file of each stem.
@@ -276,116 +214,12 @@ func (a *Archive) runIDs(path string) ([]string, error) {
 	}
 	ids, err := readRunIDs(path)
 	if err != nil {
-		return nil, err
+		return nil, damaged(path, err)
 	}
 	a.mu.Lock()
 	a.ids[path] = ids
 	a.mu.Unlock()
 	return ids, nil
-}
-
-// commit writes one transaction under the exclusive lock: each table's
-// rows to a temp file (fsynced), a journal, then the renames — runs last,
-// as the commit point — and finally removes the files of the replaced
-// stems and the journal. It returns the paths written.
-func (a *Archive) commit(l *layout, stem string, runs []schema.Run, ms []schema.Measurement,
-	samples []schema.Sample, replaces []string) ([]string, error) {
-	type out struct {
-		table string
-		rows  reflect.Value
-		temp  string
-		final string
-	}
-	outs := []*out{
-		{table: TableMeasurements, rows: reflect.ValueOf(ms)},
-		{table: TableSamples, rows: reflect.ValueOf(samples)},
-		{table: TableRuns, rows: reflect.ValueOf(runs)},
-	}
-	var written []*out
-	cleanup := func() {
-		for _, o := range written {
-			os.Remove(o.temp)
-		}
-	}
-	for _, o := range outs {
-		if o.rows.Len() > 0 {
-			o.temp = filepath.Join(a.dir, o.table, tempPrefix+stem+tempExt)
-			o.final = filepath.Join(a.dir, o.table, stem+dataExt)
-			written = append(written, o)
-		}
-	}
-	// The tables are written concurrently: encoding is CPU-bound and the
-	// files are independent until the renames.
-	errs := make([]error, len(written))
-	var wg sync.WaitGroup
-	for k, o := range written {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[k] = writeTemp(o.temp, func(f *os.File) error { return tableByName(o.table).write(f, o.rows) })
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		cleanup()
-		return nil, err
-	}
-	jpath := filepath.Join(a.dir, journalPrefix+stem+journalExt)
-	jtemp := filepath.Join(a.dir, TableRuns, tempPrefix+"txn-"+stem+tempExt)
-	jb, _ := json.Marshal(journal{Stem: stem, Replaces: replaces})
-	if err := writeTemp(jtemp, func(f *os.File) error { _, err := f.Write(jb); return err }); err != nil {
-		cleanup()
-		return nil, err
-	}
-	if err := os.Rename(jtemp, jpath); err != nil {
-		os.Remove(jtemp)
-		cleanup()
-		return nil, fmt.Errorf("archive: journal: %w", err)
-	}
-	if err := syncDir(a.dir); err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, o := range written {
-		if err := os.Rename(o.temp, o.final); err != nil {
-			// Undo what this transaction renamed; the runs file comes
-			// last, so nothing of it is committed yet.
-			for _, p := range files {
-				os.Remove(p)
-			}
-			cleanup()
-			os.Remove(jpath)
-			return nil, fmt.Errorf("archive: commit: %w", err)
-		}
-		files = append(files, o.final)
-	}
-	if err := syncDirs(a.dir); err != nil {
-		return nil, err
-	}
-	if len(replaces) > 0 {
-		if err := removeStems(a.dir, l, replaces); err != nil {
-			return nil, err
-		}
-		a.mu.Lock()
-		for _, s := range replaces {
-			delete(a.ids, l.files[TableRuns][s])
-		}
-		a.mu.Unlock()
-	}
-	if err := os.Remove(jpath); err != nil {
-		return nil, fmt.Errorf("archive: journal: %w", err)
-	}
-	if err := syncDirs(a.dir); err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(runs))
-	for i, r := range runs {
-		ids[i] = r.RunID
-	}
-	a.mu.Lock()
-	a.ids[filepath.Join(a.dir, TableRuns, stem+dataExt)] = ids
-	a.mu.Unlock()
-	return files, nil
 }
 
 // writeTemp creates path, lets fill write it, and fsyncs and closes it.
@@ -399,7 +233,7 @@ func writeTemp(path string, fill func(f *os.File) error) error {
 		os.Remove(path)
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := fsSync(f); err != nil {
 		f.Close()
 		os.Remove(path)
 		return fmt.Errorf("archive: %w", err)
@@ -423,9 +257,15 @@ type storedRun struct {
 // ingested the same document) is kept once: the earliest ingested, then
 // the smallest stem. The result is sorted by ingested_at, then run_id.
 func (a *Archive) readRuns(ctx context.Context, l *layout, stems []string, keep *runSet) ([]storedRun, error) {
+	return a.readRunsColumns(ctx, l, stems, keep, nil)
+}
+
+// readRunsColumns is readRuns reading only the runs columns cols (every
+// column when nil); cols must hold ingested_at, which orders the runs.
+func (a *Archive) readRunsColumns(ctx context.Context, l *layout, stems []string, keep *runSet, cols []string) ([]storedRun, error) {
 	files := make([][][]schema.Run, len(stems))
 	err := parallel(ctx, len(stems), func(k int) (err error) {
-		files[k], err = readRows[schema.Run](l.files[TableRuns][stems[k]], keep, nil)
+		files[k], err = readRows[schema.Run](l.files[TableRuns][stems[k]], keep, cols)
 		return err
 	})
 	if err != nil {
@@ -459,16 +299,11 @@ func (a *Archive) readRuns(ctx context.Context, l *layout, stems []string, keep 
 // Runs returns every run of the archive (without measurements), sorted by
 // ingested_at, then run_id.
 func (a *Archive) Runs(ctx context.Context) ([]schema.Run, error) {
-	unlock, err := a.lock(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	l, err := scan(a.dir)
-	if err != nil {
-		return nil, err
-	}
-	srs, err := a.readRuns(ctx, l, l.committed(), nil)
+	var srs []storedRun
+	err := a.underReadLock(ctx, func(l *layout) (err error) {
+		srs, err = a.readRuns(ctx, l, l.committed(), nil)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -477,6 +312,21 @@ func (a *Archive) Runs(ctx context.Context) ([]schema.Run, error) {
 		out[i] = r.run
 	}
 	return out, nil
+}
+
+// underReadLock takes the shared lock, scans the store (leaving out
+// damaged batches when SkipDamaged is set) and calls f with it.
+func (a *Archive) underReadLock(ctx context.Context, f func(l *layout) error) error {
+	unlock, err := a.lock(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	l, err := a.scanned(ctx)
+	if err != nil {
+		return err
+	}
+	return f(l)
 }
 
 // Load returns the runs with the given ids as matrices with their
@@ -518,7 +368,7 @@ func (a *Archive) loadColumns(ctx context.Context, cols, runIDs []string) ([]*sc
 		return nil, err
 	}
 	defer unlock()
-	l, err := scan(a.dir)
+	l, err := a.scanned(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -685,7 +535,7 @@ func (a *Archive) Compact(ctx context.Context) error {
 	}
 	stems := l.committed()
 	if len(stems) == 0 || len(stems) == 1 && grouped(l, stems[0]) {
-		return nil
+		return a.publish(ctx, l)
 	}
 	srs, err := a.readRuns(ctx, l, stems, nil)
 	if err != nil {
@@ -707,14 +557,20 @@ func (a *Archive) Compact(ctx context.Context) error {
 	samples := make([]schema.Sample, 0, nsamples)
 	for i, m := range ms {
 		runs[i] = m.Run
+		if runs[i].Cells == nil { // written before the column existed
+			n := countCells(m.Measurements)
+			runs[i].Cells = &n
+		}
 		rows = append(rows, m.Measurements...)
 		samples = append(samples, m.Samples...)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	_, err = a.commit(l, newStem(time.Now()), runs, rows, samples, stems)
-	return err
+	if _, err = a.commit(l, newStem(time.Now()), runs, rows, samples, stems); err != nil {
+		return err
+	}
+	return a.republish(ctx)
 }
 
 // grouped reports whether the files of stem are cut into row groups by

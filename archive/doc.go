@@ -68,6 +68,22 @@
 // printed and extra lists). Loaded rows are not copied per run: a run's
 // matrix holds a subslice of the rows read from its file.
 //
+// # Snapshots for outside readers
+//
+// The table directories above are the store, read by this package under
+// the lock. Every write ends by publishing a snapshot: hard links to the
+// committed files under DIR/snapshots/<name>/, made current by renaming
+// one symlink over DIR/current (snapshot.go; docs/archive.md says how
+// DuckDB, pandas and Spark read it and what they see at every step).
+//
+// # Streaming writes
+//
+// A Writer (writer.go) holds the write lock for one transaction and
+// writes the runs added to it in sorted batches of batchRows rows, each
+// batch as row groups of the transaction's single file per table, so the
+// memory of an ingest of 100,000 documents is that of one batch. Append
+// is a Writer over a slice.
+//
 // Writers hold an exclusive flock on DIR/.lock (gofrs/flock), readers a
 // shared one, so concurrent ingests from goroutines and processes are
 // safe. Under the lock Append dedupes by run_id: it reads only the run_id

@@ -47,7 +47,7 @@ func readRows[T Row](path string, keep *runSet, cols []string) ([][]T, error) {
 	defer f.Close()
 	var out sink[T]
 	if err := tableOf[T]().read(f, path, keep, cols, &out); err != nil {
-		return nil, err
+		return nil, damaged(path, err)
 	}
 	return out.chunks, nil
 }
@@ -165,32 +165,48 @@ var groupRows = 8192 // a variable so tests can write many groups of few runs
 // callers sort rows by run_id to make those bounds tight.
 func (t *table) write(w io.Writer, rows reflect.Value) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	fw, err := pqarrow.NewFileWriter(t.schema, writeOnly{bw}, writerProps(),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	fw, err := t.newFileWriter(bw)
 	if err != nil {
-		return fmt.Errorf("archive: %s: %w", t.name, err)
+		return err
 	}
-	if rows.Len() > 0 {
-		rec := t.record(rows)
-		for _, g := range t.groups(rows) {
-			part := rec.NewSlice(int64(g[0]), int64(g[1]))
-			err = fw.Write(part)
-			part.Release()
-			if err != nil {
-				break
-			}
-		}
-		rec.Release()
-		if err != nil {
-			fw.Close()
-			return fmt.Errorf("archive: write %s: %w", t.name, err)
-		}
+	if err := t.writeGroups(fw, rows); err != nil {
+		fw.Close()
+		return err
 	}
 	if err := fw.Close(); err != nil {
 		return fmt.Errorf("archive: write %s: %w", t.name, err)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("archive: write %s: %w", t.name, err)
+	}
+	return nil
+}
+
+// newFileWriter starts a Parquet file of table t on w.
+func (t *table) newFileWriter(w io.Writer) (*pqarrow.FileWriter, error) {
+	fw, err := pqarrow.NewFileWriter(t.schema, writeOnly{w}, writerProps(),
+		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return nil, fmt.Errorf("archive: %s: %w", t.name, err)
+	}
+	return fw, nil
+}
+
+// writeGroups appends rows to fw as row groups (see write). A file can
+// take several calls: each adds its own groups.
+func (t *table) writeGroups(fw *pqarrow.FileWriter, rows reflect.Value) error {
+	if rows.Len() == 0 {
+		return nil
+	}
+	rec := t.record(rows)
+	defer rec.Release()
+	for _, g := range t.groups(rows) {
+		part := rec.NewSlice(int64(g[0]), int64(g[1]))
+		err := fw.Write(part)
+		part.Release()
+		if err != nil {
+			return fmt.Errorf("archive: write %s: %w", t.name, err)
+		}
 	}
 	return nil
 }

@@ -31,16 +31,7 @@ const (
 // part-<UTC time, µs>-<host>-<pid>-<64 random bits>. It sorts by time.
 func newStem(now time.Time) string {
 	host, _ := os.Hostname()
-	host = strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.':
-			return r
-		}
-		return '_'
-	}, host)
-	if host == "" {
-		host = "unknown"
-	}
+	host = safeName(host)
 	var b [8]byte
 	rand.Read(b[:]) // never fails (crypto/rand, Go ≥ 1.24)
 	return fmt.Sprintf("part-%s-%s-%d-%s", now.UTC().Format("20060102T150405.000000Z"),
@@ -63,11 +54,12 @@ type layout struct {
 	journals []journal
 	temps    []string
 	replaced map[string]bool // stems a committed transaction replaces
+	damaged  map[string]bool // stems with a damaged file (SkipDamaged)
 }
 
 // scan lists the archive's files. It reads journals but changes nothing.
 func scan(dir string) (*layout, error) {
-	l := &layout{files: map[string]map[string]string{}, replaced: map[string]bool{}}
+	l := &layout{files: map[string]map[string]string{}, replaced: map[string]bool{}, damaged: map[string]bool{}}
 	for _, t := range Tables {
 		l.files[t] = map[string]string{}
 		root := filepath.Join(dir, t)
@@ -128,12 +120,13 @@ func scan(dir string) (*layout, error) {
 	return l, nil
 }
 
-// committed returns the stems whose runs file exists and that no
-// committed transaction replaces, sorted.
+// committed returns the stems whose runs file exists, that no committed
+// transaction replaces and that hold no damaged file (when screened),
+// sorted.
 func (l *layout) committed() []string {
 	var out []string
 	for s := range l.files[TableRuns] {
-		if !l.replaced[s] {
+		if !l.replaced[s] && !l.damaged[s] {
 			out = append(out, s)
 		}
 	}
@@ -146,7 +139,7 @@ func (l *layout) committed() []string {
 // own a journal or a temp file then).
 func recoverLayout(dir string, l *layout) error {
 	for _, p := range l.temps {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsRemove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("archive: recover: %w", err)
 		}
 	}
@@ -160,7 +153,7 @@ func recoverLayout(dir string, l *layout) error {
 		if err != nil {
 			return err
 		}
-		if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsRemove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("archive: recover: %w", err)
 		}
 	}
@@ -180,7 +173,7 @@ func removeStems(dir string, l *layout, stems []string) error {
 			if !ok {
 				continue
 			}
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := fsRemove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("archive: remove: %w", err)
 			}
 		}
@@ -213,7 +206,7 @@ func syncDir(d string) error {
 		return fmt.Errorf("archive: sync %s: %w", d, err)
 	}
 	defer f.Close()
-	if err := f.Sync(); err != nil {
+	if err := fsSync(f); err != nil {
 		return fmt.Errorf("archive: sync %s: %w", d, err)
 	}
 	return nil

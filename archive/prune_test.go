@@ -215,6 +215,8 @@ func TestLoadPrunes(t *testing.T) {
 					want.Samples = nil // neither archive stored samples for these
 					if a == sorted {
 						want.Samples = stored(ms[i]).Samples
+					} else {
+						want.Run.Cells = nil // written as an older version did
 					}
 					if !reflect.DeepEqual(got[k], want) {
 						t.Errorf("%s: run %d:\n got %+v\nwant %+v", a.Dir(), i, got[k], want)

@@ -23,7 +23,7 @@ const RunIDLen = 16
 // digits of the SHA-256 of its content. Content means the run's metadata
 // and measurements as normalized values; it leaves out where and when the
 // document was read (source path, hash, format, ingest time), the run id
-// itself, the subtitle (a summary of the rest), source line numbers and
+// itself, the archive's cell count, the subtitle (a summary of the rest), source line numbers and
 // printed text. So the text, HTML and
 // Markdown forms of one document share one id, and re-ingesting any of
 // them is a duplicate. Samples (per-request records) are left out too: a
@@ -77,7 +77,7 @@ type canonEncoder struct {
 var (
 	runLeftOut = map[string]bool{
 		"RunID": true, "SchemaVersion": true, "SourcePath": true, "SourceSHA256": true,
-		"SourceFormat": true, "IngestedAt": true,
+		"SourceFormat": true, "IngestedAt": true, "Cells": true,
 		// The subtitle only summarizes the rest ("vllm · 0.30.1 · INT4 · 5
 		// contexts …") and documents glue or separate its parts differently.
 		"Subtitle": true,
@@ -579,6 +579,7 @@ func marshalContent(m *Matrix) []byte {
 	r := m.Run
 	r.RunID, r.SourcePath, r.SourceSHA256, r.SourceFormat = "", "", "", ""
 	r.IngestedAt = time.Time{}
+	r.Cells = nil
 	r.SchemaVersion = 0
 	r.Subtitle = ""
 	ms := make([]Measurement, len(m.Measurements))

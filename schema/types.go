@@ -94,6 +94,10 @@ type Run struct {
 	SourceSHA256  string    `json:"source_sha256"`
 	SourceFormat  string    `json:"source_format"`
 	IngestedAt    time.Time `json:"ingested_at"`
+	// Cells is the number of cells the run's measurements hold, counted
+	// by the archive when it writes the run (nil for runs written before
+	// the column existed): listings read it instead of the measurements.
+	Cells *int32 `json:"cells,omitempty"`
 
 	Title    string `json:"title"`
 	Subtitle string `json:"subtitle,omitempty"`

@@ -81,6 +81,21 @@ func TestListColumns(t *testing.T) {
 			if code != exitOK || !containsLine(out, tt.id, fmt.Sprint(tt.cells)) {
 				t.Errorf("-list %s: exit %d, %s\n%s", tt.id[:12], code, errs, out)
 			}
+			// The count the archive keeps in its runs table (what -list
+			// without selectors prints) is analysis's count too.
+			listed, err := a.ListRuns(ctx, listColumns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range listed {
+				if r.RunID == tt.id && (r.Cells == nil || int(*r.Cells) != tt.cells) {
+					t.Errorf("runs table: cells %v, want %d", r.Cells, tt.cells)
+				}
+			}
+			code, out, errs = runCmd(t, "", "-archive", dir, "-list", "-format", "csv")
+			if code != exitOK || !containsLine(out, tt.id, fmt.Sprint(tt.cells)) {
+				t.Errorf("-list: exit %d, %s\n%s", code, errs, out)
+			}
 		})
 	}
 }

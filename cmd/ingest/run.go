@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -35,26 +36,43 @@ const stdinName = "<stdin>"
 
 // doc is one FILE argument and what became of it: its runs (one for a
 // document; an appended result file of several configurations holds
-// more), or an error.
+// more), or an error. Once its runs are in the archive's writer, only
+// their one-line reports stay (ms is dropped), so memory does not grow
+// with the number of files.
 type doc struct {
-	arg  string // as given
-	name string // for messages: the path, or stdinName
-	ms   []*schema.Matrix
-	err  error
+	arg   string // as given
+	name  string // for messages: the path, or stdinName
+	ms    []*schema.Matrix
+	err   error
+	lines []string // the report of each run, once written
+	done  chan struct{}
+	// queued: the document went to a parse worker (and holds a slot).
+	queued bool
 }
 
 // gcPercent is the garbage collector's target while ingest runs, unless
-// GOGC is set. A batch allocates parsed documents that all stay live
-// until Append has written them, then Arrow builders and Parquet pages:
-// at the default 100 the collector runs many cycles over that growing
-// live heap (about a sixth of the CPU time of a 1,000-document call).
-// 400 lets the heap grow to five times the live data between cycles,
-// trading memory (tens of MB for 1,000 documents) for CPU.
-const gcPercent = 400
+// GOGC is set. Parsing allocates much short-lived garbage and little
+// that lives (a window of parsed documents and one batch of rows): 200
+// halves the collector's work against the default for tens of MB more.
+const gcPercent = 200
+
+// memLimit is the heap size at which the collector works harder, unless
+// GOMEMLIMIT is set: a soft bound that keeps the peak RSS of a long
+// ingest flat (the live data is one window of documents and one batch of
+// rows, tens of MB), where the heap would otherwise grow to gcPercent
+// above each peak and the runtime return it to the system only slowly.
+const memLimit = 128 << 20
+
+// window is how many parsed documents may wait for the writer, per
+// parse worker: enough to keep the workers busy, and a bound on memory.
+const window = 4
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memLimit))
 	}
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -62,8 +80,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	format := fs.String("format", "", "document `format`: "+strings.Join(parse.Formats, ", ")+" (default: detect from content)")
 	asJSON := fs.Bool("json", false, "print the parsed documents as a JSON array instead of writing them")
 	compact := fs.Bool("compact", false, "merge the archive's files into one per table afterwards")
+	lockTimeout := fs.Duration("lock-timeout", 0, "give up (exit 1) when the archive's lock is not free within this `duration` (default: wait)")
+	check := fs.Bool("check", false, "read every file of the archive and report each damaged or foreign one (exit 1 when any)")
+	moveDamaged := fs.Bool("move-damaged", false, "with -check: move the batches holding damaged files to DIR/damaged/")
+	filesFrom := fs.String("files-from", "", "read more FILE names from this `file`, one per line (for more files than a command line holds)")
+	skipDamaged := fs.Bool("skip-damaged", false, "go on without the batches holding a damaged or foreign file, naming each on stderr")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ingest [-archive DIR] [-format %s] [-json] [-compact] FILE...\n", strings.Join(parse.Formats, "|"))
+		fmt.Fprintf(stderr, "usage: ingest [-archive DIR] [-format %s] [-json] [-compact] [-lock-timeout D] [-skip-damaged] [-files-from LIST] FILE...\n", strings.Join(parse.Formats, "|"))
+		fmt.Fprintln(stderr, "       ingest [-archive DIR] -check [-move-damaged]")
 		fmt.Fprintln(stderr, "FILE - reads standard input. One line per run on stdout (a file of several configurations holds several): run_id, title, rows, added|duplicate|error.")
 		fs.PrintDefaults()
 	}
@@ -78,28 +102,36 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	files := fs.Args()
-	if len(files) == 0 && !*compact {
+	if *filesFrom != "" {
+		more, err := readList(*filesFrom)
+		if err != nil {
+			fmt.Fprintln(stderr, "ingest: -files-from:", err)
+			return exitUsage
+		}
+		files = append(files, more...)
+	}
+	switch {
+	case *check && (len(files) > 0 || *compact || *asJSON || *skipDamaged):
+		fmt.Fprintln(stderr, "ingest: -check reads the archive only: no FILEs, -compact, -json or -skip-damaged")
+		return exitUsage
+	case *moveDamaged && !*check:
+		fmt.Fprintln(stderr, "ingest: -move-damaged goes with -check")
+		return exitUsage
+	case len(files) == 0 && !*compact && !*check:
 		fs.Usage()
 		return exitUsage
-	}
-	if *asJSON && *compact {
+	case *asJSON && *compact:
 		fmt.Fprintln(stderr, "ingest: -json writes nothing; it does not combine with -compact")
 		return exitUsage
 	}
 
-	docs := parseAll(ctx, files, *format, stdin, newProgress(stderr))
-	failed := false
-	for _, d := range docs {
-		if d.err != nil {
-			failed = true
-			fmt.Fprintln(stderr, d.err)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		fmt.Fprintln(stderr, "ingest:", err)
-		return exitFail
-	}
 	if *asJSON {
+		docs := parseAll(ctx, files, *format, stdin, newProgress(stderr))
+		failed := report(stderr, docs)
+		if err := ctx.Err(); err != nil {
+			fmt.Fprintln(stderr, "ingest:", err)
+			return exitFail
+		}
 		if err := writeJSON(stdout, stderr, docs); err != nil {
 			fmt.Fprintln(stderr, "ingest:", err)
 			return exitFail
@@ -112,41 +144,158 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "ingest:", err)
 		return exitFail
 	}
-	var good []*schema.Matrix
-	now := time.Now().UTC().Truncate(time.Microsecond)
-	for _, d := range docs {
-		for _, m := range d.ms {
-			m.Run.IngestedAt = now
-			good = append(good, m)
-		}
+	a.LockTimeout = *lockTimeout
+	a.LockWait = func(hs []archive.Holder) {
+		fmt.Fprintf(stderr, "ingest: waiting for the lock of %s, held by %s\n", *dir, archive.DescribeHolders(hs))
 	}
-	var res archive.Result
-	if len(good) > 0 {
-		res, err = a.Append(ctx, good)
-		if err != nil {
-			fmt.Fprintln(stderr, "ingest:", err)
-			return exitFail
-		}
+	a.SkipDamaged = *skipDamaged
+	a.OnDamaged = func(d archive.Damage) {
+		fmt.Fprintf(stderr, "ingest: skipping batch %s: %s: %v\n", d.Stem, d.Path, d.Err)
 	}
-	k := 0
-	for _, d := range docs {
-		if d.err != nil {
-			fmt.Fprintf(stdout, "-\t%s\t0 rows\terror\n", d.name)
-			continue
-		}
-		for _, m := range d.ms {
-			it := res.Items[k]
-			k++
-			fmt.Fprintf(stdout, "%s\t%s\t%d rows\t%s\n", it.RunID, oneLine(m.Run.Title), len(m.Measurements), it.Outcome)
-		}
+	if *check {
+		return checkArchive(ctx, a, *moveDamaged, stdout, stderr)
+	}
+	failed, err := ingestFiles(ctx, a, files, *format, stdin, stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "ingest:", explain(err, *dir))
+		return exitFail
 	}
 	if *compact {
 		if err := a.Compact(ctx); err != nil {
-			fmt.Fprintln(stderr, "ingest: compact:", err)
+			fmt.Fprintln(stderr, "ingest: compact:", explain(err, *dir))
 			return exitFail
 		}
 	}
 	return exitCode(failed)
+}
+
+// ingestFiles parses the files and streams their runs into one archive
+// transaction, then prints a line per run. It reports whether a
+// document failed; the error is the archive's.
+func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format string,
+	stdin io.Reader, stdout, stderr io.Writer) (failed bool, err error) {
+	if len(files) == 0 {
+		return false, nil
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	var w *archive.Writer
+	defer func() {
+		if w != nil && err != nil {
+			w.Abort()
+		}
+	}()
+	docs := parseStream(ctx, files, format, stdin, newProgress(stderr), func(d *doc) error {
+		if d.err != nil {
+			fmt.Fprintln(stderr, d.err)
+			return nil
+		}
+		for _, m := range d.ms {
+			if w == nil {
+				if w, err = a.NewWriter(ctx); err != nil {
+					return err
+				}
+			}
+			m.Run.IngestedAt = now
+			it, err := w.Add(m)
+			if err != nil {
+				return err
+			}
+			d.lines = append(d.lines, fmt.Sprintf("%s\t%s\t%d rows\t%s", it.RunID, oneLine(m.Run.Title), len(m.Measurements), it.Outcome))
+		}
+		d.ms = nil
+		return nil
+	}, &err)
+	if err != nil {
+		return false, err
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if w != nil {
+		if _, err = w.Close(); err != nil {
+			w = nil // Close released the lock and removed its files
+			return false, err
+		}
+	}
+	for _, d := range docs {
+		if d.err != nil {
+			failed = true
+			fmt.Fprintf(stdout, "-\t%s\t0 rows\terror\n", d.name)
+			continue
+		}
+		for _, l := range d.lines {
+			fmt.Fprintln(stdout, l)
+		}
+	}
+	return failed, nil
+}
+
+// readList reads file names, one per line; blank lines are skipped.
+func readList(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSuffix(l, "\r"); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// explain adds what to do to an error naming a damaged file.
+func explain(err error, dir string) string {
+	var de *archive.DamagedError
+	if errors.As(err, &de) {
+		return fmt.Sprintf("%v\n(ingest -archive %s -check lists every damaged file and -move-damaged moves them aside; -skip-damaged goes on without them)", err, dir)
+	}
+	return err.Error()
+}
+
+// checkArchive runs -check (and -move-damaged).
+func checkArchive(ctx context.Context, a *archive.Archive, move bool, stdout, stderr io.Writer) int {
+	ds, err := a.Check(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "ingest: check:", err)
+		return exitFail
+	}
+	var stems []string
+	for _, d := range ds {
+		fmt.Fprintf(stdout, "damaged\t%s\t%s\t%v\n", d.Stem, d.Path, d.Err)
+		if !slices.Contains(stems, d.Stem) {
+			stems = append(stems, d.Stem)
+		}
+	}
+	if len(ds) == 0 {
+		fmt.Fprintln(stderr, "ingest: check: every file of", a.Dir(), "reads")
+		return exitOK
+	}
+	if !move {
+		fmt.Fprintf(stderr, "ingest: check: %d damaged file(s); -move-damaged moves their batches to %s\n", len(ds), filepath.Join(a.Dir(), "damaged"))
+		return exitFail
+	}
+	moved, err := a.MoveAside(ctx, stems)
+	for _, p := range moved {
+		fmt.Fprintf(stdout, "moved\t%s\n", p)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "ingest: move:", err)
+	}
+	return exitFail
+}
+
+// report prints the documents' errors and says whether there was one.
+func report(stderr io.Writer, docs []*doc) bool {
+	failed := false
+	for _, d := range docs {
+		if d.err != nil {
+			failed = true
+			fmt.Fprintln(stderr, d.err)
+		}
+	}
+	return failed
 }
 
 func exitCode(failed bool) int {
@@ -161,14 +310,25 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// parseAll reads and parses every FILE, one worker per CPU, keeping the
-// order of files. Standard input is read once, however often "-" appears.
+// parseAll reads and parses every FILE and keeps them all (for -json).
 func parseAll(ctx context.Context, files []string, format string, stdin io.Reader, prog *progress) []*doc {
+	var err error
+	return parseStream(ctx, files, format, stdin, prog, func(*doc) error { return nil }, &err)
+}
+
+// parseStream reads and parses every FILE, one worker per CPU, and hands
+// each document to consume in the order of files, as soon as it and those
+// before it are parsed. At most window documents per worker are parsed
+// ahead of consume, so memory stays bounded. The first error of consume
+// stops the parsing and is stored in *errp. Standard input is read once,
+// however often "-" appears.
+func parseStream(ctx context.Context, files []string, format string, stdin io.Reader, prog *progress,
+	consume func(*doc) error, errp *error) []*doc {
 	docs := make([]*doc, len(files))
 	var stdinBytes []byte
 	var stdinErr error
 	for i, f := range files {
-		docs[i] = &doc{arg: f, name: f}
+		docs[i] = &doc{arg: f, name: f, done: make(chan struct{})}
 		if f == "-" {
 			docs[i].name = stdinName
 			if stdinBytes == nil && stdinErr == nil {
@@ -179,11 +339,13 @@ func parseAll(ctx context.Context, files []string, format string, stdin io.Reade
 			}
 		}
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := runtime.GOMAXPROCS(0)
+	slots := make(chan struct{}, window*workers)
 	jobs := make(chan *doc)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -198,17 +360,39 @@ func parseAll(ctx context.Context, files []string, format string, stdin io.Reade
 				default:
 					d.ms, d.err = parseFile(d.arg, format)
 				}
-				mu.Lock()
-				done++
-				prog.update(done, len(docs))
-				mu.Unlock()
+				close(d.done)
 			}
 		}()
 	}
-	for _, d := range docs {
-		jobs <- d
+	go func() {
+		defer close(jobs)
+		for _, d := range docs {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				// Not parsed: say so when consume reaches it.
+				d.err = fmt.Errorf("%s: %w", d.name, context.Cause(ctx))
+				close(d.done)
+				continue
+			}
+			d.queued = true
+			jobs <- d
+		}
+	}()
+	for i, d := range docs {
+		<-d.done
+		if *errp == nil {
+			if err := consume(d); err != nil {
+				*errp = err
+				cancel()
+			}
+		}
+		if d.queued {
+			<-slots
+		}
+		d.done = nil // 100,000 documents: keep only what the report needs
+		prog.update(i+1, len(docs))
 	}
-	close(jobs)
 	wg.Wait()
 	prog.finish()
 	return docs

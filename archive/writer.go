@@ -1,0 +1,400 @@
+package archive
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"speedmatrix/schema"
+)
+
+// batchRows is how many rows (measurements and samples) a Writer holds
+// before it writes them out as row groups of its files.
+//
+// Note: the rows of a batch are sorted by run_id before they are cut
+// into row groups, so the groups of one batch bound narrow id ranges;
+// across batches the ranges overlap, and Load by id then reads one group
+// per batch (Compact sorts the whole archive again). 65,536 rows (about
+// 1,400 seed documents) keep a batch's Go rows, Arrow record and Parquet
+// pages to a few tens of MB.
+var batchRows = 1 << 14
+
+// Writer adds runs to the archive in one transaction whose memory does
+// not grow with the number of runs: rows are written to the files of the
+// transaction (one per table) in batches of about batchRows rows, and
+// Close commits them all at once. It holds the archive's write lock from
+// NewWriter to Close or Abort.
+type Writer struct {
+	a      *Archive
+	ctx    context.Context
+	unlock func()
+	l      *layout
+	now    time.Time
+	have   map[string]bool
+	files  *tempFiles
+	items  []Item
+	added  []string
+	batch  []pendingRun
+	nrows  int
+	done   bool
+}
+
+// pendingRun is a run added but not yet written.
+type pendingRun struct {
+	run schema.Run
+	m   *schema.Matrix
+}
+
+// NewWriter takes the write lock (waiting as lock says), finishes any
+// interrupted transaction and reads the archive's run ids for dedupe.
+func (a *Archive) NewWriter(ctx context.Context) (*Writer, error) {
+	unlock, err := a.lock(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{a: a, ctx: ctx, unlock: unlock, now: time.Now().UTC().Truncate(time.Microsecond), have: map[string]bool{}}
+	if w.l, err = a.recovered(); err == nil {
+		var lists [][]string
+		if lists, err = a.idLists(ctx, w.l, w.l.committed()); err == nil {
+			for _, ids := range lists {
+				for _, id := range ids {
+					w.have[id] = true
+				}
+			}
+		}
+	}
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	w.files = &tempFiles{dir: a.dir, stem: newStem(w.now)}
+	return w, nil
+}
+
+// Add adds m unless the archive (or an earlier Add) holds its run id,
+// and says which. The writer keeps m until its batch is written: the
+// caller must not change it.
+func (w *Writer) Add(m *schema.Matrix) (Item, error) {
+	if w.done {
+		return Item{}, errors.New("archive: Add after Close")
+	}
+	r, err := prepare(m, w.now)
+	if err != nil {
+		return Item{}, err
+	}
+	it := Item{RunID: r.RunID, Outcome: Duplicate}
+	if !w.have[r.RunID] {
+		w.have[r.RunID] = true
+		it.Outcome = Added
+		w.batch = append(w.batch, pendingRun{r, m})
+		w.nrows += len(m.Measurements) + len(m.Samples)
+	}
+	w.items = append(w.items, it)
+	if w.nrows >= batchRows {
+		if err := w.flush(); err != nil {
+			return it, err
+		}
+	}
+	return it, nil
+}
+
+// flush writes the batch's rows to the transaction's files, in run_id
+// order, so that the run_id statistics of each row group bound few runs
+// and Load by id skips the others.
+func (w *Writer) flush() error {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	slices.SortStableFunc(w.batch, func(x, y pendingRun) int { return cmp.Compare(x.run.RunID, y.run.RunID) })
+	nrows, nsamples := 0, 0
+	for _, p := range w.batch {
+		nrows += len(p.m.Measurements)
+		nsamples += len(p.m.Samples)
+	}
+	// One copy of every row, into slices of the exact size, carrying
+	// the run id.
+	runs := make([]schema.Run, 0, len(w.batch))
+	rows := make([]schema.Measurement, 0, nrows)
+	samples := make([]schema.Sample, 0, nsamples)
+	for _, p := range w.batch {
+		id := p.run.RunID
+		runs = append(runs, p.run)
+		w.added = append(w.added, id)
+		base := len(rows)
+		rows = append(rows, p.m.Measurements...)
+		for k := base; k < len(rows); k++ {
+			rows[k].RunID = id
+		}
+		base = len(samples)
+		samples = append(samples, p.m.Samples...)
+		for k := base; k < len(samples); k++ {
+			samples[k].RunID = id
+		}
+	}
+	w.batch, w.nrows = w.batch[:0], 0
+	clear(w.batch[:cap(w.batch)])
+	return w.files.write(runs, rows, samples)
+}
+
+// Close writes the last batch, commits the transaction (all runs added
+// land, or none), publishes the snapshot and releases the lock.
+func (w *Writer) Close() (Result, error) {
+	if w.done {
+		return Result{}, errors.New("archive: Close twice")
+	}
+	w.done = true
+	defer w.unlock()
+	res := Result{Items: w.items}
+	if err := w.flush(); err != nil {
+		w.files.abort()
+		return Result{}, err
+	}
+	if len(w.added) == 0 {
+		// Nothing new; still publish when a crash or a copy left the
+		// snapshot behind the store.
+		return res, w.a.publish(w.ctx, w.l)
+	}
+	if err := w.ctx.Err(); err != nil {
+		w.files.abort()
+		return Result{}, err
+	}
+	files, err := w.files.commit(w.a, w.l, nil, w.added)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Files = files
+	return res, w.a.republish(w.ctx)
+}
+
+// Abort drops what the writer wrote and releases the lock.
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.files.abort()
+	w.unlock()
+}
+
+// Append adds the matrices to the archive, skipping those whose run id it
+// already holds. The new runs land in one file per table (runs,
+// measurements, samples when there are any), so one call with 1,000
+// documents writes at most 3 files. Either all new runs of a call land or
+// none do.
+func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, error) {
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	for _, m := range ms {
+		if _, err := prepare(m, now); err != nil {
+			return Result{}, err
+		}
+	}
+	w, err := a.NewWriter(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, m := range ms {
+		if _, err := w.Add(m); err != nil {
+			w.Abort()
+			return Result{}, err
+		}
+	}
+	return w.Close()
+}
+
+// commit writes one transaction of rows under the exclusive lock (see
+// tempFiles.commit). Compact uses it.
+func (a *Archive) commit(l *layout, stem string, runs []schema.Run, ms []schema.Measurement,
+	samples []schema.Sample, replaces []string) ([]string, error) {
+	tf := &tempFiles{dir: a.dir, stem: stem}
+	if err := tf.write(runs, ms, samples); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.RunID
+	}
+	return tf.commit(a, l, replaces, ids)
+}
+
+// tempFiles are the files of one transaction, one per table, written
+// under hidden temp names until the commit renames them.
+type tempFiles struct {
+	dir, stem string
+	files     [3]*tempFile // measurements, samples, runs: the rename order
+}
+
+// renameOrder: the runs file is renamed last, as the commit point.
+var renameOrder = [3]string{TableMeasurements, TableSamples, TableRuns}
+
+// tempFile is one table's file of a transaction, open for writing.
+type tempFile struct {
+	t           *table
+	temp, final string
+	f           *os.File
+	bw          *bufio.Writer
+	fw          *pqarrow.FileWriter
+}
+
+// write appends rows to the files, each table on its own goroutine
+// (encoding is CPU-bound and the files are independent).
+func (tf *tempFiles) write(runs []schema.Run, ms []schema.Measurement, samples []schema.Sample) error {
+	rows := [3]reflect.Value{reflect.ValueOf(ms), reflect.ValueOf(samples), reflect.ValueOf(runs)}
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for k := range renameOrder {
+		if rows[k].Len() == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = tf.writeTable(k, rows[k])
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		tf.abort()
+		return err
+	}
+	return nil
+}
+
+func (tf *tempFiles) writeTable(k int, rows reflect.Value) error {
+	f := tf.files[k]
+	if f == nil {
+		t := tableByName(renameOrder[k])
+		f = &tempFile{t: t,
+			temp:  filepath.Join(tf.dir, t.name, tempPrefix+tf.stem+tempExt),
+			final: filepath.Join(tf.dir, t.name, tf.stem+dataExt)}
+		var err error
+		if f.f, err = os.OpenFile(f.temp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
+			return fmt.Errorf("archive: %w", err)
+		}
+		tf.files[k] = f
+		f.bw = bufio.NewWriterSize(f.f, 1<<16)
+		if f.fw, err = t.newFileWriter(f.bw); err != nil {
+			return err
+		}
+	}
+	return f.t.writeGroups(f.fw, rows)
+}
+
+// close finishes and fsyncs the files.
+func (tf *tempFiles) close() error {
+	for _, f := range tf.files {
+		if f == nil {
+			continue
+		}
+		err := f.fw.Close()
+		if err == nil {
+			err = f.bw.Flush()
+		}
+		if err == nil {
+			err = fsSync(f.f)
+		}
+		if cerr := f.f.Close(); err == nil {
+			err = cerr
+		}
+		f.fw = nil
+		if err != nil {
+			return fmt.Errorf("archive: write %s: %w", f.t.name, err)
+		}
+	}
+	return nil
+}
+
+// abort closes and removes the temp files.
+func (tf *tempFiles) abort() {
+	for k, f := range tf.files {
+		if f == nil {
+			continue
+		}
+		if f.fw != nil {
+			f.fw.Close()
+		}
+		f.f.Close()
+		os.Remove(f.temp)
+		tf.files[k] = nil
+	}
+}
+
+// commit finishes the files, writes a journal, renames the files (runs
+// last, as the commit point), removes the files of the replaced stems
+// and the journal, and caches the new runs file's ids. It returns the
+// paths written.
+func (tf *tempFiles) commit(a *Archive, l *layout, replaces, ids []string) ([]string, error) {
+	if err := tf.close(); err != nil {
+		tf.abort()
+		return nil, err
+	}
+	stem := tf.stem
+	jpath := filepath.Join(a.dir, journalPrefix+stem+journalExt)
+	jtemp := filepath.Join(a.dir, TableRuns, tempPrefix+"txn-"+stem+tempExt)
+	jb, _ := json.Marshal(journal{Stem: stem, Replaces: replaces})
+	if err := writeTemp(jtemp, func(f *os.File) error { _, err := f.Write(jb); return err }); err != nil {
+		tf.abort()
+		return nil, err
+	}
+	if err := fsRename(jtemp, jpath); err != nil {
+		os.Remove(jtemp)
+		tf.abort()
+		return nil, fmt.Errorf("archive: journal: %w", err)
+	}
+	if err := syncDir(a.dir); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range tf.files {
+		if f == nil {
+			continue
+		}
+		if err := fsRename(f.temp, f.final); err != nil {
+			// Undo what this transaction renamed; the runs file comes
+			// last, so nothing of it is committed yet.
+			for _, p := range files {
+				os.Remove(p)
+			}
+			tf.abort()
+			os.Remove(jpath)
+			return nil, fmt.Errorf("archive: commit: %w", err)
+		}
+		files = append(files, f.final)
+	}
+	if err := syncDirs(a.dir); err != nil {
+		return nil, err
+	}
+	if len(replaces) > 0 {
+		if err := removeStems(a.dir, l, replaces); err != nil {
+			return nil, err
+		}
+		a.mu.Lock()
+		for _, s := range replaces {
+			delete(a.ids, l.files[TableRuns][s])
+		}
+		a.mu.Unlock()
+	}
+	if err := fsRemove(jpath); err != nil {
+		return nil, fmt.Errorf("archive: journal: %w", err)
+	}
+	if err := syncDirs(a.dir); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.ids[filepath.Join(a.dir, TableRuns, stem+dataExt)] = ids
+	a.mu.Unlock()
+	return files, nil
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// benchCorpus writes n distinct documents (variants of both seeds) under
+// dir and a list of their paths for -files-from, and returns the list's
+// path and the documents' total size.
+func benchCorpus(b *testing.B, dir string, n int) (string, int64) {
+	b.Helper()
+	seeds := []string{readSeed(b, 0), readSeed(b, 1)}
+	var list strings.Builder
+	var size int64
+	for i := 0; i < n; i++ {
+		sub := filepath.Join(dir, fmt.Sprintf("d%03d", i/1000))
+		if i%1000 == 0 {
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		p := filepath.Join(sub, fmt.Sprintf("doc%06d.txt", i))
+		c := variant(seeds[i%2], i)
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		size += int64(len(c))
+		list.WriteString(p + "\n")
+	}
+	lp := filepath.Join(dir, "list")
+	if err := os.WriteFile(lp, []byte(list.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return lp, size
+}
+
+// ingestProcess runs the command in a child process (this test binary
+// acting as ingest) and returns its peak RSS and CPU time.
+func ingestProcess(b *testing.B, args ...string) (peakMB float64, cpu time.Duration) {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("ingest %v: %v\n%s", args[:min(len(args), 4)], err, errb.String())
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return float64(ru.Maxrss) / 1024, time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkIngestRSS measures the peak RSS and CPU time per document of
+// one ingest call (a child process) over 1,000, 10,000 and 100,000
+// generated documents: memory must not grow with their number. Run one
+// size with -bench 'IngestRSS/docs=1000$' -benchtime 1x.
+func BenchmarkIngestRSS(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			list, size := benchCorpus(b, dir, n)
+			b.SetBytes(size)
+			var peak float64
+			var cpu time.Duration
+			for i := 0; b.Loop(); i++ {
+				p, c := ingestProcess(b, "-archive", filepath.Join(dir, fmt.Sprintf("archive%d", i)), "-files-from", list)
+				peak, cpu = max(peak, p), cpu+c
+			}
+			b.ReportMetric(peak, "peak-MB")
+			b.ReportMetric(float64(cpu.Microseconds())/float64(n*b.N), "cpu-µs/doc")
+		})
+	}
+}
