@@ -142,15 +142,16 @@ func deltaTable(c *Comparison, oi int) *table {
 		cell := c.Cells[d.Cell]
 		mt := c.Metrics[d.Metric]
 		b, v, ratio, delta := "—", "—", "—", "—"
+		bs, vs := c.Precision(oi, d)
 		if d.BaseState == StateValue {
-			b = num(d.Baseline)
+			b = FormatValue(d.Baseline, bs)
 		}
 		if d.ValueState == StateValue {
-			v = num(d.Value)
+			v = FormatValue(d.Value, vs)
 		}
 		if r, ok := d.Ratio(); ok {
-			ratio = strconv.FormatFloat(r, 'f', 4, 64)
-			delta = pct((r - 1) * 100)
+			ratio = FormatRatio(r, bs, vs)
+			delta = pctSig((r-1)*100, RatioSigFigs(bs, vs))
 		}
 		row := []string{string(cell.Key.Phase), cell.Key.ContextLabel, cellN(cell.Key), mt.Label(cell.Key.Phase), b, v, ratio, delta, d.Verdict.String(), c.Note(oi, d)}
 		if c.Spread {

@@ -206,6 +206,16 @@ func raw(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
+// pctSig is pct for a change computed from figures with sig
+// significant figures: a ratio of 2 figures ("0.27") gives a whole
+// percentage ("-73%").
+func pctSig(v float64, sig int) string {
+	if sig >= 3 || math.IsNaN(v) {
+		return pct(v)
+	}
+	return fmt.Sprintf("%+.0f%%", v)
+}
+
 func pct(v float64) string {
 	if math.IsNaN(v) {
 		return "—"
