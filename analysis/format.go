@@ -15,8 +15,8 @@ import (
 // spread in both runs, so a ratio is not read as a significant
 // difference. (One run with repeats against a published matrix is such a
 // case too: the note does not claim neither has any.)
-const NoSpreadNote = "Note: no cell has repeats or per-request samples in both runs (a published matrix holds one median " +
-	"per cell and no spread), so ratios are point estimates, not tests of significance."
+const NoSpreadNote = "Note: no cell has repeats or per-request samples in both runs (one figure per cell, no spread), " +
+	"so ratios are point estimates, not tests of significance."
 
 // WriteDeltas writes the delta rows alone: CSV with a header, a JSON
 // array of Row, or the delta tables of the text and Markdown forms.
@@ -73,7 +73,13 @@ func reportTables(r *Report) []*table {
 	}
 	tables = append(tables, summaryTable(r))
 	for _, a := range r.Runs {
-		tables = append(tables, scalingTable(a), contextTable(a), frontierTable(a))
+		// A run without decode cells (a tool's serving benchmark) has no
+		// scaling, context or frontier rows: no empty tables for it.
+		for _, t := range []*table{scalingTable(a), contextTable(a), frontierTable(a)} {
+			if len(t.rows) > 0 {
+				tables = append(tables, t)
+			}
+		}
 		if r.MinUserTokS > 0 {
 			tables = append(tables, bestTable(a, r.MinUserTokS))
 		}
@@ -182,7 +188,7 @@ func csvTable(c *Comparison) *table {
 	rows := c.Rows()
 	rates := false
 	for _, r := range rows {
-		rates = rates || r.RequestRate != nil
+		rates = rates || r.RequestRate != nil || r.AllAtOnce
 	}
 	t := &table{header: []string{"phase", "context_label", "concurrency", "metric", "baseline", "value", "ratio", "delta_pct", "better", "note", "baseline_run_id", "run_id"}}
 	if rates {
@@ -205,7 +211,11 @@ func csvTable(c *Comparison) *table {
 		}
 		row := []string{string(r.Phase), r.ContextLabel, n, r.Metric, opt(r.Baseline), opt(r.Value), opt(r.Ratio), opt(r.DeltaPct), r.Better, r.Note, r.BaselineRunID, r.RunID}
 		if rates {
-			row = append(row, opt(r.RequestRate))
+			rate := opt(r.RequestRate)
+			if r.AllAtOnce {
+				rate = "+Inf"
+			}
+			row = append(row, rate)
 		}
 		if c.Spread {
 			nb, nv := "", ""
@@ -437,7 +447,7 @@ func (tr Trend) Rows() []TrendRow {
 	out := make([]TrendRow, len(tr.Points))
 	for i, p := range tr.Points {
 		r := TrendRow{Phase: tr.Cell.Phase, ContextLabel: tr.Cell.ContextLabel, Concurrency: tr.Cell.Concurrency, Metric: tr.Metric.Name,
-			RunID: p.RunID, Engine: p.Engine, EngineVersion: p.EngineVersion, Date: p.Date.Format("2006-01-02"), Status: p.State.String(),
+			RunID: p.RunID, Engine: p.Engine, EngineVersion: p.EngineVersion, Date: DateText(p.Date), Status: p.State.String(),
 			Better: p.Verdict.String(), Flagged: p.Flagged}
 		if !math.IsNaN(p.Value) {
 			r.Value = fp(p.Value)
@@ -514,8 +524,14 @@ func trendTables(trs []Trend) []*table {
 			if p.Flagged {
 				flag, class = "◀ beyond threshold", "flag"
 			}
-			t.add(p.RunID, p.Date.Format("2006-01-02"), p.Engine, p.EngineVersion, v, pct(p.ChangePct), p.Verdict.String(), flag)
+			t.add(p.RunID, DateText(p.Date), p.Engine, p.EngineVersion, v, pct(p.ChangePct), p.Verdict.String(), flag)
 			t.class = append(t.class, class)
+		}
+		for _, p := range tr.Points {
+			if p.Date.IsZero() {
+				t.notes = append(t.notes, "Undated runs (their documents give no date) sort "+map[TrendOrder]string{ByDate: "last", ByVersion: "after the dated runs of their version"}[tr.Order]+".")
+				break
+			}
 		}
 		out = append(out, t)
 	}
@@ -546,7 +562,7 @@ func WriteRuns(w io.Writer, runs []RunListing, f Format) error {
 		rows := make([]row, len(runs))
 		for i, l := range runs {
 			r := &l.Run
-			rows[i] = row{r.RunID, RunDate(r).Format("2006-01-02"), r.Model, r.GPU, r.Engine, r.EngineVersion, r.Quantization, nil}
+			rows[i] = row{r.RunID, DateText(RunDate(r)), r.Model, r.GPU, r.Engine, r.EngineVersion, r.Quantization, nil}
 			if l.Cells >= 0 {
 				rows[i].Cells = &runs[i].Cells
 			}
@@ -562,7 +578,7 @@ func WriteRuns(w io.Writer, runs []RunListing, f Format) error {
 		if l.Cells >= 0 {
 			cells = strconv.Itoa(l.Cells)
 		}
-		t.add(r.RunID, RunDate(r).Format("2006-01-02"), r.Model, r.GPU, strings.TrimSpace(r.Engine+" "+r.EngineVersion), r.Quantization, cells)
+		t.add(r.RunID, DateText(RunDate(r)), r.Model, r.GPU, strings.TrimSpace(r.Engine+" "+r.EngineVersion), r.Quantization, cells)
 	}
 	return t.write(w, f)
 }

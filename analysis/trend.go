@@ -85,6 +85,7 @@ type Trend struct {
 	Cell      Key
 	Metric    Metric
 	Threshold float64
+	Order     TrendOrder
 	Points    []TrendPoint
 }
 
@@ -92,7 +93,7 @@ type Trend struct {
 // flagging changes beyond threshold (relative, 0.05 for 5%) from the
 // previous run with a figure.
 func BuildTrend(runs []*schema.Matrix, cell Key, mt Metric, order TrendOrder, threshold float64) Trend {
-	tr := Trend{Cell: cell, Metric: mt, Threshold: threshold}
+	tr := Trend{Cell: cell, Metric: mt, Threshold: threshold, Order: order}
 	for _, m := range runs {
 		var c *Cell
 		for i := range m.Measurements {
@@ -116,7 +117,8 @@ func BuildTrend(runs []*schema.Matrix, cell Key, mt Metric, order TrendOrder, th
 	}
 	slices.SortStableFunc(tr.Points, func(a, b TrendPoint) int {
 		byVer := CompareVersions(a.EngineVersion, b.EngineVersion)
-		byDate := a.Date.Compare(b.Date)
+		// Undated runs sort after every dated one.
+		byDate := cmp.Or(cmp.Compare(boolInt(a.Date.IsZero()), boolInt(b.Date.IsZero())), a.Date.Compare(b.Date))
 		if order == ByDate {
 			return cmp.Or(byDate, byVer, cmp.Compare(a.RunID, b.RunID))
 		}
@@ -283,4 +285,11 @@ func parseVersion(s string) (version, bool) {
 		}
 	}
 	return v, true
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
