@@ -43,8 +43,8 @@ type ServePoint struct {
 type ServeCurve struct {
 	ContextLabel  string
 	ContextTokens int64
-	// ByRate is true when the load is the offered request rate (every
-	// point has one), false when it is the concurrency.
+	// ByRate is true when the load is the offered request rate (no point
+	// has a concurrency limit), false when it is the concurrency.
 	ByRate bool
 	Points []ServePoint
 }
@@ -53,7 +53,11 @@ type ServeCurve struct {
 // "∞/s".
 func (c ServeCurve) LoadLabel(p ServePoint) string {
 	if !c.ByRate {
-		return strconv.Itoa(int(p.Key.Concurrency))
+		n := strconv.Itoa(int(p.Key.Concurrency))
+		if p.Key.RequestRate != 0 && !math.IsInf(p.Key.RequestRate, 1) {
+			n += " @" + strconv.FormatFloat(p.Key.RequestRate, 'g', -1, 64) + "/s"
+		}
+		return n
 	}
 	if math.IsInf(p.Load, 1) {
 		return "∞/s"
@@ -79,8 +83,8 @@ func Serve(cs *Cells) []ServeCurve {
 			TTFTMs: valueOrNaN(c, TTFTMs), TBTMs: valueOrNaN(c, TBTMs),
 			TTFTP99Ms: valueOrNaN(c, ServeMetrics[0]), TBTP99Ms: valueOrNaN(c, ServeMetrics[1]),
 			E2EMs: valueOrNaN(c, ServeMetrics[2]), E2EP99Ms: valueOrNaN(c, ServeMetrics[3])}
-		if c.Key.RequestRate == 0 {
-			cur.ByRate = false
+		if c.Key.Concurrency != 0 {
+			cur.ByRate = false // a concurrency limit is the load, whatever the rate
 		}
 		cur.Points = append(cur.Points, p)
 	}

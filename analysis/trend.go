@@ -21,6 +21,9 @@ func ParseCell(s string) (Key, error) {
 		return Key{}, fmt.Errorf("cell %q: want phase:context[:concurrency], such as decode:8K:128", s)
 	}
 	k := Key{Phase: schema.Phase(strings.ToLower(parts[0])), ContextLabel: parts[1]}
+	if ContextTokens(parts[1]) <= 0 {
+		return Key{}, fmt.Errorf("cell %q: context %q is not a token count such as 8K, 128K or 4096", s, parts[1])
+	}
 	switch k.Phase {
 	case schema.PhasePrefill, schema.PhaseDecode, schema.PhaseServe:
 	default:

@@ -50,6 +50,7 @@ func TestParseCellAndThreshold(t *testing.T) {
 		{"Decode:123K:1", Key{Phase: schema.PhaseDecode, ContextLabel: "123K", Concurrency: 1}, true},
 		{"decode:8K", Key{}, false},
 		{"decode:8K:x", Key{}, false},
+		{"decode:8X:1", Key{}, false}, // a typo in the context
 		{"warmup:8K:1", Key{}, false},
 		{"8K", Key{}, false},
 	}
@@ -136,5 +137,18 @@ func TestUndatedRun(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), Undated) || strings.Contains(b.String(), "2026-02-01") {
 		t.Errorf("listing shows the ingest date:\n%s", b.String())
+	}
+}
+
+func TestParsePercent(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{{"5%", 0.05, true}, {"0.5%", 0.005, true}, {"5", 0, false}, {"0.05", 0, false}, {"x%", 0, false}} {
+		got, err := ParsePercent("-threshold", c.in)
+		if (err == nil) != c.ok || math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("ParsePercent(%q) = %v, %v", c.in, got, err)
+		}
 	}
 }

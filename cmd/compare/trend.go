@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"speedmatrix/analysis"
 	"speedmatrix/plots"
+	"speedmatrix/report"
 	"speedmatrix/schema"
 )
 
@@ -118,7 +120,7 @@ func trend(ctx context.Context, in *inputs, o *options, stdout io.Writer) error 
 		charts = append(charts, trendCharts(g, o)...)
 	}
 	if o.plotsDir != "" {
-		if err := writePlots(o.plotsDir, charts); err != nil {
+		if err := plots.WriteAll(o.plotsDir, charts); err != nil {
 			return err
 		}
 	}
@@ -126,7 +128,7 @@ func trend(ctx context.Context, in *inputs, o *options, stdout io.Writer) error 
 		page := plots.Report{Title: "Speed-test trend", Charts: charts,
 			Subtitle: fmt.Sprintf("%s ordered by %s; changes beyond %g%% flagged", o.trendMetric.Name, orderName(o.order), o.threshold*100)}
 		for _, t := range analysis.TrendTables(all) {
-			page.Tables = append(page.Tables, htmlTable(t))
+			page.LeadTables = append(page.LeadTables, report.HTMLTable(t))
 		}
 		page.Runs = plots.Table{Caption: "Runs", Header: []string{"setup", "runs"}}
 		for _, g := range groups {
@@ -221,7 +223,7 @@ func trendCharts(g *trendGroup, o *options) []plots.Named {
 		for i, p := range tr.Points {
 			v := p.EngineVersion
 			if o.order == analysis.ByDate || v == "" {
-				v = p.Date.Format("2006-01-02")
+				v = analysis.DateText(p.Date)
 			}
 			versions[i] = v
 		}
@@ -234,7 +236,7 @@ func trendCharts(g *trendGroup, o *options) []plots.Named {
 		cell := fmt.Sprintf("%s:%s:%d", tr.Cell.Phase, tr.Cell.ContextLabel, tr.Cell.Concurrency)
 		s := plots.Series{Name: fmt.Sprintf("%s × %d", tr.Cell.ContextLabel, tr.Cell.Concurrency)}
 		for i, p := range tr.Points {
-			s.Points = append(s.Points, plots.Point{X: float64(i), Y: p.Value, Status: status(p.State)})
+			s.Points = append(s.Points, plots.Point{X: float64(i), Y: p.Value, Status: report.SchemaStatus(p.State)})
 		}
 		xl := "Engine version"
 		if o.order == analysis.ByDate {
@@ -251,4 +253,11 @@ func trendCharts(g *trendGroup, o *options) []plots.Named {
 		})
 	}
 	return out
+}
+
+var nonName = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+// slug turns text into a chart file name part.
+func slug(s string) string {
+	return strings.Trim(strings.ToLower(nonName.ReplaceAllString(s, "_")), "_")
 }
