@@ -1,10 +1,10 @@
 package main
 
 import (
-	"regexp"
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
