@@ -7,7 +7,8 @@ import (
 )
 
 // Labels names runs for notes and legends: what tells them apart among
-// GPU (first three words) and quantization, else a run-id prefix.
+// GPU (first three words) and quantization, then engine, model and the
+// configuration a title names, else a run-id prefix.
 func Labels(ms []*schema.Matrix) []string {
 	short := func(s string) string {
 		f := strings.Fields(s)
@@ -21,6 +22,14 @@ func Labels(ms []*schema.Matrix) []string {
 		func(r *schema.Run) string { return r.Quantization },
 		func(r *schema.Run) string { return strings.TrimSpace(r.Engine + " " + r.EngineVersion) },
 		func(r *schema.Run) string { return r.Model },
+		// A tool's file split into runs by configuration: the title ends
+		// with what sets the run apart, "(deployment=kvcache)".
+		func(r *schema.Run) string {
+			if i := strings.LastIndex(r.Title, " ("); i >= 0 && strings.HasSuffix(r.Title, ")") {
+				return r.Title[i+2 : len(r.Title)-1]
+			}
+			return ""
+		},
 	}
 	var use []func(*schema.Run) string
 	for i, f := range fields {

@@ -70,7 +70,7 @@ func outcome(r *Report, s *Summary) []string {
 		}
 		spread := ""
 		if main.Compared > 1 {
-			spread = fmt.Sprintf("; from %s to %s", ratioText(*main.Min, main.SigFigs), ratioText(*main.Max, main.SigFigs))
+			spread = fmt.Sprintf("; from %s to %s", ratioText(*main.Min, main.RangeSigFigs), ratioText(*main.Max, main.RangeSigFigs))
 		}
 		if main.CILo != nil {
 			spread += fmt.Sprintf("; CI %s–%s", ratioText(*main.CILo, main.SigFigs), ratioText(*main.CIHi, main.SigFigs))

@@ -49,8 +49,10 @@ type PhaseRatio struct {
 	Excluded int      `json:"cells_excluded"`
 	// Reasons say why cells were left out, with their counts.
 	Reasons []Reason `json:"reasons,omitempty"`
-	// SigFigs is the precision the ratios carry (their printed inputs').
-	SigFigs int `json:"sig_figs"`
+	// SigFigs is the precision the mean carries, RangeSigFigs that of
+	// the extreme cells (their printed inputs').
+	SigFigs      int `json:"sig_figs"`
+	RangeSigFigs int `json:"range_sig_figs"`
 }
 
 // Reason is why some cells have no ratio ("looped in INT4").
@@ -162,10 +164,16 @@ func phaseRatios(c *analysis.Comparison, gms []analysis.GeoMean) []PhaseRatio {
 		}
 		k := gk{g.Other, g.Phase, g.Metric.Name}
 		p := PhaseRatio{Run: c.Labels[g.Other+1], Other: g.Other, Phase: g.Phase, Metric: g.Metric.Name, Label: g.Metric.Label(g.Phase),
-			Verdict: g.Verdict.String(), Compared: g.N, Excluded: g.Skipped, Reasons: reasons[k], SigFigs: analysis.MaxSigFigs}
+			Verdict: g.Verdict.String(), Compared: g.N, Excluded: g.Skipped, Reasons: reasons[k], SigFigs: analysis.MaxSigFigs, RangeSigFigs: analysis.MaxSigFigs}
 		if g.N > 0 {
 			p.Ratio, p.Min, p.Max = fp(g.Ratio), fp(g.Min), fp(g.Max)
-			p.SigFigs = sig[k]
+			p.SigFigs, p.RangeSigFigs = sig[k], sig[k]
+			if g.N >= 4 {
+				// Note: a mean of several ratios resolves one figure more
+				// than each has (2-figure cells give a 3-figure mean);
+				// the range keeps the cells' precision.
+				p.SigFigs = max(p.SigFigs, 3)
+			}
 		}
 		if g.HasCI {
 			p.CILo, p.CIHi = fp(g.CILo), fp(g.CIHi)

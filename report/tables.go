@@ -102,7 +102,7 @@ func (r *Report) summaryTable() Table {
 	for _, p := range r.Summary.Ratios {
 		rng, ci := "—", ""
 		if p.Min != nil && p.Compared > 1 {
-			rng = optRatio(p.Min, p.SigFigs) + "–" + optRatio(p.Max, p.SigFigs)
+			rng = optRatio(p.Min, p.RangeSigFigs) + "–" + optRatio(p.Max, p.RangeSigFigs)
 		}
 		if p.CILo != nil {
 			ci, anyCI = optRatio(p.CILo, p.SigFigs)+"–"+optRatio(p.CIHi, p.SigFigs), true
