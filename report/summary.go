@@ -323,7 +323,10 @@ func best(r *Report) []Answer {
 				}
 				for _, sp := range sc.Points {
 					if sp.State == analysis.StateValue && !math.IsNaN(sp.TotalTokS) && (!p.Found || sp.TotalTokS > p.TotalTokS) {
-						p.Found, p.Cell, p.Concurrency, p.TotalTokS, p.PerRequestTokS = true, sc.LoadLabel(sp), sp.Key.Concurrency, sp.TotalTokS, sp.PerRequestTokS
+						p.Found, p.Cell, p.Concurrency, p.TotalTokS, p.PerRequestTokS = true, sc.LoadLabel(sp), sp.Key.Concurrency, sp.TotalTokS, 0
+						if !math.IsNaN(sp.PerRequestTokS) {
+							p.PerRequestTokS = sp.PerRequestTokS // else absent (JSON has no NaN)
+						}
 					}
 				}
 			}

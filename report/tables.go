@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,10 @@ type Table struct {
 // tables of package analysis (runs, deltas, geometric means per context,
 // scaling, frontier, targets per run).
 func (r *Report) Tables() []Table {
-	out := []Table{r.summaryTable()}
+	var out []Table
+	if t := r.summaryTable(); len(t.Rows) > 0 {
+		out = append(out, t)
+	}
 	if t, ok := r.answersTable(r.Summary.Answers, "answers", "Targets, every run side by side (ratio = total tok/s / baseline's)"); ok {
 		out = append(out, t)
 	}
@@ -100,6 +104,9 @@ func (r *Report) summaryTable() Table {
 	}
 	anyCI := false
 	for _, p := range r.Summary.Ratios {
+		if p.Compared == 0 && slices.Contains(r.Summary.Disjoint, p.Other) {
+			continue // the outcome says the runs share no cell
+		}
 		rng, ci := "—", ""
 		if p.Min != nil && p.Compared > 1 {
 			rng = optRatio(p.Min, p.RangeSigFigs) + "–" + optRatio(p.Max, p.RangeSigFigs)

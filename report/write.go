@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -72,4 +73,25 @@ func (r *Report) writeOutcome(w io.Writer, f analysis.Format) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteSummary prints what leads the report: the outcome and the
+// summary's tables (text, Markdown), or the Summary object (JSON).
+func (r *Report) WriteSummary(w io.Writer, f analysis.Format) error {
+	if f == analysis.FormatJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r.Summary)
+	}
+	if err := r.writeOutcome(w, f); err != nil {
+		return err
+	}
+	for _, t := range r.Tables() {
+		if t.Lead {
+			if err := t.Write(w, f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
