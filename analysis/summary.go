@@ -144,14 +144,14 @@ func (c *Comparison) Summarize() []GeoMean {
 // ratioCI bounds the ratio of delta i of other run oi by its sides'
 // confidence intervals: [value lo / baseline hi, value hi / baseline lo].
 // It reports false when the delta has no statistics or a bound is not
-// positive.
+// finite and positive (fewer than six figures give no 95% interval).
 //
 // Note: a conservative interval (the extremes of both sides), not the
 // interval of the ratio itself; it is what benchstat's per-side intervals
 // allow without resampling.
 func (c *Comparison) ratioCI(oi, i int) (lo, hi float64, ok bool) {
 	s := c.Stats(oi, i)
-	if s == nil || s.Baseline.Hi <= 0 || s.Baseline.Lo <= 0 || s.Value.Lo <= 0 {
+	if s == nil || s.Baseline.Lo <= 0 || s.Value.Lo <= 0 || math.IsInf(s.Baseline.Hi, 0) || math.IsInf(s.Value.Hi, 0) {
 		return 0, 0, false
 	}
 	return s.Value.Lo / s.Baseline.Hi, s.Value.Hi / s.Baseline.Lo, true
