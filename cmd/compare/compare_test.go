@@ -388,7 +388,7 @@ func TestPlotsAndHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(b)
-	for _, want := range []string{"<svg", "0.47", "looped in RTX PRO 6000 INT4", "over capacity in both", "one figure per cell, no spread", "0.27.2rc1.dev113", "delivers 0.76× the decode throughput"} {
+	for _, want := range []string{"<svg", "0.47", "looped in RTX PRO 6000 INT4", "over capacity in both", "one figure per cell, no spread", "0.27.2rc1.dev113", "delivers 0.756× the decode throughput"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
