@@ -376,7 +376,11 @@ func frontierSeries(r *Report, ctx string) []plots.Series {
 			if ctx != "" && cell.Key.ContextLabel != ctx {
 				continue
 			}
-			p := plots.Point{X: math.NaN(), Y: math.NaN(), Status: cell.Status, Label: fmt.Sprintf("%s×%d", cell.Key.ContextLabel, cell.Key.Concurrency)}
+			label := fmt.Sprintf("%s×%d", cell.Key.ContextLabel, cell.Key.Concurrency)
+			if ctx != "" {
+				label = fmt.Sprintf("N=%d", cell.Key.Concurrency) // the title names the context
+			}
+			p := plots.Point{X: math.NaN(), Y: math.NaN(), Status: cell.Status, Label: label}
 			x, okx := cell.Value(analysis.PerRequestTokS)
 			y, oky := cell.Value(analysis.TotalTokS)
 			if okx && oky {

@@ -15,7 +15,13 @@ func Labels(ms []*schema.Matrix) []string {
 		if len(f) > 3 {
 			f = f[:3]
 		}
-		return strings.Join(f, " ")
+		out := strings.Join(f, " ")
+		// "simulated (Ling-3.0-tiny on" reads cut: keep what precedes an
+		// unclosed parenthesis.
+		if i := strings.LastIndex(out, "("); i > 0 && !strings.Contains(out[i:], ")") {
+			out = strings.TrimSpace(out[:i])
+		}
+		return out
 	}
 	fields := []func(*schema.Run) string{
 		func(r *schema.Run) string { return short(r.GPU) },

@@ -84,7 +84,11 @@ func outcome(r *Report, s *Summary) []string {
 		var lat []string
 		for _, m := range []analysis.Metric{analysis.PerRequestTokS, analysis.TTFTMs, analysis.TBTMs} {
 			if p := main.find(s.Ratios, m.Name); p != nil && p.Ratio != nil {
-				lat = append(lat, fmt.Sprintf("%s %s (%s)", strings.TrimSuffix(m.Label(main.Phase), " ms"), ratioText(*p.Ratio, p.SigFigs), p.Verdict))
+				name := strings.TrimSuffix(m.Label(main.Phase), " ms")
+				if m.Name == analysis.PerRequestTokS.Name {
+					name = "speed"
+				}
+				lat = append(lat, fmt.Sprintf("%s %s (%s)", name, ratioText(*p.Ratio, p.SigFigs), p.Verdict))
 			}
 		}
 		second := ""
