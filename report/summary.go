@@ -324,6 +324,9 @@ func best(r *Report) []Answer {
 				for _, sp := range sc.Points {
 					if sp.State == analysis.StateValue && !math.IsNaN(sp.TotalTokS) && (!p.Found || sp.TotalTokS > p.TotalTokS) {
 						p.Found, p.Cell, p.Concurrency, p.TotalTokS, p.PerRequestTokS = true, sc.LoadLabel(sp), sp.Key.Concurrency, sp.TotalTokS, 0
+						if !sc.ByRate {
+							p.Cell = "N=" + p.Cell
+						}
 						if !math.IsNaN(sp.PerRequestTokS) {
 							p.PerRequestTokS = sp.PerRequestTokS // else absent (JSON has no NaN)
 						}
