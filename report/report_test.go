@@ -2,11 +2,9 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,25 +69,7 @@ func build(t testing.TB, p pair) *Report {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range min(len(gl), len(wl)) {
-			if gl[i] != wl[i] {
-				t.Fatalf("%s differs at line %d (rerun with -update after checking):\nwant: %s\ngot:  %s", path, i+1, wl[i], gl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))
-	}
+	testtool.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // TestGolden writes each pair's report as text, Markdown and JSON: the
@@ -175,7 +155,7 @@ func TestSeedsSummary(t *testing.T) {
 // TestPageInChromium opens each pair's HTML report in headless Chromium:
 // the outcome leads, every chart is drawn, the long tables are folded.
 func TestPageInChromium(t *testing.T) {
-	chromium := testtool.Chromium(t)
+	testtool.Chromium(t) // skip (or fail) before any work when it is missing
 	for _, p := range pairs {
 		t.Run(p.name, func(t *testing.T) {
 			r := build(t, p)
@@ -195,18 +175,7 @@ func TestPageInChromium(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-				"--disable-background-networking", "--disable-component-update", "--disable-sync",
-				"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+page)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("chromium: %v\n%s", err, stderr.String())
-			}
-			dom := string(out)
+			dom := testtool.DumpDOM(t, page)
 			if n := strings.Count(dom, "<svg "); n != len(charts) {
 				t.Errorf("DOM has %d charts, want %d", n, len(charts))
 			}

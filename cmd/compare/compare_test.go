@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
+	"speedmatrix/internal/testtool"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -35,25 +36,7 @@ func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/compare -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range min(len(gl), len(wl)) {
-			if gl[i] != wl[i] {
-				t.Fatalf("%s differs at line %d:\nwant: %s\ngot:  %s", path, i+1, wl[i], gl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))
-	}
+	testtool.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // TestSeedsGolden compares the two seed documents end to end (parse,
