@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,17 +114,11 @@ func (r *Report) charts() []plots.Named {
 	return out
 }
 
-// slug turns a label into a chart file name part ("123K" → "123k").
+var nonName = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+// slug turns text into a chart file name part ("123K" → "123k").
 func slug(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
+	return strings.Trim(strings.ToLower(nonName.ReplaceAllString(s, "_")), "_")
 }
 
 // uslFits is the fitted curve of each context of a run, over the

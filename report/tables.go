@@ -42,7 +42,19 @@ func (r *Report) Tables() []Table {
 		}
 	}
 	for _, t := range r.Report.Tables() {
-		out = append(out, Table{Name: tableName(t.Title), Table: t})
+		name := tableName(t.Title)
+		if name == "min_user_tps" && !r.Options.AllContexts {
+			// The answer over all contexts mixes cells that answer
+			// different questions: only when asked (-all-contexts).
+			var rows [][]string
+			for _, row := range t.Rows {
+				if !strings.HasPrefix(row[0], "all") {
+					rows = append(rows, row)
+				}
+			}
+			t.Rows = rows
+		}
+		out = append(out, Table{Name: name, Table: t})
 	}
 	// Names are unique: a second table of a kind gets _2, _3 ….
 	seen := map[string]int{}

@@ -14,7 +14,6 @@ import (
 	"speedmatrix/analysis"
 	"speedmatrix/plots"
 	"speedmatrix/report"
-	"speedmatrix/schema"
 )
 
 // Exit statuses.
@@ -300,18 +299,6 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
-}
-
-// runSetup names the model and GPU a trend follows.
-func runSetup(r *schema.Run) string {
-	model, gpu := r.Model, r.GPU
-	if model == "" {
-		model = "(model not given)"
-	}
-	if gpu == "" {
-		gpu = "(GPU not given)"
-	}
-	return model + " on " + gpu
 }
 
 // checkWritable fails when -html's directory or -plots cannot be written,
