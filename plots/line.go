@@ -219,6 +219,18 @@ func (lc LineChart) Figure() (*Figure, error) {
 		}
 	}
 	row := markRow(minY, maxY, lc.LogY)
+	// Marks at one X stack downwards, one step each, so none hides another.
+	stacked := map[float64]int{}
+	step := func(k int) float64 {
+		if lc.LogY {
+			return row / math.Pow(1.25, float64(k))
+		}
+		span := maxY - math.Min(minY, 0)
+		if math.IsInf(span, 0) || span <= 0 {
+			span = 1
+		}
+		return row - 0.05*span*float64(k)
+	}
 	for _, s := range lc.Series {
 		col := seriesColor(keys.color(s))
 		ri := keys.run(s)
@@ -248,7 +260,8 @@ func (lc LineChart) Figure() (*Figure, error) {
 				if err := flush(); err != nil {
 					return nil, err
 				}
-				marks = append(marks, markedPoint{x: pt.X, y: row, status: pt.Status, color: col})
+				marks = append(marks, markedPoint{x: pt.X, y: step(stacked[pt.X]), status: pt.Status, color: col})
+				stacked[pt.X]++
 				continue
 			}
 			if lastValid >= 0 && lastValid != i-1 {
@@ -278,6 +291,9 @@ func (lc LineChart) Figure() (*Figure, error) {
 	}
 	if !lc.LogY && minY >= 0 {
 		p.Y.Min = 0
+		for _, m := range marks {
+			p.Y.Min = math.Min(p.Y.Min, m.y) // stacked marks go below zero
+		}
 	}
 	seriesLegend(legend, lc.Series, keys, lc.GroupTitle, lc.RunTitle)
 	if fitLegend != nil {
