@@ -493,7 +493,7 @@ func statusLegend(l *plot.Legend, marks []markedPoint) {
 			first = false
 		}
 		sc, _ := plotter.NewScatter(plotter.XYs{})
-		sc.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(4.5), Shape: sm.glyph}
+		sc.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(3.5), Shape: sm.glyph}
 		addEntry(l, sm.legend, sc)
 	}
 }
