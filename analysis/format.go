@@ -273,7 +273,7 @@ func scalingTable(a RunAnalysis) *table {
 			if s.Fit != nil {
 				fit = num(s.Fit.Predict(float64(p.N)))
 			}
-			t.add(s.ContextLabel, concurrency(p.N), num(p.X), group(p.Speedup, 2), group(p.Efficiency*100, 0)+pctSign(p.Efficiency), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs), fit)
+			t.add(s.ContextLabel, concurrency(p.N), FormatValue(p.X, p.XSigFigs), group(p.Speedup, 2), group(p.Efficiency*100, 0)+pctSign(p.Efficiency), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs), fit)
 		}
 	}
 	for _, s := range a.Scaling {
@@ -375,7 +375,7 @@ func frontierTable(a RunAnalysis) *table {
 		right:  []bool{false, true, true, true, true, true},
 	}
 	for _, p := range a.Frontier.Pareto {
-		t.add(p.ContextLabel, concurrency(p.Concurrency), num(p.PerRequestTokS), num(p.TotalTokS), num(p.TTFTMs), num(p.TBTMs))
+		t.add(p.ContextLabel, concurrency(p.Concurrency), num(p.PerRequestTokS), FormatValue(p.TotalTokS, p.TotalSigFigs), num(p.TTFTMs), num(p.TBTMs))
 	}
 	return t
 }
@@ -396,7 +396,7 @@ func bestTable(a RunAnalysis, minUser float64) *table {
 		if ctx == "all" {
 			ctx = "all (" + p.ContextLabel + ")"
 		}
-		t.add(ctx, concurrency(p.Concurrency), num(p.TotalTokS), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
+		t.add(ctx, concurrency(p.Concurrency), FormatValue(p.TotalTokS, p.TotalSigFigs), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
 	}
 	return t
 }
@@ -420,7 +420,7 @@ func sloTable(a RunAnalysis, slo SLO) *table {
 			continue
 		}
 		p := b.Cell
-		t.add(b.ContextLabel, concurrency(p.Concurrency), num(p.TotalTokS), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
+		t.add(b.ContextLabel, concurrency(p.Concurrency), FormatValue(p.TotalTokS, p.TotalSigFigs), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
 	}
 	return t
 }
