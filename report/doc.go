@@ -12,6 +12,7 @@
 //	    ├─► Write (text, Markdown, CSV per table, JSON)
 //	    ├─► Charts ──► plots specs (PNG, SVG)
 //	    └─► WriteHTML ──► plots.WriteReport (one self-contained page)
+//	archived runs ──► NewTrends ──► Trends (per model and GPU) ──► Write, Charts, WriteHTML
 //
 // It knows neither where the runs came from nor where the output goes:
 // cmd/compare opens the files.
