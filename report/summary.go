@@ -99,8 +99,8 @@ func summarize(r *Report) Summary {
 		}
 	}
 	s.Ratios = phaseRatios(c, r.Report.Summary)
-	s.Best = best(r)
-	s.Answers = answers(r)
+	s.Best = append(s.Best, best(r)...) // [] rather than null in JSON
+	s.Answers = append(s.Answers, answers(r)...)
 	s.Outcome = outcome(r, &s)
 	return s
 }
