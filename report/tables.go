@@ -145,6 +145,21 @@ func (r *Report) summaryTable() Table {
 	t.Notes = append(t.Notes, "Verdict: \"same\" within ±"+tol+"% (-tolerance), or where a confidence interval of the median (samples or repeats in both runs) holds 1.")
 	if !r.Comparison.Spread {
 		t.Notes = append(t.Notes, analysis.NoSpreadNote)
+	} else {
+		// Where other cells have spread, say which rows have none: a
+		// prefill from one cold request is a point estimate, however far
+		// it moved.
+		var point []string
+		for _, p := range r.Summary.Ratios {
+			if p.Compared > 0 && p.CILo == nil {
+				point = append(point, string(p.Phase)+" "+p.Label)
+			}
+		}
+		if len(point) > 0 {
+			slices.Sort(point)
+			point = slices.Compact(point)
+			t.Notes = append(t.Notes, "No interval (one figure per cell, or fewer than six in a cell) for: "+strings.Join(point, ", ")+"; their verdicts are point estimates within the ±"+tol+"% band.")
+		}
 	}
 	return Table{Name: "summary", Table: t, Lead: true}
 }

@@ -118,3 +118,29 @@ func TestEveryPeerFile(t *testing.T) {
 		}
 	}
 }
+
+// TestPointEstimateNote: where some cells carry samples, the summary
+// names the rows whose verdict is a point estimate (a prefill measured by
+// one cold request).
+func TestPointEstimateNote(t *testing.T) {
+	mk := func(id string, ttft float64) *schema.Matrix {
+		m := &schema.Matrix{Run: schema.Run{RunID: id}}
+		m.Measurements = []schema.Measurement{
+			{Phase: schema.PhasePrefill, ContextLabel: "8K", Concurrency: schema.I32(1), Status: schema.StatusValid, TotalTokS: schema.F64(ttft * 100), TTFTMs: schema.F64(ttft)},
+			{Phase: schema.PhaseDecode, ContextLabel: "8K", Concurrency: schema.I32(8), Status: schema.StatusValid, TotalTokS: schema.F64(1000), TTFTMs: schema.F64(ttft)},
+		}
+		for i := range 12 {
+			m.Samples = append(m.Samples, schema.Sample{Phase: schema.PhaseDecode, ContextLabel: "8K", Concurrency: 8, Request: int64(i), InWindow: true,
+				TTFTMs: schema.F64(ttft + float64(i%4))})
+		}
+		return m
+	}
+	c, err := analysis.Compare(mk("a", 100), []*schema.Matrix{mk("b", 187)}, analysis.Options{SameWithin: 0.03})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(New(c, Options{}).summaryTable().Notes, " ")
+	if !c.Spread || !strings.Contains(notes, "prefill TTFT ms") || strings.Contains(notes, "decode TTFT ms") {
+		t.Errorf("spread %v, notes %q", c.Spread, notes)
+	}
+}
