@@ -152,7 +152,11 @@ func (r *Report) summaryTable() Table {
 		var point []string
 		for _, p := range r.Summary.Ratios {
 			if p.Compared > 0 && p.CILo == nil {
-				point = append(point, string(p.Phase)+" "+p.Label)
+				name := string(p.Phase) + " " + p.Label
+				if strings.HasPrefix(p.Label, string(p.Phase)) {
+					name = p.Label // "prefill tok/s"
+				}
+				point = append(point, name)
 			}
 		}
 		if len(point) > 0 {
