@@ -393,16 +393,23 @@ type Row struct {
 	Concurrency *int32 `json:"concurrency"`
 	// RequestRate is the offered request rate of a serve row (other
 	// tools' serving benchmarks); absent otherwise.
-	RequestRate   *float64 `json:"request_rate,omitempty"`
-	Metric        string   `json:"metric"`
-	Baseline      *float64 `json:"baseline"`
-	Value         *float64 `json:"value"`
-	Ratio         *float64 `json:"ratio"`
-	DeltaPct      *float64 `json:"delta_pct"`
-	Better        string   `json:"better"`
-	Note          string   `json:"note"`
-	BaselineRunID string   `json:"baseline_run_id"`
-	RunID         string   `json:"run_id"`
+	RequestRate *float64 `json:"request_rate,omitempty"`
+	// AllAtOnce marks a serve row whose requests were all sent at once
+	// (request rate infinite); RequestRate is then absent.
+	AllAtOnce bool     `json:"all_at_once,omitempty"`
+	Metric    string   `json:"metric"`
+	Baseline  *float64 `json:"baseline"`
+	Value     *float64 `json:"value"`
+	Ratio     *float64 `json:"ratio"`
+	DeltaPct  *float64 `json:"delta_pct"`
+	Better    string   `json:"better"`
+	// BaselineStatus and Status say what each side holds: "valid",
+	// "missing", "looped", "over capacity", "skipped", "error".
+	BaselineStatus string `json:"baseline_status"`
+	Status         string `json:"status"`
+	Note           string `json:"note"`
+	BaselineRunID  string `json:"baseline_run_id"`
+	RunID          string `json:"run_id"`
 
 	// Statistics, present only when both sides carry a spread.
 	BaselineLo *float64 `json:"baseline_lo,omitempty"`
@@ -432,18 +439,23 @@ func (c *Comparison) Rows() []Row {
 func (c *Comparison) row(oi int, d *Delta, s *CellStats) Row {
 	cell := c.Cells[d.Cell]
 	r := Row{
-		Phase:         cell.Key.Phase,
-		ContextLabel:  cell.Key.ContextLabel,
-		Metric:        c.Metrics[d.Metric].Name,
-		Better:        d.Verdict.String(),
-		Note:          c.Note(oi, d),
-		BaselineRunID: c.Baseline.Run.Run.RunID,
-		RunID:         c.Others[oi].Run.Run.RunID,
+		Phase:          cell.Key.Phase,
+		ContextLabel:   cell.Key.ContextLabel,
+		Metric:         c.Metrics[d.Metric].Name,
+		Better:         d.Verdict.String(),
+		BaselineStatus: d.BaseState.String(),
+		Status:         d.ValueState.String(),
+		Note:           c.Note(oi, d),
+		BaselineRunID:  c.Baseline.Run.Run.RunID,
+		RunID:          c.Others[oi].Run.Run.RunID,
 	}
 	if cell.Key.Concurrency != 0 {
 		r.Concurrency = &cell.Key.Concurrency
 	}
-	if cell.Key.RequestRate != 0 {
+	switch {
+	case math.IsInf(cell.Key.RequestRate, 1):
+		r.AllAtOnce = true // JSON has no infinity
+	case cell.Key.RequestRate != 0:
 		r.RequestRate = fp(cell.Key.RequestRate)
 	}
 	if d.BaseState == StateValue {
@@ -466,3 +478,7 @@ func (c *Comparison) row(oi int, d *Delta, s *CellStats) Row {
 }
 
 func fp(v float64) *float64 { return &v }
+
+// SameWithin returns the relative change within which a delta without
+// statistics reads "same" (Options.SameWithin as used).
+func (c *Comparison) SameWithin() float64 { return c.opt.SameWithin }

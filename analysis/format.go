@@ -15,8 +15,8 @@ import (
 // spread in both runs, so a ratio is not read as a significant
 // difference. (One run with repeats against a published matrix is such a
 // case too: the note does not claim neither has any.)
-const NoSpreadNote = "Note: no cell has repeats or per-request samples in both runs (a published matrix holds one median " +
-	"per cell and no spread), so ratios are point estimates, not tests of significance."
+const NoSpreadNote = "Note: no cell has repeats or per-request samples in both runs (one figure per cell, no spread), " +
+	"so ratios are point estimates, not tests of significance."
 
 // WriteDeltas writes the delta rows alone: CSV with a header, a JSON
 // array of Row, or the delta tables of the text and Markdown forms.
@@ -73,7 +73,13 @@ func reportTables(r *Report) []*table {
 	}
 	tables = append(tables, summaryTable(r))
 	for _, a := range r.Runs {
-		tables = append(tables, scalingTable(a), contextTable(a), frontierTable(a))
+		// A run without decode cells (a tool's serving benchmark) has no
+		// scaling, context or frontier rows: no empty tables for it.
+		for _, t := range []*table{scalingTable(a), contextTable(a), frontierTable(a)} {
+			if len(t.rows) > 0 {
+				tables = append(tables, t)
+			}
+		}
 		if r.MinUserTokS > 0 {
 			tables = append(tables, bestTable(a, r.MinUserTokS))
 		}
@@ -142,15 +148,16 @@ func deltaTable(c *Comparison, oi int) *table {
 		cell := c.Cells[d.Cell]
 		mt := c.Metrics[d.Metric]
 		b, v, ratio, delta := "—", "—", "—", "—"
+		bs, vs := c.Precision(oi, d)
 		if d.BaseState == StateValue {
-			b = num(d.Baseline)
+			b = FormatValue(d.Baseline, bs)
 		}
 		if d.ValueState == StateValue {
-			v = num(d.Value)
+			v = FormatValue(d.Value, vs)
 		}
 		if r, ok := d.Ratio(); ok {
-			ratio = strconv.FormatFloat(r, 'f', 4, 64)
-			delta = pct((r - 1) * 100)
+			ratio = FormatRatio(r, bs, vs)
+			delta = pctSig((r-1)*100, RatioSigFigs(bs, vs))
 		}
 		row := []string{string(cell.Key.Phase), cell.Key.ContextLabel, cellN(cell.Key), mt.Label(cell.Key.Phase), b, v, ratio, delta, d.Verdict.String(), c.Note(oi, d)}
 		if c.Spread {
@@ -181,7 +188,7 @@ func csvTable(c *Comparison) *table {
 	rows := c.Rows()
 	rates := false
 	for _, r := range rows {
-		rates = rates || r.RequestRate != nil
+		rates = rates || r.RequestRate != nil || r.AllAtOnce
 	}
 	t := &table{header: []string{"phase", "context_label", "concurrency", "metric", "baseline", "value", "ratio", "delta_pct", "better", "note", "baseline_run_id", "run_id"}}
 	if rates {
@@ -204,7 +211,11 @@ func csvTable(c *Comparison) *table {
 		}
 		row := []string{string(r.Phase), r.ContextLabel, n, r.Metric, opt(r.Baseline), opt(r.Value), opt(r.Ratio), opt(r.DeltaPct), r.Better, r.Note, r.BaselineRunID, r.RunID}
 		if rates {
-			row = append(row, opt(r.RequestRate))
+			rate := opt(r.RequestRate)
+			if r.AllAtOnce {
+				rate = "+Inf"
+			}
+			row = append(row, rate)
 		}
 		if c.Spread {
 			nb, nv := "", ""
@@ -262,7 +273,7 @@ func scalingTable(a RunAnalysis) *table {
 			if s.Fit != nil {
 				fit = num(s.Fit.Predict(float64(p.N)))
 			}
-			t.add(s.ContextLabel, concurrency(p.N), num(p.X), group(p.Speedup, 2), group(p.Efficiency*100, 0)+pctSign(p.Efficiency), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs), fit)
+			t.add(s.ContextLabel, concurrency(p.N), FormatValue(p.X, p.XSigFigs), group(p.Speedup, 2), group(p.Efficiency*100, 0)+pctSign(p.Efficiency), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs), fit)
 		}
 	}
 	for _, s := range a.Scaling {
@@ -364,7 +375,7 @@ func frontierTable(a RunAnalysis) *table {
 		right:  []bool{false, true, true, true, true, true},
 	}
 	for _, p := range a.Frontier.Pareto {
-		t.add(p.ContextLabel, concurrency(p.Concurrency), num(p.PerRequestTokS), num(p.TotalTokS), num(p.TTFTMs), num(p.TBTMs))
+		t.add(p.ContextLabel, concurrency(p.Concurrency), num(p.PerRequestTokS), FormatValue(p.TotalTokS, p.TotalSigFigs), num(p.TTFTMs), num(p.TBTMs))
 	}
 	return t
 }
@@ -385,7 +396,7 @@ func bestTable(a RunAnalysis, minUser float64) *table {
 		if ctx == "all" {
 			ctx = "all (" + p.ContextLabel + ")"
 		}
-		t.add(ctx, concurrency(p.Concurrency), num(p.TotalTokS), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
+		t.add(ctx, concurrency(p.Concurrency), FormatValue(p.TotalTokS, p.TotalSigFigs), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
 	}
 	return t
 }
@@ -409,159 +420,7 @@ func sloTable(a RunAnalysis, slo SLO) *table {
 			continue
 		}
 		p := b.Cell
-		t.add(b.ContextLabel, concurrency(p.Concurrency), num(p.TotalTokS), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
+		t.add(b.ContextLabel, concurrency(p.Concurrency), FormatValue(p.TotalTokS, p.TotalSigFigs), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
 	}
 	return t
-}
-
-// TrendRow is one point of a trend as printed in CSV and JSON.
-type TrendRow struct {
-	Phase         schema.Phase `json:"phase"`
-	ContextLabel  string       `json:"context_label"`
-	Concurrency   int32        `json:"concurrency"`
-	Metric        string       `json:"metric"`
-	RunID         string       `json:"run_id"`
-	Engine        string       `json:"engine"`
-	EngineVersion string       `json:"engine_version"`
-	Date          string       `json:"date"`
-	Status        string       `json:"status"`
-	Value         *float64     `json:"value"`
-	ChangePct     *float64     `json:"change_pct"`
-	Better        string       `json:"better"`
-	Flagged       bool         `json:"flagged"`
-}
-
-// Rows returns the trend's points as printed rows.
-func (tr Trend) Rows() []TrendRow {
-	out := make([]TrendRow, len(tr.Points))
-	for i, p := range tr.Points {
-		r := TrendRow{Phase: tr.Cell.Phase, ContextLabel: tr.Cell.ContextLabel, Concurrency: tr.Cell.Concurrency, Metric: tr.Metric.Name,
-			RunID: p.RunID, Engine: p.Engine, EngineVersion: p.EngineVersion, Date: p.Date.Format("2006-01-02"), Status: p.State.String(),
-			Better: p.Verdict.String(), Flagged: p.Flagged}
-		if !math.IsNaN(p.Value) {
-			r.Value = fp(p.Value)
-		}
-		if !math.IsNaN(p.ChangePct) {
-			r.ChangePct = fp(p.ChangePct)
-		}
-		out[i] = r
-	}
-	return out
-}
-
-// WriteTrends writes trends: a table per trend (text, Markdown), or all
-// their rows (CSV, JSON array of TrendRow).
-func WriteTrends(w io.Writer, trs []Trend, f Format) error {
-	if f == FormatJSON {
-		rows := []TrendRow{}
-		for _, tr := range trs {
-			rows = append(rows, tr.Rows()...)
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
-	}
-	if f == FormatCSV {
-		t := &table{header: []string{"phase", "context_label", "concurrency", "metric", "run_id", "engine", "engine_version", "date", "status", "value", "change_pct", "better", "flagged"}}
-		t.right = make([]bool, len(t.header))
-		for _, tr := range trs {
-			for _, r := range tr.Rows() {
-				v, c := "", ""
-				if r.Value != nil {
-					v = raw(*r.Value)
-				}
-				if r.ChangePct != nil {
-					c = raw(*r.ChangePct)
-				}
-				t.add(string(r.Phase), r.ContextLabel, strconv.Itoa(int(r.Concurrency)), r.Metric, r.RunID, r.Engine, r.EngineVersion, r.Date, r.Status, v, c, r.Better, strconv.FormatBool(r.Flagged))
-			}
-		}
-		return t.write(w, FormatCSV)
-	}
-	for _, t := range trendTables(trs) {
-		if err := t.write(w, f); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// TrendTables returns the tables WriteTrends prints in text and
-// Markdown, as plain data.
-func TrendTables(trs []Trend) []Table {
-	var out []Table
-	for _, t := range trendTables(trs) {
-		out = append(out, t.export())
-	}
-	return out
-}
-
-func trendTables(trs []Trend) []*table {
-	var out []*table
-	for _, tr := range trs {
-		t := &table{
-			title:  fmt.Sprintf("Trend of %s at %s:%s:%s (changes beyond %s flagged)", tr.Metric.Label(tr.Cell.Phase), tr.Cell.Phase, tr.Cell.ContextLabel, concurrency(tr.Cell.Concurrency), strconv.FormatFloat(tr.Threshold*100, 'g', -1, 64)+"%"),
-			header: []string{"run id", "date", "engine", "version", "value", "change", "verdict", "flag"},
-			right:  []bool{false, false, false, false, true, true, false, false},
-		}
-		for _, p := range tr.Points {
-			v := num(p.Value)
-			if p.State != StateValue {
-				v = p.State.String()
-			}
-			flag, class := "", ""
-			if p.Flagged {
-				flag, class = "◀ beyond threshold", "flag"
-			}
-			t.add(p.RunID, p.Date.Format("2006-01-02"), p.Engine, p.EngineVersion, v, pct(p.ChangePct), p.Verdict.String(), flag)
-			t.class = append(t.class, class)
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// RunListing is one archived run as -list prints it; Cells is the number
-// of cells, or -1 when not known.
-type RunListing struct {
-	Run   schema.Run
-	Cells int
-}
-
-// WriteRuns lists runs: id, date, model, GPU, engine and version,
-// quantization and cells.
-func WriteRuns(w io.Writer, runs []RunListing, f Format) error {
-	if f == FormatJSON {
-		type row struct {
-			RunID         string `json:"run_id"`
-			Date          string `json:"date"`
-			Model         string `json:"model"`
-			GPU           string `json:"gpu"`
-			Engine        string `json:"engine"`
-			EngineVersion string `json:"engine_version"`
-			Quantization  string `json:"quantization"`
-			Cells         *int   `json:"cells"`
-		}
-		rows := make([]row, len(runs))
-		for i, l := range runs {
-			r := &l.Run
-			rows[i] = row{r.RunID, RunDate(r).Format("2006-01-02"), r.Model, r.GPU, r.Engine, r.EngineVersion, r.Quantization, nil}
-			if l.Cells >= 0 {
-				rows[i].Cells = &runs[i].Cells
-			}
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
-	}
-	t := &table{header: []string{"run id", "date", "model", "GPU", "engine", "quantization", "cells"}, right: []bool{false, false, false, false, false, false, true}}
-	for _, l := range runs {
-		r := &l.Run
-		cells := "?"
-		if l.Cells >= 0 {
-			cells = strconv.Itoa(l.Cells)
-		}
-		t.add(r.RunID, RunDate(r).Format("2006-01-02"), r.Model, r.GPU, strings.TrimSpace(r.Engine+" "+r.EngineVersion), r.Quantization, cells)
-	}
-	return t.write(w, f)
 }

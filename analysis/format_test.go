@@ -102,7 +102,7 @@ func TestWriteDeltasJSON(t *testing.T) {
 	if len(rows) != 172 {
 		t.Fatalf("%d rows", len(rows))
 	}
-	want := []string{"phase", "context_label", "concurrency", "metric", "baseline", "value", "ratio", "delta_pct", "better", "note", "baseline_run_id", "run_id"}
+	want := []string{"phase", "context_label", "concurrency", "metric", "baseline", "value", "ratio", "delta_pct", "better", "baseline_status", "status", "note", "baseline_run_id", "run_id"}
 	for _, r := range rows {
 		if len(r) != len(want) {
 			t.Fatalf("row has %d fields, want %d: %v", len(r), len(want), r)

@@ -16,6 +16,8 @@ type FrontierPoint struct {
 	TotalTokS      float64
 	PerRequestTokS float64
 	TTFTMs, TBTMs  float64 // NaN when the cell lacks them
+	// TotalSigFigs is the precision TotalTokS was printed with (SigFigs).
+	TotalSigFigs int
 }
 
 // Frontier is the throughput–interactivity trade-off of one run: every
@@ -43,7 +45,7 @@ func BuildFrontier(cs *Cells) Frontier {
 		if !okx || !oku {
 			continue
 		}
-		f.Points = append(f.Points, FrontierPoint{c.Key.ContextLabel, c.ContextTokens, c.Key.Concurrency, x, u, valueOrNaN(c, TTFTMs), valueOrNaN(c, TBTMs)})
+		f.Points = append(f.Points, FrontierPoint{c.Key.ContextLabel, c.ContextTokens, c.Key.Concurrency, x, u, valueOrNaN(c, TTFTMs), valueOrNaN(c, TBTMs), SigFigs(c, TotalTokS)})
 	}
 	f.Pareto = Pareto(f.Points)
 	return f

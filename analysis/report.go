@@ -9,6 +9,9 @@ type RunAnalysis struct {
 	Scaling  []Scaling
 	Context  []ContextSeries
 	Frontier Frontier
+	// Serve holds the serving curves of the run's serve cells (other
+	// tools' serving benchmarks), nil when it has none.
+	Serve []ServeCurve
 	// BestAtUserRate is set when Report.MinUserTokS > 0; MeetSLO when
 	// Report.SLO has a limit.
 	BestAtUserRate []Best
@@ -30,7 +33,7 @@ type Report struct {
 func NewReport(c *Comparison, minUserTokS float64, slo SLO) *Report {
 	r := &Report{Comparison: c, Summary: c.Summarize(), MinUserTokS: minUserTokS, SLO: slo}
 	for i, cs := range append([]*Cells{c.Baseline}, c.Others...) {
-		a := RunAnalysis{Label: c.Labels[i], Cells: cs, Scaling: Scale(cs), Context: ContextScaling(cs), Frontier: BuildFrontier(cs)}
+		a := RunAnalysis{Label: c.Labels[i], Cells: cs, Scaling: Scale(cs), Context: ContextScaling(cs), Frontier: BuildFrontier(cs), Serve: Serve(cs)}
 		if minUserTokS > 0 {
 			a.BestAtUserRate = BestAtUserRate(a.Frontier, minUserTokS)
 		}

@@ -15,6 +15,8 @@ type ScalePoint struct {
 	X, Speedup, Efficiency float64
 	PerRequestTokS         float64
 	TTFTMs, TBTMs          float64
+	// XSigFigs is the precision X was printed with (SigFigs).
+	XSigFigs int
 }
 
 // Scaling is the throughput curve of one run at one context: every valid
@@ -60,7 +62,7 @@ func Scale(cs *Cells) []Scaling {
 			cur.Excluded = append(cur.Excluded, Excluded{c.Key.Concurrency, st})
 			continue
 		}
-		p := ScalePoint{N: c.Key.Concurrency, X: x, Speedup: math.NaN(), Efficiency: math.NaN()}
+		p := ScalePoint{N: c.Key.Concurrency, X: x, Speedup: math.NaN(), Efficiency: math.NaN(), XSigFigs: SigFigs(c, TotalTokS)}
 		p.PerRequestTokS = valueOrNaN(c, PerRequestTokS)
 		p.TTFTMs = valueOrNaN(c, TTFTMs)
 		p.TBTMs = valueOrNaN(c, TBTMs)

@@ -135,16 +135,28 @@ func Select(runs []schema.Run, selector string) (schema.Run, error) {
 // Describe is a one-line summary of a run: id, date, model, GPU, engine
 // and version, quantization.
 func Describe(r *schema.Run) string {
-	return strings.Join([]string{r.RunID, RunDate(r).Format(time.DateOnly), r.Model, r.GPU, strings.TrimSpace(r.Engine + " " + r.EngineVersion), r.Quantization}, "  ")
+	return strings.Join([]string{r.RunID, DateText(RunDate(r)), r.Model, r.GPU, strings.TrimSpace(r.Engine + " " + r.EngineVersion), r.Quantization}, "  ")
 }
 
-// RunDate is when a run was measured: its start, or when it was
-// ingested when it does not say.
+// RunDate is when a run was measured (its start), the zero time when
+// the run does not say: its ingest date is not its date.
 func RunDate(r *schema.Run) time.Time {
 	if r.StartedAt != nil && !r.StartedAt.IsZero() {
 		return r.StartedAt.UTC()
 	}
-	return r.IngestedAt.UTC()
+	return time.Time{}
+}
+
+// Undated is how a run without a date prints its date.
+const Undated = "undated"
+
+// DateText prints a date as listings do ("2026-03-02"), Undated for the
+// zero time.
+func DateText(t time.Time) string {
+	if t.IsZero() {
+		return Undated
+	}
+	return t.Format(time.DateOnly)
 }
 
 var keyAliases = map[string]string{
@@ -178,7 +190,7 @@ func runValues(r *schema.Run, key string) []string {
 		k = a
 	}
 	if k == "date" {
-		return []string{RunDate(r).Format(time.DateOnly)}
+		return []string{DateText(RunDate(r))}
 	}
 	if i, ok := runFields[k]; ok {
 		if s, ok := fieldString(reflect.ValueOf(r).Elem().Field(i)); ok {

@@ -22,6 +22,14 @@ type GeoMean struct {
 	// N counts the ratios averaged; Skipped the cells of the group
 	// without a ratio (looped, over capacity, missing).
 	N, Skipped int
+	// Min and Max are the smallest and largest ratio averaged (the
+	// spread over cells).
+	Min, Max float64
+	// CILo and CIHi bound the geometric mean when every averaged cell
+	// carries a confidence interval (samples or repeats on both sides):
+	// the geometric means of the cells' ratio bounds. HasCI says so.
+	CILo, CIHi float64
+	HasCI      bool
 	Verdict    Verdict
 }
 
@@ -61,8 +69,9 @@ func (c *Comparison) groupCells() {
 // the aligned cells.
 func (c *Comparison) Summarize() []GeoMean {
 	type acc struct {
-		logSum     float64
-		n, skipped int32
+		logSum, min, max float64
+		loSum, hiSum     float64
+		n, skipped, ci   int32
 	}
 	nm := len(c.Metrics)
 	accs := make([]acc, len(c.groupKeys)*nm)
@@ -76,16 +85,32 @@ func (c *Comparison) Summarize() []GeoMean {
 		for i := range ds {
 			d := &ds[i]
 			lr, ok := 0.0, false
-			if r, has := d.Ratio(); has && r > 0 {
+			r, has := d.Ratio()
+			if has && r > 0 {
 				lr, ok = math.Log(r), true
+			}
+			lo, hi, hasCI := 0.0, 0.0, false
+			if ok {
+				lo, hi, hasCI = c.ratioCI(oi, i)
 			}
 			for _, g := range [2]int32{c.phaseGroup[d.Cell], c.ctxGroup[d.Cell]} {
 				a := &accs[int(g)*nm+int(d.Metric)]
-				if ok {
-					a.logSum += lr
-					a.n++
-				} else {
+				if !ok {
 					a.skipped++
+					continue
+				}
+				if a.n == 0 || r < a.min {
+					a.min = r
+				}
+				if a.n == 0 || r > a.max {
+					a.max = r
+				}
+				a.logSum += lr
+				a.n++
+				if hasCI {
+					a.loSum += math.Log(lo)
+					a.hiSum += math.Log(hi)
+					a.ci++
 				}
 			}
 		}
@@ -98,12 +123,36 @@ func (c *Comparison) Summarize() []GeoMean {
 				gm := GeoMean{Other: oi, Phase: k.phase, ContextLabel: k.ctx, Metric: c.Metrics[mi], N: int(a.n), Skipped: int(a.skipped)}
 				if a.n > 0 {
 					gm.Ratio = math.Exp(a.logSum / float64(a.n))
+					gm.Min, gm.Max = a.min, a.max
 					d := Delta{BaseState: StateValue, ValueState: StateValue, Baseline: 1, Value: gm.Ratio}
 					gm.Verdict = verdict(&d, nil, gm.Metric, c.opt)
+					if a.ci == a.n {
+						gm.HasCI = true
+						gm.CILo, gm.CIHi = math.Exp(a.loSum/float64(a.n)), math.Exp(a.hiSum/float64(a.n))
+						if gm.CILo <= 1 && 1 <= gm.CIHi {
+							gm.Verdict = VerdictSame // the interval holds "no change"
+						}
+					}
 				}
 				out = append(out, gm)
 			}
 		}
 	}
 	return out
+}
+
+// ratioCI bounds the ratio of delta i of other run oi by its sides'
+// confidence intervals: [value lo / baseline hi, value hi / baseline lo].
+// It reports false when the delta has no statistics or a bound is not
+// finite and positive (fewer than six figures give no 95% interval).
+//
+// Note: a conservative interval (the extremes of both sides), not the
+// interval of the ratio itself; it is what benchstat's per-side intervals
+// allow without resampling.
+func (c *Comparison) ratioCI(oi, i int) (lo, hi float64, ok bool) {
+	s := c.Stats(oi, i)
+	if s == nil || s.Baseline.Lo <= 0 || s.Value.Lo <= 0 || math.IsInf(s.Baseline.Hi, 0) || math.IsInf(s.Value.Hi, 0) {
+		return 0, 0, false
+	}
+	return s.Value.Lo / s.Baseline.Hi, s.Value.Hi / s.Baseline.Lo, true
 }

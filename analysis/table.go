@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -64,6 +65,16 @@ type Table struct {
 
 func (t *table) export() Table {
 	return Table{Title: t.title, Header: t.header, Right: t.right, Rows: t.rows, Class: t.class, Notes: t.notes}
+}
+
+// Write prints t as the writers of this package print their tables:
+// aligned text, Markdown or CSV (JSON is not a table form: text).
+func (t Table) Write(w io.Writer, f Format) error {
+	right := t.Right
+	if len(right) < len(t.Header) {
+		right = append(slices.Clone(right), make([]bool, len(t.Header)-len(right))...)
+	}
+	return (&table{title: t.Title, header: t.Header, right: right, rows: t.Rows, class: t.Class, notes: t.Notes}).write(w, f)
 }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
@@ -198,12 +209,27 @@ func group(v float64, prec int) string {
 	return b.String()
 }
 
-// raw formats a figure for CSV: shortest exact form, empty for NaN.
+// raw formats a figure for CSV: at most 12 significant figures (so a
+// computed 19.199999999999996 reads 19.2), empty for NaN.
 func raw(v float64) string {
 	if math.IsNaN(v) {
 		return ""
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	s := strconv.FormatFloat(v, 'g', 12, 64)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return s
+}
+
+// pctSig is pct for a change computed from figures with sig
+// significant figures: a ratio of 2 figures ("0.27") gives a whole
+// percentage ("-73%").
+func pctSig(v float64, sig int) string {
+	if sig >= 3 || math.IsNaN(v) {
+		return pct(v)
+	}
+	return fmt.Sprintf("%+.0f%%", v)
 }
 
 func pct(v float64) string {

@@ -21,6 +21,9 @@ func ParseCell(s string) (Key, error) {
 		return Key{}, fmt.Errorf("cell %q: want phase:context[:concurrency], such as decode:8K:128", s)
 	}
 	k := Key{Phase: schema.Phase(strings.ToLower(parts[0])), ContextLabel: parts[1]}
+	if ContextTokens(parts[1]) <= 0 {
+		return Key{}, fmt.Errorf("cell %q: context %q is not a token count such as 8K, 128K or 4096", s, parts[1])
+	}
 	switch k.Phase {
 	case schema.PhasePrefill, schema.PhaseDecode, schema.PhaseServe:
 	default:
@@ -85,6 +88,7 @@ type Trend struct {
 	Cell      Key
 	Metric    Metric
 	Threshold float64
+	Order     TrendOrder
 	Points    []TrendPoint
 }
 
@@ -92,7 +96,7 @@ type Trend struct {
 // flagging changes beyond threshold (relative, 0.05 for 5%) from the
 // previous run with a figure.
 func BuildTrend(runs []*schema.Matrix, cell Key, mt Metric, order TrendOrder, threshold float64) Trend {
-	tr := Trend{Cell: cell, Metric: mt, Threshold: threshold}
+	tr := Trend{Cell: cell, Metric: mt, Threshold: threshold, Order: order}
 	for _, m := range runs {
 		var c *Cell
 		for i := range m.Measurements {
@@ -116,7 +120,8 @@ func BuildTrend(runs []*schema.Matrix, cell Key, mt Metric, order TrendOrder, th
 	}
 	slices.SortStableFunc(tr.Points, func(a, b TrendPoint) int {
 		byVer := CompareVersions(a.EngineVersion, b.EngineVersion)
-		byDate := a.Date.Compare(b.Date)
+		// Undated runs sort after every dated one.
+		byDate := cmp.Or(cmp.Compare(boolInt(a.Date.IsZero()), boolInt(b.Date.IsZero())), a.Date.Compare(b.Date))
 		if order == ByDate {
 			return cmp.Or(byDate, byVer, cmp.Compare(a.RunID, b.RunID))
 		}
@@ -283,4 +288,11 @@ func parseVersion(s string) (version, bool) {
 		}
 	}
 	return v, true
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,6 +50,7 @@ func TestParseCellAndThreshold(t *testing.T) {
 		{"Decode:123K:1", Key{Phase: schema.PhaseDecode, ContextLabel: "123K", Concurrency: 1}, true},
 		{"decode:8K", Key{}, false},
 		{"decode:8K:x", Key{}, false},
+		{"decode:8X:1", Key{}, false}, // a typo in the context
 		{"warmup:8K:1", Key{}, false},
 		{"8K", Key{}, false},
 	}
@@ -76,8 +78,12 @@ func trendRun(id, ver string, day int, st schema.Status, x float64) *schema.Matr
 	if st == schema.StatusValid {
 		m.TotalTokS = schema.F64(x)
 	}
-	return &schema.Matrix{Run: schema.Run{RunID: id, Engine: "vllm", EngineVersion: ver, IngestedAt: time.Date(2026, 1, day, 0, 0, 0, 0, time.UTC)},
-		Measurements: []schema.Measurement{m}}
+	r := schema.Run{RunID: id, Engine: "vllm", EngineVersion: ver, IngestedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
+	if day > 0 { // day 0: an undated run, ingested after every other was measured
+		at := time.Date(2026, 1, day, 0, 0, 0, 0, time.UTC)
+		r.StartedAt = &at
+	}
+	return &schema.Matrix{Run: r, Measurements: []schema.Measurement{m}}
 }
 
 func TestBuildTrend(t *testing.T) {
@@ -87,6 +93,7 @@ func TestBuildTrend(t *testing.T) {
 		trendRun("c", "0.30.1rc1.dev452", 2, schema.StatusLooped, 0),
 		trendRun("b", "0.28.0", 3, schema.StatusValid, 1030),
 		trendRun("e", "0.31.0", 5, schema.StatusValid, 1200),
+		trendRun("f", "0.26.0", 0, schema.StatusValid, 1000),
 	}
 	key := Key{Phase: schema.PhaseDecode, ContextLabel: "8K", Concurrency: 128}
 	tests := []struct {
@@ -94,8 +101,8 @@ func TestBuildTrend(t *testing.T) {
 		ids     string
 		flagged string
 	}{
-		{ByVersion, "abcde", "de"}, // +3% (not flagged), looped, +26.2%, −7.7%
-		{ByDate, "dcbae", "be"},    // d 1300, c looped, b −20.8%, a −2.9%, e +20%
+		{ByVersion, "fabcde", "de"}, // f 1000, a same, +3% (not flagged), looped, +26.2%, −7.7%
+		{ByDate, "dcbaef", "bef"},   // d 1300, c looped, b −20.8%, a −2.9%, e +20%, undated f last −16.7%
 	}
 	for _, tt := range tests {
 		tr := BuildTrend(runs, key, TotalTokS, tt.order, 0.05)
@@ -111,10 +118,37 @@ func TestBuildTrend(t *testing.T) {
 		}
 	}
 	tr := BuildTrend(runs, key, TotalTokS, ByVersion, 0.05)
-	if p := tr.Points[3]; math.Abs(p.ChangePct-(1300.0/1030-1)*100) > 1e-9 || p.Verdict != VerdictBetter {
+	if p := tr.Points[4]; math.Abs(p.ChangePct-(1300.0/1030-1)*100) > 1e-9 || p.Verdict != VerdictBetter {
 		t.Errorf("d after b: %+v, want +26.2%% better", p)
 	}
-	if p := tr.Points[2]; p.State != StateLooped || !math.IsNaN(p.Value) {
+	if p := tr.Points[3]; p.State != StateLooped || !math.IsNaN(p.Value) {
 		t.Errorf("looped point %+v", p)
+	}
+}
+
+func TestUndatedRun(t *testing.T) {
+	r := trendRun("f", "0.26.0", 0, schema.StatusValid, 1000).Run
+	if !RunDate(&r).IsZero() || DateText(RunDate(&r)) != Undated {
+		t.Errorf("undated run dated %v (%s), want zero and %q: its ingest date is not its date", RunDate(&r), DateText(RunDate(&r)), Undated)
+	}
+	var b strings.Builder
+	if err := WriteRuns(&b, []RunListing{{Run: r, Cells: 1}}, FormatText); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), Undated) || strings.Contains(b.String(), "2026-02-01") {
+		t.Errorf("listing shows the ingest date:\n%s", b.String())
+	}
+}
+
+func TestParsePercent(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{{"5%", 0.05, true}, {"0.5%", 0.005, true}, {"5", 0, false}, {"0.05", 0, false}, {"x%", 0, false}} {
+		got, err := ParsePercent("-threshold", c.in)
+		if (err == nil) != c.ok || math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("ParsePercent(%q) = %v, %v", c.in, got, err)
+		}
 	}
 }

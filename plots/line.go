@@ -16,7 +16,7 @@ import (
 
 // Point is one cell on a chart. A point whose Status is not valid (looped,
 // over capacity, error, skipped) has no usable Y: it is drawn as a status
-// marker on its series' line instead. The empty Status counts as valid.
+// marker at its X in a row along the bottom of the plot instead. The empty Status counts as valid.
 type Point struct {
 	X, Y   float64
 	Status schema.Status
@@ -159,71 +159,21 @@ func untransform(v float64, log bool) float64 {
 	return v
 }
 
-// placeMissing returns the Y at which each non-valid point of pts is
-// marked: on the straight line (in axis space) between its valid
-// neighbours; past the end of a series, on the line through the two
-// nearest valid points (level with the one when there is only one); NaN
-// when the series has no valid point. Extrapolated places are kept within
-// half the series' span of its range.
-func placeMissing(pts []Point, logX, logY bool) []float64 {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	var valid []int
-	for i, p := range pts {
-		if isValid(p.Status) {
-			valid = append(valid, i)
-			lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
-		}
+// markRow returns the Y of the row along the bottom of the plot where
+// non-valid points are marked: below the lowest valid value (a step of
+// the log axis, or 5% of the span), never on a series' line, because a
+// cell without a figure has no Y and a mark at a made-up one reads as a
+// measurement.
+func markRow(minY, maxY float64, logY bool) float64 {
+	switch {
+	case math.IsInf(minY, 0) || math.IsNaN(minY):
+		return 1
+	case logY:
+		return minY / math.Pow(maxY/minY, 0.06) / 1.15
+	case minY >= 0:
+		return 0
 	}
-	// line returns the Y at x on the line through pts[a] and pts[b].
-	line := func(a, b int, x float64) float64 {
-		x0, x1 := transform(pts[a].X, logX), transform(pts[b].X, logX)
-		y0, y1 := transform(pts[a].Y, logY), transform(pts[b].Y, logY)
-		if x1 == x0 {
-			return untransform((y0+y1)/2, logY)
-		}
-		t := (transform(x, logX) - x0) / (x1 - x0)
-		return untransform(y0+t*(y1-y0), logY)
-	}
-	// clamp keeps an extrapolated place within half the series' span (in
-	// axis space) of its range.
-	clamp := func(y float64) float64 {
-		tl, th := transform(lo, logY), transform(hi, logY)
-		pad := (th - tl) / 2
-		return untransform(math.Min(math.Max(transform(y, logY), tl-pad), th+pad), logY)
-	}
-	ys := make([]float64, len(pts))
-	for i, p := range pts {
-		if isValid(p.Status) {
-			ys[i] = p.Y
-			continue
-		}
-		var before, after []int // valid indices before and after i, nearest first
-		for k := len(valid) - 1; k >= 0; k-- {
-			if valid[k] < i {
-				before = append(before, valid[k])
-			}
-		}
-		for _, v := range valid {
-			if v > i {
-				after = append(after, v)
-			}
-		}
-		switch {
-		case len(before) > 0 && len(after) > 0:
-			ys[i] = line(before[0], after[0], p.X)
-		case len(before) > 1:
-			ys[i] = clamp(line(before[1], before[0], p.X))
-		case len(after) > 1:
-			ys[i] = clamp(line(after[0], after[1], p.X))
-		case len(before) == 1:
-			ys[i] = pts[before[0]].Y
-		case len(after) == 1:
-			ys[i] = pts[after[0]].Y
-		default:
-			ys[i] = math.NaN()
-		}
-	}
-	return ys
+	return minY - 0.05*(maxY-minY)
 }
 
 // checkPoints validates the values a chart will draw.
@@ -260,23 +210,35 @@ func (lc LineChart) Figure() (*Figure, error) {
 	legend := newLegend()
 
 	var marks []markedPoint
-	minY := math.Inf(1)
+	minY, maxY := math.Inf(1), math.Inf(-1)
 	for _, s := range lc.Series {
 		for _, pt := range s.Points {
 			if isValid(pt.Status) {
-				minY = math.Min(minY, pt.Y)
+				minY, maxY = math.Min(minY, pt.Y), math.Max(maxY, pt.Y)
 			}
 		}
+	}
+	row := markRow(minY, maxY, lc.LogY)
+	// Marks at one X stack downwards, one step each, so none hides another.
+	stacked := map[float64]int{}
+	step := func(k int) float64 {
+		if lc.LogY {
+			return row / math.Pow(1.25, float64(k))
+		}
+		span := maxY - math.Min(minY, 0)
+		if math.IsInf(span, 0) || span <= 0 {
+			span = 1
+		}
+		return row - 0.05*span*float64(k)
 	}
 	for _, s := range lc.Series {
 		col := seriesColor(keys.color(s))
 		ri := keys.run(s)
 		line := draw.LineStyle{Color: col, Width: vg.Points(1.8), Dashes: runDash(ri)}
 		glyph := draw.GlyphStyle{Color: col, Radius: vg.Points(3), Shape: runGlyph(ri)}
-		ys := placeMissing(s.Points, lc.LogX2, lc.LogY)
 
 		// Solid segments through runs of valid points; a thin dotted
-		// bridge across each gap, carrying the status markers.
+		// bridge across each gap; status markers in a row at the bottom.
 		var seg plotter.XYs
 		flush := func() error {
 			if len(seg) == 0 {
@@ -298,11 +260,8 @@ func (lc LineChart) Figure() (*Figure, error) {
 				if err := flush(); err != nil {
 					return nil, err
 				}
-				y := ys[i]
-				if math.IsNaN(y) {
-					y = minY
-				}
-				marks = append(marks, markedPoint{x: pt.X, y: y, status: pt.Status, color: col})
+				marks = append(marks, markedPoint{x: pt.X, y: step(stacked[pt.X]), status: pt.Status, color: col})
+				stacked[pt.X]++
 				continue
 			}
 			if lastValid >= 0 && lastValid != i-1 {
@@ -332,6 +291,9 @@ func (lc LineChart) Figure() (*Figure, error) {
 	}
 	if !lc.LogY && minY >= 0 {
 		p.Y.Min = 0
+		for _, m := range marks {
+			p.Y.Min = math.Min(p.Y.Min, m.y) // stacked marks go below zero
+		}
 	}
 	seriesLegend(legend, lc.Series, keys, lc.GroupTitle, lc.RunTitle)
 	if fitLegend != nil {
@@ -414,7 +376,7 @@ func setupAxes(p *plot.Plot, logX2, logY bool, xformat func(float64) string, xti
 	p.Add(g)
 }
 
-// markedPoint is a non-valid cell placed on its series' line.
+// markedPoint is a non-valid cell marked in the row along the bottom.
 type markedPoint struct {
 	x, y   float64
 	status schema.Status
@@ -531,7 +493,7 @@ func statusLegend(l *plot.Legend, marks []markedPoint) {
 			first = false
 		}
 		sc, _ := plotter.NewScatter(plotter.XYs{})
-		sc.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(4.5), Shape: sm.glyph}
+		sc.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(3.5), Shape: sm.glyph}
 		addEntry(l, sm.legend, sc)
 	}
 }

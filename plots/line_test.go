@@ -7,34 +7,34 @@ import (
 	"testing"
 )
 
-func TestPlaceMissing(t *testing.T) {
+func TestMarkRow(t *testing.T) {
 	tests := []struct {
 		name       string
-		pts        []Point
-		logX, logY bool
-		want       []float64
+		lo, hi     float64
+		logY       bool
+		below, max float64 // the row lies in (max, below)
 	}{
-		{"between neighbours, linear", []Point{{X: 1, Y: 10}, {X: 2, Status: looped}, {X: 3, Y: 30}}, false, false, []float64{10, 20, 30}},
-		// On log–log axes the midpoint of 1→4 at x=2 is the geometric mean.
-		{"between neighbours, log-log", []Point{{X: 1, Y: 100}, {X: 2, Status: looped}, {X: 4, Y: 400}}, true, true, []float64{100, 200, 400}},
-		{"two gaps", []Point{{X: 1, Y: 10}, {X: 2, Status: looped}, {X: 3, Status: looped}, {X: 4, Y: 40}}, false, false, []float64{10, 20, 30, 40}},
-		{"end, extrapolated", []Point{{X: 1, Y: 10}, {X: 2, Y: 20}, {X: 3, Status: over}}, false, false, []float64{10, 20, 25}}, // 30 clamped to 20 + (20−10)/2
-		// The INT4 16K row: 16K×1 is placed at 533.1²/938.3 on log–log axes.
-		{"start, extrapolated log", []Point{{X: 1, Status: looped}, {X: 2, Y: 533.1}, {X: 4, Y: 938.3}, {X: 16, Y: 2199}, {X: 128, Y: 5319.4}}, true, true, []float64{302.9, 533.1, 938.3, 2199, 5319.4}},
-		{"start, clamped", []Point{{X: 1, Status: looped}, {X: 2, Y: 533.1}, {X: 4, Y: 938.3}}, true, true, []float64{401.8, 533.1, 938.3}},
-		{"one neighbour", []Point{{X: 1, Y: 7}, {X: 2, Status: over}}, false, false, []float64{7, 7}},
-		{"none", []Point{{X: 1, Status: looped}}, false, false, []float64{math.NaN()}},
+		{"log", 300, 13000, true, 300, 150},
+		{"linear from zero", 10, 40, false, 10, -0.001},
+		{"linear negative", -10, 30, false, -10, -13},
+		{"no valid point", math.Inf(1), math.Inf(-1), true, 2, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := placeMissing(tt.pts, tt.logX, tt.logY)
-			for i := range got {
-				if math.IsNaN(tt.want[i]) != math.IsNaN(got[i]) || math.Abs(got[i]-tt.want[i]) > 0.1 {
-					t.Errorf("y = %v, want %v", got, tt.want)
-					break
-				}
+			y := markRow(tt.lo, tt.hi, tt.logY)
+			if !(y < tt.below || (tt.lo >= 0 && !tt.logY && y == 0)) || y < tt.max {
+				t.Errorf("markRow(%v, %v) = %v, want below %v (and not below %v)", tt.lo, tt.hi, y, tt.below, tt.max)
 			}
 		})
+	}
+	// The INT4 16K×1 cell looped: it is marked below every measured
+	// value, not at ≈300 tok/s on the 16K line.
+	var lc = LineChart{Title: "t", LogX2: true, LogY: true, Series: []Series{{Name: "16K", Points: []Point{{X: 1, Status: looped}, {X: 2, Y: 533.1}, {X: 4, Y: 938.3}}}}}
+	if _, err := lc.Figure(); err != nil {
+		t.Fatal(err)
+	}
+	if y := markRow(533.1, 938.3, true); y >= 533.1 {
+		t.Errorf("looped cell marked at %v, within the measured values", y)
 	}
 }
 

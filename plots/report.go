@@ -19,17 +19,22 @@ import (
 type Report struct {
 	Title    string
 	Subtitle string
+	// Lead is the answer in a few sentences, shown first and boxed.
+	Lead []string
 	// Notes are paragraphs shown under the title (caveats such as "the
 	// seeds carry one median per cell and no spread").
 	Notes []string
+	// LeadTables follow the lead, open: the summary a reader needs first.
+	LeadTables []Table
 	// Runs lays the runs' metadata side by side: Header is the field
 	// column's name then one column per run; each row is a field then
 	// its value in each run. Rows whose values differ are highlighted.
 	Runs Table
-	// Tables follow the runs: deltas, summaries, the scaling fit.
-	Tables []Table
-	// Charts are drawn last, each as inline SVG.
+	// Charts follow the lead tables, each as inline SVG.
 	Charts []Named
+	// Tables come last, each folded (a <details> element) with the runs
+	// table: deltas, summaries, the scaling fit.
+	Tables []Table
 	// ChartWidthPx and ChartHeightPx size the charts' layout (0 means
 	// DefaultWidthPx × DefaultHeightPx); the page scales them to fit.
 	ChartWidthPx, ChartHeightPx int
@@ -77,7 +82,8 @@ type chartView struct {
 
 type reportView struct {
 	Title, Subtitle string
-	Notes           []string
+	Lead, Notes     []string
+	LeadTables      []tableView
 	Font            template.CSS
 	Runs            *tableView
 	Tables          []tableView
@@ -184,7 +190,10 @@ func WriteReport(w io.Writer, r Report) error {
 	if wpx == 0 && hpx == 0 {
 		wpx, hpx = DefaultWidthPx, DefaultHeightPx
 	}
-	v := reportView{Title: r.Title, Subtitle: r.Subtitle, Notes: r.Notes, Font: css}
+	v := reportView{Title: r.Title, Subtitle: r.Subtitle, Lead: r.Lead, Notes: r.Notes, Font: css}
+	for i, t := range r.LeadTables {
+		v.LeadTables = append(v.LeadTables, viewTable(slug("s", t.Caption, i), t, false))
+	}
 	if len(r.Runs.Rows) > 0 {
 		rt := viewTable("runs", r.Runs, true)
 		rt.Class = "runs"
@@ -233,7 +242,12 @@ var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <style>
 {{.Font}}
 body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;margin:0 auto;max-width:1100px;padding:1.5rem;color:#222;line-height:1.4}
-h1{font-size:1.6rem;margin:0 0 .3rem}
+h1{font-size:1.4rem;margin:0 0 .2rem}
+.lead{background:#eef4fb;border-left:5px solid #3a6ea5;padding:.3rem .9rem;margin:.6rem 0;font-size:1.05rem}
+.lead p{margin:.4rem 0}
+section.summary h2{font-size:1rem;margin:1rem 0 .3rem}
+details.fold{margin:.4rem 0}
+details.fold>summary{cursor:pointer;font-weight:bold;padding:.2rem 0}
 h2{font-size:1.2rem;margin:2rem 0 .6rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
 .subtitle{color:#555;margin:0 0 1rem}
 .note{background:#f6f6f0;border-left:4px solid #c9b458;padding:.4rem .8rem;margin:.5rem 0}
@@ -261,20 +275,18 @@ figcaption{color:#555;font-size:.9rem}
 <header>
 <h1>{{.Title}}</h1>
 {{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
+</header>
+{{with .Lead}}<section class="lead" id="answer">{{range .}}<p>{{.}}</p>
+{{end}}</section>
+{{end}}
+{{range .LeadTables}}<section id="{{.ID}}" class="summary">
+<h2>{{.Caption}}</h2>
+{{template "table" .}}
+</section>
+{{end}}
 {{range .Notes}}<p class="note">{{.}}</p>
 {{end}}
-</header>
-{{with .TOC}}<nav><ul>{{range .}}<li><a href="#{{.ID}}">{{.Text}}</a></li>{{end}}</ul></nav>{{end}}
-{{with .Runs}}<section id="{{.ID}}">
-<h2>{{.Caption}}</h2>
-{{template "table" .}}
-</section>
-{{end}}
-{{range .Tables}}<section id="{{.ID}}">
-<h2>{{.Caption}}</h2>
-{{template "table" .}}
-</section>
-{{end}}
+{{with .TOC}}<nav><details><summary>Contents</summary><ul>{{range .}}<li><a href="#{{.ID}}">{{.Text}}</a></li>{{end}}</ul></details></nav>{{end}}
 {{if .Charts}}<section id="charts">
 <h2>Charts</h2>
 {{range .Charts}}<figure id="{{.ID}}">
@@ -282,6 +294,16 @@ figcaption{color:#555;font-size:.9rem}
 <figcaption>{{.Caption}}</figcaption>
 </figure>
 {{end}}</section>
+{{end}}
+{{with .Runs}}<details class="fold" id="{{.ID}}">
+<summary>{{.Caption}}</summary>
+{{template "table" .}}
+</details>
+{{end}}
+{{range .Tables}}<details class="fold" id="{{.ID}}">
+<summary>{{.Caption}}</summary>
+{{template "table" .}}
+</details>
 {{end}}
 </body>
 </html>

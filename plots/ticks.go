@@ -108,6 +108,9 @@ func (commaTicks) Ticks(min, max float64) []plot.Tick {
 		tk := plot.Tick{Value: v}
 		if r := math.Round(v / step); math.Abs(v/step-r) < 1e-9 {
 			tk.Value = r * step
+			if tk.Value == 0 {
+				tk.Value = 0 // not −0 (math.Round of a small negative)
+			}
 			tk.Label = FormatNumber(tk.Value)
 		}
 		ticks = append(ticks, tk)

@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
+	"speedmatrix/internal/testtool"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -35,25 +36,7 @@ func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/compare -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range min(len(gl), len(wl)) {
-			if gl[i] != wl[i] {
-				t.Fatalf("%s differs at line %d:\nwant: %s\ngot:  %s", path, i+1, wl[i], gl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))
-	}
+	testtool.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // TestSeedsGolden compares the two seed documents end to end (parse,
@@ -74,11 +57,13 @@ func TestSeedsGolden(t *testing.T) {
 
 func decodeRows(t *testing.T, out string) []analysis.Row {
 	t.Helper()
-	var rows []analysis.Row
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+	var obj struct {
+		Deltas []analysis.Row `json:"deltas"`
+	}
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
 		t.Fatalf("%v in %q", err, out[:min(len(out), 200)])
 	}
-	return rows
+	return obj.Deltas
 }
 
 func row(rows []analysis.Row, phase schema.Phase, ctx string, n int32, metric string) *analysis.Row {
@@ -373,7 +358,7 @@ func TestPlotsAndHTML(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, name := range []string{"decode_total", "decode_per_request", "ratio_total", "prefill_tok_s", "prefill_ttft", "decode_context", "frontier", "usl_0", "usl_1"} {
+	for _, name := range []string{"decode_total", "decode_per_request", "ratio_total", "prefill_tok_s", "prefill_ttft", "decode_context", "frontier_8k", "frontier_123k", "usl_0", "usl_1"} {
 		for _, ext := range []string{".png", ".svg"} {
 			st, err := os.Stat(filepath.Join(plotDir, name+ext))
 			if err != nil || st.Size() < 1000 {
@@ -386,7 +371,7 @@ func TestPlotsAndHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(b)
-	for _, want := range []string{"<svg", "0.4685", "looped in RTX PRO 6000 INT4", "over capacity in both", "a published matrix holds one median per cell", "0.27.2rc1.dev113"} {
+	for _, want := range []string{"<svg", "0.47", "looped in RTX PRO 6000 INT4", "over capacity in both", "one figure per cell, no spread", "0.27.2rc1.dev113", "delivers 0.756× the decode throughput"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}

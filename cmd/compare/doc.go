@@ -1,9 +1,9 @@
 // Command compare compares speed-test runs: the first argument is the
 // baseline, the others are compared with it cell by cell.
 //
-//	compare [-archive DIR] [-format text|markdown|csv|json] [-plots DIR] [-html FILE]
-//	        [-min-user-tps T] [-max-ttft MS] [-max-tbt MS] [-metrics COLS] [-labels L,…]
-//	        BASELINE OTHER...
+//	compare [-archive DIR] [-format text|markdown|csv|json] [-table NAME] [-plots DIR] [-html FILE]
+//	        [-min-user-tps T] [-max-ttft MS] [-max-tbt MS] [-tolerance 3%] [-all-contexts]
+//	        [-metrics COLS] [-labels L,…] BASELINE OTHER...
 //	compare -archive DIR -list [SELECTOR...]
 //	compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date]
 //	        [-threshold 5%] [SELECTOR|FILE...]
@@ -16,9 +16,14 @@
 //
 // The pipeline: arguments ──► inputs.go (parse documents, select and load
 // archived runs) ──► analysis (align, deltas, geometric means, scaling,
-// USL fit, frontier, targets) ──► stdout in the chosen format, and with
-// -plots / -html ──► charts.go ──► package plots (PNG and SVG files, one
-// self-contained HTML page).
+// USL fit, frontier, targets, serving curves) ──► report (summary first,
+// tables, ratio matrices, JSON; with -plots / -html the chart specs and
+// the page) ──► package plots (PNG and SVG files, one HTML page).
+//
+// Flags are checked before any work: an unknown metric, table or selector
+// key, a percentage without %, a malformed -cell, a flag after the runs,
+// an -html or -plots path that cannot be written and a directory given
+// as a document are usage errors (exit 2) and nothing is written.
 //
 // -trend follows chosen cells across the archived runs that share the
 // model and GPU of the selected run (or the runs a selector matches, or

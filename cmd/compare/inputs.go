@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
@@ -148,6 +147,11 @@ func (in *inputs) resolve(ctx context.Context, args []string) ([]*schema.Matrix,
 		if err != nil {
 			return nil, err
 		}
+		if sel, err := analysis.ParseSelector(arg); err == nil {
+			if err := analysis.CheckSelector(sel, runs); err != nil {
+				return nil, err
+			}
+		}
 		r, err := analysis.Select(runs, arg)
 		if err != nil {
 			return nil, err
@@ -191,6 +195,9 @@ func (in *inputs) resolveMany(ctx context.Context, args []string) (files []*sche
 		if err != nil {
 			return nil, nil, err
 		}
+		if err := analysis.CheckSelector(sel, runs); err != nil {
+			return nil, nil, err
+		}
 		hits := analysis.FilterRuns(runs, sel)
 		if len(hits) == 0 {
 			return nil, nil, fmt.Errorf("selector %q matches none of %d runs", arg, len(runs))
@@ -203,88 +210,4 @@ func (in *inputs) resolveMany(ctx context.Context, args []string) (files []*sche
 		}
 	}
 	return files, archived, nil
-}
-
-// labels names runs for notes and legends: what tells them apart among
-// GPU (first three words) and quantization, else a run-id prefix.
-func labels(ms []*schema.Matrix) []string {
-	short := func(s string) string {
-		f := strings.Fields(s)
-		if len(f) > 3 {
-			f = f[:3]
-		}
-		return strings.Join(f, " ")
-	}
-	fields := []func(*schema.Run) string{
-		func(r *schema.Run) string { return short(r.GPU) },
-		func(r *schema.Run) string { return r.Quantization },
-		func(r *schema.Run) string { return strings.TrimSpace(r.Engine + " " + r.EngineVersion) },
-		func(r *schema.Run) string { return r.Model },
-	}
-	var use []func(*schema.Run) string
-	for i, f := range fields {
-		vals := map[string]bool{}
-		for _, m := range ms {
-			vals[f(&m.Run)] = true
-		}
-		if len(vals) > 1 {
-			use = append(use, f)
-		}
-		// GPU and quantization are always named when they differ; the
-		// engine and the model only when still needed to tell runs apart.
-		if i >= 1 && len(use) > 0 && distinct(ms, use) {
-			break
-		}
-	}
-	out := make([]string, len(ms))
-	if len(use) > 0 && distinct(ms, use) {
-		for i, m := range ms {
-			out[i] = label(&m.Run, use)
-		}
-		return out
-	}
-	for i, m := range ms {
-		out[i] = m.Run.RunID
-		if len(out[i]) > 8 {
-			out[i] = out[i][:8]
-		}
-	}
-	if len(ms) > 0 && !distinctStrings(out) {
-		for i, m := range ms {
-			out[i] = m.Run.RunID
-		}
-	}
-	return out
-}
-
-func label(r *schema.Run, use []func(*schema.Run) string) string {
-	var parts []string
-	for _, f := range use {
-		if v := f(r); v != "" {
-			parts = append(parts, v)
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-func distinct(ms []*schema.Matrix, use []func(*schema.Run) string) bool {
-	ls := make([]string, len(ms))
-	for i, m := range ms {
-		ls[i] = label(&m.Run, use)
-		if ls[i] == "" {
-			return false
-		}
-	}
-	return distinctStrings(ls)
-}
-
-func distinctStrings(ss []string) bool {
-	seen := map[string]bool{}
-	for _, s := range ss {
-		if seen[s] {
-			return false
-		}
-		seen[s] = true
-	}
-	return true
 }

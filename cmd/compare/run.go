@@ -8,10 +8,12 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"speedmatrix/analysis"
-	"speedmatrix/schema"
+	"speedmatrix/plots"
+	"speedmatrix/report"
 )
 
 // Exit statuses.
@@ -44,6 +46,9 @@ type options struct {
 	trendMetric    analysis.Metric
 	order          analysis.TrendOrder
 	threshold      float64
+	tolerance      float64
+	table          string
+	allContexts    bool
 	args           []string
 }
 
@@ -63,6 +68,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	format := fs.String("format", "text", "output `format`: text, markdown, csv or json")
 	fs.StringVar(&o.plotsDir, "plots", "", "write each chart as PNG and SVG into `DIR`")
 	fs.StringVar(&o.html, "html", "", "write one self-contained HTML report to `FILE`")
+	tolerance := fs.String("tolerance", "3%", "a change within this relative `band` reads \"same\" where cells carry no spread")
+	fs.StringVar(&o.table, "table", "", "print only the table `NAME` (text, Markdown, CSV): "+report.KnownTables)
+	fs.BoolVar(&o.allContexts, "all-contexts", false, "also answer the targets over all contexts together and draw one frontier over them")
 	fs.Float64Var(&o.minUser, "min-user-tps", 0, "best throughput with at least `T` tok/s per request, per context")
 	fs.Float64Var(&o.slo.MaxTTFTMs, "max-ttft", 0, "most concurrency with TTFT ≤ `MS`, per context")
 	fs.Float64Var(&o.slo.MaxTBTMs, "max-tbt", 0, "most concurrency with TBT ≤ `MS`, per context")
@@ -81,12 +89,18 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprintln(stderr, "       compare -archive DIR -list [SELECTOR...]")
 		fmt.Fprintln(stderr, "       compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date] [-threshold 5%] [SELECTOR...]")
 		fmt.Fprintln(stderr, "An argument is a document file, - for standard input, or with -archive a run-id prefix or key=value / key=~value filters.")
+		fmt.Fprintln(stderr, "Flags go before the runs. Selector keys: "+strings.Join(analysis.SelectorKeys(), ", ")+", or a metadata key the archive's runs carry.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	o.args = fs.Args()
+	for _, a := range o.args {
+		if len(a) > 1 && strings.HasPrefix(a, "-") {
+			return nil, usagef("%s after the runs: flags go before BASELINE OTHER... (Go's flag package stops at the first run)", a)
+		}
+	}
 	var err error
 	if o.format, err = analysis.ParseFormat(*format); err != nil {
 		return nil, usageError{err.Error()}
@@ -128,8 +142,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	default:
 		return nil, usagef("-order %q: want version or date", *order)
 	}
-	if o.threshold, err = analysis.ParseThreshold(*threshold); err != nil {
+	if o.threshold, err = analysis.ParsePercent("-threshold", *threshold); err != nil {
 		return nil, usageError{err.Error()}
+	}
+	if o.tolerance, err = analysis.ParsePercent("-tolerance", *tolerance); err != nil {
+		return nil, usageError{err.Error()}
+	}
+	if o.table != "" && !report.TableNameKnown(o.table) {
+		return nil, usagef("-table %q: unknown table; the tables are %s", o.table, report.KnownTables)
 	}
 	switch {
 	case o.list && o.trend:
@@ -142,6 +162,16 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usagef("-list draws no charts: drop -plots and -html")
 	case len(o.labels) > 0 && len(o.labels) != len(o.args):
 		return nil, usagef("-labels names %d runs, %d given", len(o.labels), len(o.args))
+	case o.table != "" && o.format == analysis.FormatJSON:
+		return nil, usagef("-table picks one table of text, Markdown or CSV; JSON holds every section")
+	}
+	for _, a := range o.args {
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			return nil, usagef("%s is a directory, not a document (to compare archived runs, give -archive %s and selectors)", a, a)
+		}
+	}
+	if err := checkWritable(o); err != nil {
+		return nil, err
 	}
 	return o, nil
 }
@@ -166,19 +196,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case o.trend:
 		err = trend(ctx, in, o, stdout)
 	default:
-		err = compare(ctx, in, o, stdout)
+		err = compare(ctx, in, o, stdout, stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "compare:", err)
+		if errors.As(err, new(usageError)) || errors.As(err, new(*analysis.UnknownKeyError)) {
+			return exitUsage
+		}
 		return exitFail
 	}
 	return exitOK
 }
 
 // compare is the default mode: BASELINE OTHER... compared cell by cell.
-func compare(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
+func compare(ctx context.Context, in *inputs, o *options, stdout, stderr io.Writer) error {
 	ms, err := in.resolve(ctx, o.args)
 	if err != nil {
+		return err
+	}
+	if err := analysis.CheckMetrics(o.metrics, ms); err != nil {
 		return err
 	}
 	for i := 1; i < len(ms); i++ {
@@ -188,27 +224,30 @@ func compare(ctx context.Context, in *inputs, o *options, stdout io.Writer) erro
 	}
 	lbls := o.labels
 	if lbls == nil {
-		lbls = labels(ms)
+		lbls = report.Labels(ms)
 	}
-	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Metrics: o.metrics, Labels: lbls})
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Metrics: o.metrics, Labels: lbls, SameWithin: o.tolerance})
 	if err != nil {
 		return err
 	}
-	r := analysis.NewReport(c, o.minUser, o.slo)
-	if err := analysis.WriteReport(stdout, r, o.format); err != nil {
+	r := report.New(c, report.Options{MinUserTokS: o.minUser, SLO: o.slo, AllContexts: o.allContexts})
+	if err := r.Write(stdout, o.format, o.table); err != nil {
 		return err
 	}
 	if o.plotsDir == "" && o.html == "" {
 		return nil
 	}
-	charts := reportCharts(r)
+	charts, notes := r.Charts()
+	for _, n := range notes {
+		fmt.Fprintln(stderr, "compare:", n)
+	}
 	if o.plotsDir != "" {
-		if err := writePlots(o.plotsDir, charts); err != nil {
+		if err := plots.WriteAll(o.plotsDir, charts); err != nil {
 			return err
 		}
 	}
 	if o.html != "" {
-		return writeFile(o.html, func(w io.Writer) error { return writeHTML(w, r, charts) })
+		return writeFile(o.html, func(w io.Writer) error { return r.WriteHTML(w, charts) })
 	}
 	return nil
 }
@@ -289,14 +328,40 @@ func writeFile(path string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-// runSetup names the model and GPU a trend follows.
-func runSetup(r *schema.Run) string {
-	model, gpu := r.Model, r.GPU
-	if model == "" {
-		model = "(model not given)"
+// checkWritable fails when -html's directory or -plots cannot be written,
+// before any work: a typo in a path must not cost the whole comparison.
+// It creates and removes a probe file; -plots DIR is created as
+// plots.WriteAll would.
+func checkWritable(o *options) error {
+	probe := func(dir, flagName, path string) error {
+		f, err := os.CreateTemp(dir, ".compare-probe-*")
+		if err != nil {
+			return usagef("%s %s: cannot write there: %v", flagName, path, errors.Unwrap(err))
+		}
+		name := f.Name()
+		f.Close()
+		return os.Remove(name)
 	}
-	if gpu == "" {
-		gpu = "(GPU not given)"
+	if o.html != "" {
+		if st, err := os.Stat(o.html); err == nil && st.IsDir() {
+			return usagef("-html %s is a directory; give a file name", o.html)
+		}
+		if err := probe(filepath.Dir(o.html), "-html", o.html); err != nil {
+			return err
+		}
 	}
-	return model + " on " + gpu
+	if o.plotsDir != "" {
+		st, err := os.Stat(o.plotsDir)
+		switch {
+		case err == nil && !st.IsDir():
+			return usagef("-plots %s is not a directory", o.plotsDir)
+		case err == nil:
+			return probe(o.plotsDir, "-plots", o.plotsDir)
+		}
+		// Not there yet: its parent must exist and be writable.
+		if err := probe(filepath.Dir(filepath.Clean(o.plotsDir)), "-plots", o.plotsDir); err != nil {
+			return err
+		}
+	}
+	return nil
 }

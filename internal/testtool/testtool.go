@@ -6,11 +6,15 @@
 package testtool
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"speedmatrix/internal/tinyllama"
 )
@@ -82,4 +86,50 @@ func Ollama(t testing.TB) string {
 		missing(t, "ollama (go install github.com/ollama/ollama@"+OllamaVersion+")")
 	}
 	return p
+}
+
+// DumpDOM opens the HTML file page in headless Chromium and returns the
+// DOM after load (--dump-dom); it skips or fails t when Chromium is
+// missing (see RequireEnv) and fails it when Chromium does.
+func DumpDOM(t testing.TB, page string) string {
+	t.Helper()
+	chromium := Chromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+page)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+	return string(out)
+}
+
+// Golden compares got with the golden file path, first rewriting the
+// file when update is set (a test's -update flag); a difference fails t
+// naming the first line that differs.
+func Golden(t testing.TB, path string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run the test with -update to create it)", err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := range min(len(gl), len(wl)) {
+		if gl[i] != wl[i] {
+			t.Fatalf("%s differs at line %d (rerun with -update after checking):\nwant: %s\ngot:  %s", path, i+1, wl[i], gl[i])
+		}
+	}
+	t.Fatalf("%s differs in length: %d lines, want %d", path, len(gl), len(wl))
 }

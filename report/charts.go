@@ -1,10 +1,10 @@
-package main
+package report
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,19 +23,23 @@ import (
 // per-request speed against concurrency, a ratio heatmap per compared run,
 // prefill speed and TTFT against context, decode throughput against
 // context, and the throughput–interactivity frontier.
-func reportCharts(r *analysis.Report) []plots.Named {
+func (r *Report) charts() []plots.Named {
 	c := r.Comparison
-	out := []plots.Named{
-		{Name: "decode_total", Caption: "Decode total throughput against simultaneous requests, a line per context", Chart: plots.LineChart{
-			Title: "Sustained decode: total throughput", XLabel: "Simultaneous requests", YLabel: "Total output (tok/s)",
-			LogX2: true, LogY: true, GroupTitle: "Context", RunTitle: "Run",
-			Series: decodeSeries(r.Runs, analysis.TotalTokS),
-		}},
-		{Name: "decode_per_request", Caption: "Speed each request sees against simultaneous requests", Chart: plots.LineChart{
-			Title: "Sustained decode: speed per request", XLabel: "Simultaneous requests", YLabel: "Output per request (tok/s)",
-			LogX2: true, GroupTitle: "Context", RunTitle: "Run",
-			Series: decodeSeries(r.Runs, analysis.PerRequestTokS),
-		}},
+	var out []plots.Named
+	decode := r.hasPhase(schema.PhaseDecode) // a tool's serving runs have none: serveCharts draws them
+	if decode {
+		out = append(out, []plots.Named{
+			{Name: "decode_total", Caption: "Decode total throughput against simultaneous requests, a line per context", Chart: plots.LineChart{
+				Title: "Sustained decode: total throughput", XLabel: "Simultaneous requests", YLabel: "Total output (tok/s)",
+				LogX2: true, LogY: true, GroupTitle: "Context", RunTitle: "Run",
+				Series: decodeSeries(r.Runs, analysis.TotalTokS),
+			}},
+			{Name: "decode_per_request", Caption: "Speed each request sees against simultaneous requests", Chart: plots.LineChart{
+				Title: "Sustained decode: speed per request", XLabel: "Simultaneous requests", YLabel: "Output per request (tok/s)",
+				LogX2: true, GroupTitle: "Context", RunTitle: "Run",
+				Series: decodeSeries(r.Runs, analysis.PerRequestTokS),
+			}},
+		}...)
 	}
 	for i, a := range r.Runs {
 		fits := uslFits(a)
@@ -82,11 +86,39 @@ func reportCharts(r *analysis.Report) []plots.Named {
 			LogX2: true, LogY: true, XTicks: ticks, GroupTitle: "Requests", RunTitle: "Run", Series: series,
 		}})
 	}
-	out = append(out, plots.Named{Name: "frontier", Caption: "Throughput against interactivity: every decode cell, the Pareto front as a line", Chart: plots.Frontier{
-		Title: "Throughput–interactivity frontier (decode, all contexts)", XLabel: "Output per request (tok/s)", YLabel: "Total output (tok/s)",
-		LogY: true, MinX: r.MinUserTokS, Series: frontierSeries(r),
-	}})
+	if !decode {
+		return out
+	}
+	// The frontier per context: cells of different contexts answer
+	// different questions (an 8K cell that looped would let a 16K cell
+	// stand in for it).
+	var ctxs []string
+	for _, cell := range c.Cells {
+		if cell.Key.Phase == schema.PhaseDecode && !slices.Contains(ctxs, cell.Key.ContextLabel) {
+			ctxs = append(ctxs, cell.Key.ContextLabel)
+		}
+	}
+	if r.Options.AllContexts {
+		ctxs = append(ctxs, "")
+	}
+	for _, ctx := range ctxs {
+		name, what := "frontier_"+slug(ctx), ctx+" context"
+		if ctx == "" {
+			name, what = "frontier", "all contexts"
+		}
+		out = append(out, plots.Named{Name: name, Caption: "Throughput against interactivity at " + what + ": every decode cell, the Pareto front as a line", Chart: plots.Frontier{
+			Title: "Throughput–interactivity frontier (decode, " + what + ")", XLabel: "Output per request (tok/s)", YLabel: "Total output (tok/s)",
+			LogY: true, MinX: r.MinUserTokS, Series: frontierSeries(r, ctx),
+		}})
+	}
 	return out
+}
+
+var nonName = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+// slug turns text into a chart file name part ("123K" → "123k").
+func slug(s string) string {
+	return strings.Trim(strings.ToLower(nonName.ReplaceAllString(s, "_")), "_")
 }
 
 // uslFits is the fitted curve of each context of a run, over the
@@ -136,7 +168,7 @@ func point(x float64, cell *analysis.Cell, mt analysis.Metric) plots.Point {
 
 // prefillSeries is one series per run of a prefill metric against
 // context, with ticks labelled as the documents print contexts.
-func prefillSeries(r *analysis.Report, mt analysis.Metric) ([]plot.Tick, []plots.Series) {
+func prefillSeries(r *Report, mt analysis.Metric) ([]plot.Tick, []plots.Series) {
 	var out []plots.Series
 	ticks := map[int64]string{}
 	for _, a := range r.Runs {
@@ -157,7 +189,7 @@ func prefillSeries(r *analysis.Report, mt analysis.Metric) ([]plot.Tick, []plots
 
 // contextSeries is decode total tok/s against context, one series per
 // run and concurrency.
-func contextSeries(r *analysis.Report) ([]plot.Tick, []plots.Series) {
+func contextSeries(r *Report) ([]plot.Tick, []plots.Series) {
 	var out []plots.Series
 	ticks := map[int64]string{}
 	for _, a := range r.Runs {
@@ -172,7 +204,7 @@ func contextSeries(r *analysis.Report) ([]plot.Tick, []plots.Series) {
 					continue
 				}
 				ticks[p.ContextTokens] = p.ContextLabel
-				s.Points = append(s.Points, plots.Point{X: float64(p.ContextTokens), Y: p.Value, Status: status(p.State)})
+				s.Points = append(s.Points, plots.Point{X: float64(p.ContextTokens), Y: p.Value, Status: SchemaStatus(p.State)})
 			}
 			out = append(out, s)
 		}
@@ -180,7 +212,8 @@ func contextSeries(r *analysis.Report) ([]plot.Tick, []plots.Series) {
 	return sortedTicks(ticks), out
 }
 
-func status(s analysis.State) schema.Status {
+// SchemaStatus is the cell status a chart marks for a state.
+func SchemaStatus(s analysis.State) schema.Status {
 	switch s {
 	case analysis.StateValue:
 		return schema.StatusValid
@@ -252,7 +285,7 @@ func ratioHeatmap(c *analysis.Comparison, oi int) (plots.Heatmap, bool) {
 			h.Notes[i][j] = "missing\n(both)"
 		}
 	}
-	short := shortLabels(c)
+	short := ShortLabels(c)
 	ds := c.Deltas[oi]
 	for i := range ds {
 		d := &ds[i]
@@ -266,14 +299,14 @@ func ratioHeatmap(c *analysis.Comparison, oi int) (plots.Heatmap, bool) {
 			h.Values[ri][ci] = v
 			continue
 		}
-		h.Notes[ri][ci] = cellNote(d, short[0], short[oi+1])
+		h.Notes[ri][ci] = ShortNote(d, short[0], short[oi+1])
 	}
 	return h, true
 }
 
-// cellNote says in a few characters why a heatmap cell has no ratio:
+// ShortNote says in a few characters why a heatmap cell has no ratio:
 // "looped\n(INT4)", "over cap.\n(both)".
-func cellNote(d *analysis.Delta, base, other string) string {
+func ShortNote(d *analysis.Delta, base, other string) string {
 	st := func(s analysis.State) string {
 		if s == analysis.StateOverCapacity {
 			return "over cap."
@@ -293,10 +326,10 @@ func cellNote(d *analysis.Delta, base, other string) string {
 	return st(d.BaseState) + " (" + base + ")\n" + st(d.ValueState) + " (" + other + ")"
 }
 
-// shortLabels names runs in a word, to fit a heatmap cell: the
+// ShortLabels names runs in a word, to fit a heatmap cell: the
 // quantization or the GPU's first word when they tell the runs apart,
 // else "baseline", "run 1", "run 2" ….
-func shortLabels(c *analysis.Comparison) []string {
+func ShortLabels(c *analysis.Comparison) []string {
 	runs := []*schema.Run{&c.Baseline.Run.Run}
 	for _, o := range c.Others {
 		runs = append(runs, &o.Run.Run)
@@ -328,13 +361,21 @@ func shortLabels(c *analysis.Comparison) []string {
 }
 
 // frontierSeries is one series per run: every decode cell as
-// (per-request tok/s, total tok/s), labelled "context×N".
-func frontierSeries(r *analysis.Report) []plots.Series {
+// (per-request tok/s, total tok/s) at context ctx (every context when
+// ctx is empty), labelled "context×N".
+func frontierSeries(r *Report, ctx string) []plots.Series {
 	var out []plots.Series
 	for _, a := range r.Runs {
 		s := plots.Series{Name: a.Label, Run: a.Label}
 		for _, cell := range a.Cells.Phase(schema.PhaseDecode) {
-			p := plots.Point{X: math.NaN(), Y: math.NaN(), Status: cell.Status, Label: fmt.Sprintf("%s×%d", cell.Key.ContextLabel, cell.Key.Concurrency)}
+			if ctx != "" && cell.Key.ContextLabel != ctx {
+				continue
+			}
+			label := fmt.Sprintf("%s×%d", cell.Key.ContextLabel, cell.Key.Concurrency)
+			if ctx != "" {
+				label = fmt.Sprintf("N=%d", cell.Key.Concurrency) // the title names the context
+			}
+			p := plots.Point{X: math.NaN(), Y: math.NaN(), Status: cell.Status, Label: label}
 			x, okx := cell.Value(analysis.PerRequestTokS)
 			y, oky := cell.Value(analysis.TotalTokS)
 			if okx && oky {
@@ -347,118 +388,4 @@ func frontierSeries(r *analysis.Report) []plots.Series {
 		out = append(out, s)
 	}
 	return out
-}
-
-// writePlots writes every chart as PNG and SVG into dir.
-func writePlots(dir string, charts []plots.Named) error {
-	return plots.WriteAll(dir, charts)
-}
-
-// writeHTML writes the self-contained report page of a comparison.
-func writeHTML(w io.Writer, r *analysis.Report, charts []plots.Named) error {
-	c := r.Comparison
-	page := plots.Report{
-		Title:    "Speed-test comparison: " + strings.Join(c.Labels[1:], ", ") + " against " + c.Labels[0],
-		Subtitle: "Baseline " + c.Labels[0] + " (" + c.Baseline.Run.Run.RunID + "); ratio = value / baseline",
-		Runs:     runsTable(c),
-		Charts:   charts,
-	}
-	if !c.Spread {
-		page.Notes = append(page.Notes, analysis.NoSpreadNote)
-	}
-	for i, t := range r.Tables() {
-		if i == 0 {
-			continue // the runs table: Runs shows more, side by side
-		}
-		page.Tables = append(page.Tables, htmlTable(t))
-	}
-	return plots.WriteReport(w, page)
-}
-
-func htmlTable(t analysis.Table) plots.Table {
-	return plots.Table{Caption: t.Title, Header: t.Header, Rows: t.Rows, RowClass: t.Class, Note: strings.Join(t.Notes, " ")}
-}
-
-// runsTable lays the runs' metadata side by side.
-func runsTable(c *analysis.Comparison) plots.Table {
-	cells := append([]*analysis.Cells{c.Baseline}, c.Others...)
-	t := plots.Table{Caption: "Runs", Header: append([]string{"field"}, c.Labels...)}
-	f64 := func(p *float64) string {
-		if p == nil {
-			return ""
-		}
-		return strconv.FormatFloat(*p, 'g', -1, 64)
-	}
-	i64 := func(p *int64) string {
-		if p == nil {
-			return ""
-		}
-		return strconv.FormatInt(*p, 10)
-	}
-	i32 := func(p *int32) string {
-		if p == nil {
-			return ""
-		}
-		return strconv.Itoa(int(*p))
-	}
-	fields := []struct {
-		name string
-		get  func(r *schema.Run) string
-	}{
-		{"run id", func(r *schema.Run) string { return r.RunID }},
-		{"title", func(r *schema.Run) string { return r.Title }},
-		{"model", func(r *schema.Run) string { return r.Model }},
-		{"GPU", func(r *schema.Run) string { return r.GPU }},
-		{"GPU count", func(r *schema.Run) string { return i32(r.GPUCount) }},
-		{"VRAM GB", func(r *schema.Run) string { return f64(r.VRAMGB) }},
-		{"engine", func(r *schema.Run) string { return r.Engine }},
-		{"engine version", func(r *schema.Run) string { return r.EngineVersion }},
-		{"quantization", func(r *schema.Run) string { return r.Quantization }},
-		{"backend", func(r *schema.Run) string { return r.Backend }},
-		{"build", func(r *schema.Run) string { return r.Build }},
-		{"engine commit", func(r *schema.Run) string { return r.EngineCommit }},
-		{"bench tool", func(r *schema.Run) string { return strings.TrimSpace(r.BenchTool + " " + r.BenchVersion) }},
-		{"decode test", func(r *schema.Run) string { return r.DecodeTest }},
-		{"prefill mode", func(r *schema.Run) string { return r.PrefillMode }},
-		{"measure seconds", func(r *schema.Run) string { return f64(r.MeasureSeconds) }},
-		{"max output tokens", func(r *schema.Run) string { return i64(r.MaxOutputTokens) }},
-		{"max model len", func(r *schema.Run) string { return i64(r.MaxModelLen) }},
-		{"GPU memory utilization", func(r *schema.Run) string { return f64(r.GPUMemoryUtilization) }},
-		{"tensor parallel", func(r *schema.Run) string { return i32(r.TensorParallel) }},
-		{"launch command", func(r *schema.Run) string { return r.LaunchCommand }},
-		{"cells", nil},
-		{"source", func(r *schema.Run) string { return r.SourcePath }},
-	}
-	for _, f := range fields {
-		row := []string{f.name}
-		same, empty := true, true
-		for _, cs := range cells {
-			v := ""
-			if f.get == nil {
-				v = strconv.Itoa(len(cs.List))
-			} else {
-				v = f.get(&cs.Run.Run)
-			}
-			row = append(row, v)
-			empty = empty && v == ""
-			same = same && v == row[1]
-		}
-		if empty {
-			continue
-		}
-		t.Rows = append(t.Rows, row)
-		if same {
-			t.RowClass = append(t.RowClass, "")
-		} else {
-			t.RowClass = append(t.RowClass, "differs")
-		}
-	}
-	return t
-}
-
-var nonName = regexp.MustCompile(`[^A-Za-z0-9]+`)
-
-// slug turns text into a chart file name part.
-func slug(s string) string {
-	return strings.Trim(strings.ToLower(nonName.ReplaceAllString(s, "_")), "_")
 }

@@ -1,0 +1,103 @@
+package analysis
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+
+	"speedmatrix/schema"
+)
+
+// ServeMetrics are the figures a serving curve follows, beyond the
+// default metrics: latency percentiles and end-to-end latency.
+var ServeMetrics = func() []Metric {
+	var out []Metric
+	for _, n := range []string{"ttft_p99_ms", "tbt_p99_ms", "e2e_p50_ms", "e2e_p99_ms"} {
+		mt, err := MetricByName(n)
+		if err != nil {
+			panic(err) // a column of schema.Measurement: a programming error
+		}
+		out = append(out, mt)
+	}
+	return out
+}()
+
+// ServePoint is one load level of a serving benchmark (phase serve): the
+// figures other tools' serving runs report. Figures a cell lacks are NaN.
+type ServePoint struct {
+	Key Key
+	// Load is what the benchmark offered: its concurrency, or its request
+	// rate (+Inf for "all at once") when the curve is by rate.
+	Load  float64
+	State State
+	// TotalTokS is output tok/s over all requests, PerRequestTokS the
+	// median decode speed one request sees.
+	TotalTokS, PerRequestTokS float64
+	// TTFT and TBT median and p99, end-to-end latency median and p99, ms.
+	TTFTMs, TTFTP99Ms, TBTMs, TBTP99Ms, E2EMs, E2EP99Ms float64
+}
+
+// ServeCurve is one run's serving points at one context (input length),
+// ordered by load.
+type ServeCurve struct {
+	ContextLabel  string
+	ContextTokens int64
+	// ByRate is true when the load is the offered request rate (no point
+	// has a concurrency limit), false when it is the concurrency.
+	ByRate bool
+	Points []ServePoint
+}
+
+// LoadLabel prints a point's load as its curve reads it: "16" or "4/s",
+// "∞/s".
+func (c ServeCurve) LoadLabel(p ServePoint) string {
+	if !c.ByRate {
+		n := strconv.Itoa(int(p.Key.Concurrency))
+		if p.Key.RequestRate != 0 && !math.IsInf(p.Key.RequestRate, 1) {
+			n += " @" + strconv.FormatFloat(p.Key.RequestRate, 'g', -1, 64) + "/s"
+		}
+		return n
+	}
+	if math.IsInf(p.Load, 1) {
+		return "∞/s"
+	}
+	return strconv.FormatFloat(p.Load, 'g', -1, 64) + "/s"
+}
+
+// Serve returns a run's serving curves, one per context, in context
+// order; nil when the run has no serve cells.
+func Serve(cs *Cells) []ServeCurve {
+	var out []ServeCurve
+	for _, c := range cs.Phase(schema.PhaseServe) {
+		if len(out) == 0 || out[len(out)-1].ContextLabel != c.Key.ContextLabel {
+			out = append(out, ServeCurve{ContextLabel: c.Key.ContextLabel, ContextTokens: c.ContextTokens, ByRate: true})
+		}
+		cur := &out[len(out)-1]
+		st, _ := stateOf(c, TotalTokS)
+		if st == StateNoValue {
+			st = StateValue // valid; single figures may still be missing (NaN)
+		}
+		p := ServePoint{Key: c.Key, State: st,
+			TotalTokS: valueOrNaN(c, TotalTokS), PerRequestTokS: valueOrNaN(c, PerRequestTokS),
+			TTFTMs: valueOrNaN(c, TTFTMs), TBTMs: valueOrNaN(c, TBTMs),
+			TTFTP99Ms: valueOrNaN(c, ServeMetrics[0]), TBTP99Ms: valueOrNaN(c, ServeMetrics[1]),
+			E2EMs: valueOrNaN(c, ServeMetrics[2]), E2EP99Ms: valueOrNaN(c, ServeMetrics[3])}
+		if c.Key.Concurrency != 0 {
+			cur.ByRate = false // a concurrency limit is the load, whatever the rate
+		}
+		cur.Points = append(cur.Points, p)
+	}
+	for i := range out {
+		c := &out[i]
+		for j := range c.Points {
+			p := &c.Points[j]
+			p.Load = float64(p.Key.Concurrency)
+			if c.ByRate {
+				p.Load = p.Key.RequestRate
+			}
+		}
+		slices.SortStableFunc(c.Points, func(a, b ServePoint) int { return cmp.Compare(a.Load, b.Load) })
+	}
+	return out
+}

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"speedmatrix/analysis"
+	"speedmatrix/plots"
+	"speedmatrix/schema"
+)
+
+// Chart is one chart of a report: a plots spec with its file name and
+// caption.
+type Chart = plots.Named
+
+// Charts returns every chart of the report that can be drawn, and a
+// note for each that cannot (a chart whose series hold no figure is left
+// out, never drawn empty): decode throughput and per-request speed
+// against concurrency, the USL fits, a ratio heatmap per compared run,
+// prefill against context, decode against context, the frontier per
+// context, and for serving runs throughput, latency percentiles, latency
+// against throughput and per-request against total.
+func (r *Report) Charts() (charts []Chart, notes []string) {
+	for _, ch := range append(r.charts(), r.serveCharts()...) {
+		// Drawn once here: a chart that cannot be drawn is noted and left
+		// out, so the page and the files never fail on a valid comparison.
+		f, err := ch.Chart.Figure()
+		if err == nil {
+			err = plots.SaveSVG(f, io.Discard, plots.DefaultWidthPx, plots.DefaultHeightPx)
+		}
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("chart %s not drawn: %v", ch.Name, err))
+			continue
+		}
+		charts = append(charts, ch)
+	}
+	return charts, notes
+}
+
+// WriteHTML writes the self-contained report page: the outcome and the
+// summary tables first, then the charts, then the long tables folded.
+func (r *Report) WriteHTML(w io.Writer, charts []Chart) error {
+	c := r.Comparison
+	page := plots.Report{
+		Title:    "Speed-test comparison: " + strings.Join(c.Labels[1:], ", ") + " against " + c.Labels[0],
+		Subtitle: "Baseline " + c.Labels[0] + " (" + c.Baseline.Run.Run.RunID + "); ratio = value / baseline",
+		Lead:     r.Summary.Outcome,
+		Runs:     runsTable(c),
+		Charts:   charts,
+	}
+	for _, t := range r.Tables() {
+		if t.Name == "runs" {
+			continue // Runs shows more, side by side
+		}
+		ht := HTMLTable(t.Table)
+		if t.Lead {
+			page.LeadTables = append(page.LeadTables, ht)
+		} else {
+			page.Tables = append(page.Tables, ht)
+		}
+	}
+	return plots.WriteReport(w, page)
+}
+
+// HTMLTable is a table of package analysis as the HTML page shows it.
+func HTMLTable(t analysis.Table) plots.Table {
+	return plots.Table{Caption: t.Title, Header: t.Header, Rows: t.Rows, RowClass: t.Class, Note: strings.Join(t.Notes, " ")}
+}
+
+// runsTable lays the runs' metadata side by side.
+func runsTable(c *analysis.Comparison) plots.Table {
+	cells := append([]*analysis.Cells{c.Baseline}, c.Others...)
+	t := plots.Table{Caption: "Runs", Header: append([]string{"field"}, c.Labels...)}
+	f64 := func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	}
+	i64 := func(p *int64) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	i32 := func(p *int32) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.Itoa(int(*p))
+	}
+	fields := []struct {
+		name string
+		get  func(r *schema.Run) string
+	}{
+		{"run id", func(r *schema.Run) string { return r.RunID }},
+		{"title", func(r *schema.Run) string { return r.Title }},
+		{"model", func(r *schema.Run) string { return r.Model }},
+		{"GPU", func(r *schema.Run) string { return r.GPU }},
+		{"GPU count", func(r *schema.Run) string { return i32(r.GPUCount) }},
+		{"VRAM GB", func(r *schema.Run) string { return f64(r.VRAMGB) }},
+		{"engine", func(r *schema.Run) string { return r.Engine }},
+		{"engine version", func(r *schema.Run) string { return r.EngineVersion }},
+		{"quantization", func(r *schema.Run) string { return r.Quantization }},
+		{"backend", func(r *schema.Run) string { return r.Backend }},
+		{"build", func(r *schema.Run) string { return r.Build }},
+		{"engine commit", func(r *schema.Run) string { return r.EngineCommit }},
+		{"bench tool", func(r *schema.Run) string { return strings.TrimSpace(r.BenchTool + " " + r.BenchVersion) }},
+		{"decode test", func(r *schema.Run) string { return r.DecodeTest }},
+		{"prefill mode", func(r *schema.Run) string { return r.PrefillMode }},
+		{"measure seconds", func(r *schema.Run) string { return f64(r.MeasureSeconds) }},
+		{"max output tokens", func(r *schema.Run) string { return i64(r.MaxOutputTokens) }},
+		{"max model len", func(r *schema.Run) string { return i64(r.MaxModelLen) }},
+		{"GPU memory utilization", func(r *schema.Run) string { return f64(r.GPUMemoryUtilization) }},
+		{"tensor parallel", func(r *schema.Run) string { return i32(r.TensorParallel) }},
+		{"launch command", func(r *schema.Run) string { return r.LaunchCommand }},
+		{"cells", nil},
+		{"source", func(r *schema.Run) string { return r.SourcePath }},
+	}
+	for _, f := range fields {
+		row := []string{f.name}
+		same, empty := true, true
+		for _, cs := range cells {
+			v := ""
+			if f.get == nil {
+				v = strconv.Itoa(len(cs.List))
+			} else {
+				v = f.get(&cs.Run.Run)
+			}
+			row = append(row, v)
+			empty = empty && v == ""
+			same = same && v == row[1]
+		}
+		if empty {
+			continue
+		}
+		t.Rows = append(t.Rows, row)
+		if same {
+			t.RowClass = append(t.RowClass, "")
+		} else {
+			t.RowClass = append(t.RowClass, "differs")
+		}
+	}
+	return t
+}

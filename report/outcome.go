@@ -1,0 +1,108 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"speedmatrix/analysis"
+	"speedmatrix/schema"
+)
+
+// phaseNoun names a phase's throughput in a sentence.
+var phaseNoun = map[schema.Phase]string{
+	schema.PhaseDecode:  "decode throughput",
+	schema.PhaseServe:   "serving throughput",
+	schema.PhasePrefill: "prompt (prefill) speed",
+}
+
+// ratioText prints a ratio with its precision and a times sign: "0.62×".
+func ratioText(v float64, sig int) string {
+	return analysis.FormatSig(v, min(max(sig, 2), analysis.MaxSigFigs)) + "×"
+}
+
+func (p PhaseRatio) find(rs []PhaseRatio, metric string) *PhaseRatio {
+	for i := range rs {
+		if rs[i].Other == p.Other && rs[i].Phase == p.Phase && rs[i].Metric == metric {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+// outcome states, per compared run, the answer in one or two sentences:
+// the throughput ratio of the main phase with its spread and verdict,
+// the latency ratios beside it, and what was left out.
+func outcome(r *Report, s *Summary) []string {
+	c := r.Comparison
+	var out []string
+	tol := strconv.FormatFloat(r.Tolerance()*100, 'g', 3, 64) + "%"
+	for oi := range c.Others {
+		base, other := c.Labels[0], c.Labels[oi+1]
+		if slices.Contains(s.Disjoint, oi) {
+			out = append(out, fmt.Sprintf("%s and %s have no cell in common (phase, context and load differ), so nothing is compared cell by cell; the tables and charts show each run on its own.", other, base))
+			continue
+		}
+		var main *PhaseRatio
+		for _, ph := range []schema.Phase{schema.PhaseDecode, schema.PhaseServe, schema.PhasePrefill} {
+			for i := range s.Ratios {
+				p := &s.Ratios[i]
+				if p.Other == oi && p.Phase == ph && p.Metric == analysis.TotalTokS.Name && p.Ratio != nil {
+					main = p
+					break
+				}
+			}
+			if main != nil {
+				break
+			}
+		}
+		if main == nil {
+			out = append(out, fmt.Sprintf("%s and %s share cells, but none has a throughput figure in both runs, so no ratio could be formed.", other, base))
+			continue
+		}
+		verdict := map[string]string{"better": "faster", "worse": "slower"}[main.Verdict]
+		if main.Verdict == "same" {
+			verdict = "the same within ±" + tol
+			if main.CILo != nil {
+				verdict = "not distinguishable (the confidence interval holds 1)"
+			}
+		}
+		spread := ""
+		if main.Compared > 1 {
+			spread = fmt.Sprintf("; from %s to %s", ratioText(*main.Min, main.RangeSigFigs), ratioText(*main.Max, main.RangeSigFigs))
+		}
+		if main.CILo != nil {
+			spread += fmt.Sprintf("; CI %s–%s", ratioText(*main.CILo, main.SigFigs), ratioText(*main.CIHi, main.SigFigs))
+		}
+		cells := "cells"
+		if main.Compared == 1 {
+			cells = "cell"
+		}
+		sent := fmt.Sprintf("%s delivers %s the %s of %s (geometric mean over %d %s%s): %s.",
+			other, ratioText(*main.Ratio, main.SigFigs), phaseNoun[main.Phase], base, main.Compared, cells, spread, verdict)
+		var lat []string
+		for _, m := range []analysis.Metric{analysis.PerRequestTokS, analysis.TTFTMs, analysis.TBTMs} {
+			if p := main.find(s.Ratios, m.Name); p != nil && p.Ratio != nil {
+				name := strings.TrimSuffix(m.Label(main.Phase), " ms")
+				if m.Name == analysis.PerRequestTokS.Name {
+					name = "speed"
+				}
+				lat = append(lat, fmt.Sprintf("%s %s (%s)", name, ratioText(*p.Ratio, p.SigFigs), p.Verdict))
+			}
+		}
+		second := ""
+		if len(lat) > 0 {
+			second = "Per request: " + strings.Join(lat, ", ") + "."
+		}
+		if main.Excluded > 0 {
+			var why []string
+			for _, x := range main.Reasons {
+				why = append(why, fmt.Sprintf("%d %s", x.Cells, x.Why))
+			}
+			second += fmt.Sprintf(" %d %s cells have no ratio and are left out (%s).", main.Excluded, main.Phase, strings.Join(why, "; "))
+		}
+		out = append(out, strings.TrimSpace(sent+" "+second))
+	}
+	return out
+}

@@ -1,0 +1,222 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"speedmatrix/analysis"
+	"speedmatrix/internal/testtool"
+	"speedmatrix/parse"
+	"speedmatrix/schema"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+const (
+	seedINT4 = "../testdata/seeds/000_acc4a01d882a0446.txt" // RTX PRO 6000, INT4
+	seedBF16 = "../testdata/seeds/001_03cf9c936d246394.txt" // H200, BF16
+	peers    = "../parse/testdata/peers/"
+)
+
+// pair is a comparison the golden tests cover: two real files (each
+// holding one run) compared as cmd/compare would.
+type pair struct {
+	name        string
+	base, other string
+	opt         Options
+}
+
+var pairs = []pair{
+	{"seeds", seedBF16, seedINT4, Options{MinUserTokS: 100, SLO: analysis.SLO{MaxTTFTMs: 1000, MaxTBTMs: 20}}},
+	{"vllm", peers + "vllm/inferencex-multinode-gptoss120b-conc16-p999.json", peers + "vllm/inferencex-atom-qwen35-397b-mtp-conc64-with-input_lens.json", Options{}},
+	{"sglang", peers + "sglang/datacrunch-h200-llama33-70b-online.jsonl", peers + "sglang/datacrunch-h200-deepseek-dp-mla.jsonl", Options{}},
+	{"guidellm", peers + "guidellm/danielkorat-qwen3-4b-thinking-sanity-benchmarks.json", peers + "guidellm/neuralmagic-benchmarks-stripped-v0.3.json", Options{}},
+}
+
+func load(t testing.TB, path string) *schema.Matrix {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := parse.ParseAllBytes(b, path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 {
+		t.Fatalf("%s holds %d runs, want 1", path, len(ms))
+	}
+	// Golden files must not change with the day they are written.
+	ms[0].Run.IngestedAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	return ms[0]
+}
+
+func build(t testing.TB, p pair) *Report {
+	t.Helper()
+	ms := []*schema.Matrix{load(t, p.base), load(t, p.other)}
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms), SameWithin: 0.03})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(c, p.opt)
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	testtool.Golden(t, filepath.Join("testdata", name), got, *update)
+}
+
+// TestGolden writes each pair's report as text, Markdown and JSON: the
+// summary of the seeds, and the whole report of two real serving runs of
+// vLLM, SGLang and guidellm each.
+func TestGolden(t *testing.T) {
+	for _, p := range pairs {
+		r := build(t, p)
+		for _, f := range []struct {
+			format analysis.Format
+			ext    string
+		}{{analysis.FormatText, "txt"}, {analysis.FormatMarkdown, "md"}, {analysis.FormatJSON, "json"}} {
+			t.Run(p.name+"/"+string(f.format), func(t *testing.T) {
+				var b bytes.Buffer
+				write := func() error { return r.Write(&b, f.format, "") }
+				if p.name == "seeds" {
+					// The seeds' whole report is cmd/compare's golden file:
+					// here their summary.
+					write = func() error { return r.WriteSummary(&b, f.format) }
+				}
+				if err := write(); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, p.name+"."+f.ext, b.Bytes())
+			})
+		}
+	}
+}
+
+// TestSummaryFirst checks that the answer leads: the outcome, then the
+// summary, before any long table.
+func TestSummaryFirst(t *testing.T) {
+	for _, p := range pairs {
+		var b bytes.Buffer
+		if err := build(t, p).Write(&b, analysis.FormatText, ""); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		// A pair without a cell in common has no ratio to summarize: the
+		// outcome says so, the best per context follows.
+		head := "Summary:"
+		if p.name != "seeds" {
+			head = "Best configuration per context"
+		}
+		o, s, d := strings.Index(out, "Outcome"), strings.Index(out, head), strings.Index(out, "Deltas:")
+		if o != 0 || s < 0 || d < s {
+			t.Errorf("%s: outcome at %d, %s at %d, deltas at %d", p.name, o, head, s, d)
+		}
+		for _, empty := range []string{"Context scaling: ", "frontier: "} {
+			if p.name != "seeds" && strings.Contains(out, empty) {
+				t.Errorf("%s: serving runs print a %q table", p.name, empty)
+			}
+		}
+	}
+}
+
+// TestSeedsSummary checks the seeds' known answers as the summary states
+// them (issue 10's example: 13,000 tok/s at 8K×128 against 3,521 at 8K×32).
+func TestSeedsSummary(t *testing.T) {
+	r := build(t, pairs[0])
+	s := r.Summary
+	if len(s.Outcome) != 1 || !strings.Contains(s.Outcome[0], "0.756× the decode throughput") || !strings.Contains(s.Outcome[0], "7 looped in RTX PRO 6000 INT4") {
+		t.Errorf("outcome %q", s.Outcome)
+	}
+	var ans *Answer
+	for i := range s.Answers {
+		if strings.HasPrefix(s.Answers[i].Question, "most total tok/s") && s.Answers[i].Context == "8K" {
+			ans = &s.Answers[i]
+		}
+	}
+	if ans == nil {
+		t.Fatalf("no 8K answer in %+v", s.Answers)
+	}
+	b, o := ans.Runs[0], ans.Runs[1]
+	if b.Cell != "8K×128" || b.TotalTokS != 13000 || b.LowerBound || o.Cell != "8K×32" || !o.LowerBound || pickText(o) != "≥ 3,520.8 tok/s (8K×32)" {
+		t.Errorf("8K answers %+v / %+v", b, o)
+	}
+	if got := optRatio(ans.Ratios[0], min(b.SigFigs, o.SigFigs)); got != "0.27×" {
+		t.Errorf("8K ratio %s, want 0.27× (13K has two figures)", got)
+	}
+}
+
+// TestPageInChromium opens each pair's HTML report in headless Chromium:
+// the outcome leads, every chart is drawn, the long tables are folded.
+func TestPageInChromium(t *testing.T) {
+	testtool.Chromium(t) // skip (or fail) before any work when it is missing
+	for _, p := range pairs {
+		t.Run(p.name, func(t *testing.T) {
+			r := build(t, p)
+			charts, notes := r.Charts()
+			if len(notes) > 0 {
+				t.Errorf("charts not drawn: %q", notes)
+			}
+			if len(charts) < 3 {
+				t.Errorf("%d charts", len(charts))
+			}
+			page := filepath.Join(t.TempDir(), "report.html")
+			f, err := os.Create(page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.WriteHTML(f, charts); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			dom := testtool.DumpDOM(t, page)
+			if n := strings.Count(dom, "<svg "); n != len(charts) {
+				t.Errorf("DOM has %d charts, want %d", n, len(charts))
+			}
+			lead, sum, fold := strings.Index(dom, `class="lead"`), strings.Index(dom, `class="summary"`), strings.Index(dom, `<details class="fold"`)
+			if lead < 0 || sum < lead || fold < sum {
+				t.Errorf("order: lead at %d, summary at %d, folded tables at %d", lead, sum, fold)
+			}
+			if !strings.Contains(dom, r.Summary.Outcome[0][:40]) {
+				t.Errorf("DOM lacks the outcome %q", r.Summary.Outcome[0])
+			}
+		})
+	}
+}
+
+// TestJSONObject checks that -format json is one object with every
+// section and each delta's status as a field.
+func TestJSONObject(t *testing.T) {
+	var b bytes.Buffer
+	if err := build(t, pairs[0]).Write(&b, analysis.FormatJSON, ""); err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b.Bytes(), &obj); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"tolerance", "runs", "summary", "deltas", "ratio_matrices", "scaling", "frontier", "serve", "trend"} {
+		if _, ok := obj[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	var deltas []analysis.Row
+	if err := json.Unmarshal(obj["deltas"], &deltas); err != nil {
+		t.Fatal(err)
+	}
+	looped := 0
+	for _, d := range deltas {
+		if d.Status == "looped" {
+			looped++
+		}
+	}
+	if looped == 0 {
+		t.Error("no delta has status looped")
+	}
+}

@@ -1,0 +1,359 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"speedmatrix/analysis"
+	"speedmatrix/schema"
+)
+
+// Table is one table of a report with the name -table selects it by
+// ("summary", "deltas", "matrix_total_tok_s" …). Lead marks the tables of
+// the summary, which come first and stay open in the HTML page.
+type Table struct {
+	Name string `json:"name"`
+	analysis.Table
+	Lead bool `json:"-"`
+}
+
+// Tables returns every table of the report in reading order: the
+// summary's, the ratio matrices, the serving curves, then the long
+// tables of package analysis (runs, deltas, geometric means per context,
+// scaling, frontier, targets per run).
+func (r *Report) Tables() []Table {
+	var out []Table
+	if t := r.summaryTable(); len(t.Rows) > 0 {
+		out = append(out, t)
+	}
+	if t, ok := r.answersTable(r.Summary.Answers, "answers", "Targets, every run side by side (ratio = total tok/s / baseline's)"); ok {
+		out = append(out, t)
+	}
+	if t, ok := r.answersTable(r.Summary.Best, "best", "Best configuration per context (highest total tok/s)"); ok {
+		out = append(out, t)
+	}
+	out = append(out, r.matrices()...)
+	for _, a := range r.Runs {
+		if len(a.Serve) > 0 {
+			out = append(out, serveTable(a))
+		}
+	}
+	for _, t := range r.Report.Tables() {
+		name := tableName(t.Title)
+		if name == "min_user_tps" && !r.Options.AllContexts {
+			// The answer over all contexts mixes cells that answer
+			// different questions: only when asked (-all-contexts).
+			var rows [][]string
+			for _, row := range t.Rows {
+				if !strings.HasPrefix(row[0], "all") {
+					rows = append(rows, row)
+				}
+			}
+			t.Rows = rows
+		}
+		out = append(out, Table{Name: name, Table: t})
+	}
+	// Names are unique: a second table of a kind gets _2, _3 ….
+	seen := map[string]int{}
+	for i := range out {
+		seen[out[i].Name]++
+		if n := seen[out[i].Name]; n > 1 {
+			out[i].Name += "_" + strconv.Itoa(n)
+		}
+	}
+	return out
+}
+
+// tableName names a table of package analysis by its title.
+func tableName(title string) string {
+	for _, p := range []struct{ prefix, name string }{
+		{"Runs", "runs"}, {"Deltas", "deltas"}, {"Geometric mean", "geomeans"}, {"Scaling", "scaling"},
+		{"Context scaling", "context"}, {"Throughput–interactivity", "frontier"}, {"Best throughput", "min_user_tps"},
+		{"Most concurrency", "slo"},
+	} {
+		if strings.HasPrefix(title, p.prefix) {
+			return p.name
+		}
+	}
+	return "table"
+}
+
+// TableNames lists the names -table accepts for this report.
+func (r *Report) TableNames() []string {
+	var out []string
+	for _, t := range r.Tables() {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func optRatio(p *float64, sig int) string {
+	if p == nil {
+		return "—"
+	}
+	return ratioText(*p, sig)
+}
+
+func changeText(p *float64, sig int) string {
+	if p == nil {
+		return "—"
+	}
+	v := (*p - 1) * 100
+	if sig < 3 {
+		return fmt.Sprintf("%+.0f%%", v)
+	}
+	return fmt.Sprintf("%+.1f%%", v)
+}
+
+func (r *Report) summaryTable() Table {
+	t := analysis.Table{
+		Title:  "Summary: geometric mean of ratios per phase (ratio = run / baseline; range = lowest–highest cell)",
+		Header: []string{"run", "phase", "metric", "ratio", "change", "range", "CI", "verdict", "cells", "left out"},
+		Right:  []bool{false, false, false, true, true, true, true, false, true, false},
+	}
+	anyCI := false
+	for _, p := range r.Summary.Ratios {
+		if p.Compared == 0 && slices.Contains(r.Summary.Disjoint, p.Other) {
+			continue // the outcome says the runs share no cell
+		}
+		rng, ci := "—", ""
+		if p.Min != nil && p.Compared > 1 {
+			rng = optRatio(p.Min, p.RangeSigFigs) + "–" + optRatio(p.Max, p.RangeSigFigs)
+		}
+		if p.CILo != nil {
+			ci, anyCI = optRatio(p.CILo, p.SigFigs)+"–"+optRatio(p.CIHi, p.SigFigs), true
+		}
+		var why []string
+		for _, x := range p.Reasons {
+			why = append(why, fmt.Sprintf("%d %s", x.Cells, x.Why))
+		}
+		t.Rows = append(t.Rows, []string{p.Run, string(p.Phase), p.Label, optRatio(p.Ratio, p.SigFigs), changeText(p.Ratio, p.SigFigs), rng, ci, p.Verdict,
+			strconv.Itoa(p.Compared), strings.Join(why, "; ")})
+		t.Class = append(t.Class, map[string]string{"better": "better", "worse": "worse", "": "muted"}[p.Verdict])
+	}
+	if !anyCI {
+		for i := range t.Rows {
+			t.Rows[i] = append(t.Rows[i][:6:6], t.Rows[i][7:]...)
+		}
+		t.Header = append(t.Header[:6:6], t.Header[7:]...)
+		t.Right = append(t.Right[:6:6], t.Right[7:]...)
+	}
+	tol := strconv.FormatFloat(r.Tolerance()*100, 'g', 3, 64)
+	t.Notes = append(t.Notes, "Verdict: \"same\" within ±"+tol+"% (-tolerance), or where a confidence interval of the median (samples or repeats in both runs) holds 1.")
+	if !r.Comparison.Spread {
+		t.Notes = append(t.Notes, analysis.NoSpreadNote)
+	} else {
+		// Where other cells have spread, say which rows have none: a
+		// prefill from one cold request is a point estimate, however far
+		// it moved.
+		var point []string
+		for _, p := range r.Summary.Ratios {
+			if p.Compared > 0 && p.CILo == nil {
+				name := string(p.Phase) + " " + p.Label
+				if strings.HasPrefix(p.Label, string(p.Phase)) {
+					name = p.Label // "prefill tok/s"
+				}
+				point = append(point, name)
+			}
+		}
+		if len(point) > 0 {
+			slices.Sort(point)
+			point = slices.Compact(point)
+			t.Notes = append(t.Notes, "No interval (one figure per cell, or fewer than six in a cell) for: "+strings.Join(point, ", ")+"; their verdicts are point estimates within the ±"+tol+"% band.")
+		}
+	}
+	return Table{Name: "summary", Table: t, Lead: true}
+}
+
+// pickText prints a run's answer: "13,000 tok/s (8K×128)", "≥ 3,521
+// tok/s (8K×32)" for a lower bound, "none".
+func pickText(p Pick) string {
+	if !p.Found {
+		if p.LowerBound {
+			return "none measured (" + p.Why + ")"
+		}
+		return "none"
+	}
+	s := analysis.FormatValue(p.TotalTokS, p.SigFigs) + " tok/s (" + p.Cell + ")"
+	if p.LowerBound {
+		s = "≥ " + s
+	}
+	return s
+}
+
+func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
+	if len(as) == 0 {
+		return Table{}, false
+	}
+	c := r.Comparison
+	t := analysis.Table{Title: title, Header: []string{"question", "context"}, Right: []bool{false, false}}
+	for _, l := range c.Labels {
+		t.Header = append(t.Header, l)
+		t.Right = append(t.Right, true)
+	}
+	for _, l := range c.Labels[1:] {
+		t.Header = append(t.Header, "ratio "+l)
+		t.Right = append(t.Right, true)
+	}
+	lower := false
+	for _, a := range as {
+		row := []string{a.Question, a.Context}
+		sig := analysis.MaxSigFigs
+		for _, p := range a.Runs {
+			row = append(row, pickText(p))
+			lower = lower || p.LowerBound
+			sig = min(sig, p.SigFigs)
+		}
+		for _, v := range a.Ratios {
+			row = append(row, optRatio(v, sig))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if lower {
+		t.Notes = append(t.Notes, "≥: a lower bound — the run could not measure cells beyond the answer (looped, over capacity or missing), so its true answer may be higher.")
+	}
+	return Table{Name: name, Table: t, Lead: true}, true
+}
+
+// matrices are the compact ratio tables: context × load, one metric and
+// one compared run per table, as the heatmap draws them.
+func (r *Report) matrices() []Table {
+	c := r.Comparison
+	var out []Table
+	short := ShortLabels(c)
+	for _, ph := range []schema.Phase{schema.PhaseDecode, schema.PhaseServe} {
+		var ctxs []string
+		var loads []analysis.Key // one per column: concurrency and rate
+		for _, cell := range c.Cells {
+			k := cell.Key
+			if k.Phase != ph {
+				continue
+			}
+			if len(ctxs) == 0 || ctxs[len(ctxs)-1] != k.ContextLabel {
+				ctxs = append(ctxs, k.ContextLabel)
+			}
+			lk := analysis.Key{Concurrency: k.Concurrency, RequestRate: k.RequestRate}
+			found := false
+			for _, l := range loads {
+				found = found || l == lk
+			}
+			if !found {
+				loads = append(loads, lk)
+			}
+		}
+		if len(ctxs) == 0 {
+			continue
+		}
+		sortLoads(loads)
+		for oi := range c.Others {
+			for mi, mt := range c.Metrics {
+				t := analysis.Table{
+					Title:  fmt.Sprintf("Ratio matrix, %s %s: %s / %s (rows: context; columns: load)", ph, mt.Label(ph), c.Labels[oi+1], c.Labels[0]),
+					Header: []string{"context"}, Right: []bool{false},
+				}
+				for _, l := range loads {
+					t.Header = append(t.Header, loadLabel(l))
+					t.Right = append(t.Right, true)
+				}
+				grid := map[string][]string{}
+				for _, ctx := range ctxs {
+					grid[ctx] = make([]string, len(loads))
+				}
+				any := false
+				for i := range c.Deltas[oi] {
+					d := &c.Deltas[oi][i]
+					k := c.Cells[d.Cell].Key
+					if k.Phase != ph || int(d.Metric) != mi {
+						continue
+					}
+					col := 0
+					for j, l := range loads {
+						if l.Concurrency == k.Concurrency && l.RequestRate == k.RequestRate {
+							col = j
+						}
+					}
+					if v, ok := d.Ratio(); ok {
+						bs, vs := c.Precision(oi, d)
+						grid[k.ContextLabel][col] = analysis.FormatRatio(v, bs, vs)
+						any = true
+					} else {
+						grid[k.ContextLabel][col] = ShortNote(d, short[0], short[oi+1])
+					}
+				}
+				if !any {
+					continue
+				}
+				for _, ctx := range ctxs {
+					row := []string{ctx}
+					for _, v := range grid[ctx] {
+						if v == "" {
+							v = "·"
+						}
+						row = append(row, strings.ReplaceAll(v, "\n", " "))
+					}
+					t.Rows = append(t.Rows, row)
+				}
+				dir := "higher is better"
+				if !mt.HigherIsBetter {
+					dir = "lower is better"
+				}
+				t.Notes = []string{"Ratio " + dir + "; a word says why a cell has no ratio; · no cell in either run."}
+				out = append(out, Table{Name: "matrix_" + string(ph) + "_" + mt.Name, Table: t})
+			}
+		}
+	}
+	return out
+}
+
+func sortLoads(ls []analysis.Key) {
+	less := func(a, b analysis.Key) bool {
+		if a.Concurrency != b.Concurrency {
+			return a.Concurrency < b.Concurrency
+		}
+		return a.RequestRate < b.RequestRate
+	}
+	for i := 1; i < len(ls); i++ {
+		for j := i; j > 0 && less(ls[j], ls[j-1]); j-- {
+			ls[j], ls[j-1] = ls[j-1], ls[j]
+		}
+	}
+}
+
+// loadLabel prints a load column: "128", "4/s", "∞/s", "16 @4/s".
+func loadLabel(k analysis.Key) string {
+	rate := ""
+	switch {
+	case math.IsInf(k.RequestRate, 1):
+		rate = "∞/s"
+	case k.RequestRate != 0:
+		rate = strconv.FormatFloat(k.RequestRate, 'g', -1, 64) + "/s"
+	}
+	switch {
+	case rate == "":
+		return strconv.Itoa(int(k.Concurrency))
+	case k.Concurrency == 0:
+		return rate
+	}
+	return strconv.Itoa(int(k.Concurrency)) + " @" + rate
+}
+
+// serveTable lists a run's serving curves: each load with its
+// throughput and latency percentiles.
+func serveTable(a analysis.RunAnalysis) Table {
+	t := analysis.Table{
+		Title:  "Serving: " + a.Label + " (latencies in ms; p50 is the median)",
+		Header: []string{"context", "load", "status", "total tok/s", "per-request tok/s", "TTFT p50", "TTFT p99", "TBT p50", "TBT p99", "E2E p50", "E2E p99"},
+		Right:  []bool{false, true, false, true, true, true, true, true, true, true, true},
+	}
+	v := func(x float64) string { return analysis.FormatValue(x, analysis.MaxSigFigs) }
+	for _, sc := range a.Serve {
+		for _, p := range sc.Points {
+			t.Rows = append(t.Rows, []string{sc.ContextLabel, sc.LoadLabel(p), p.State.String(), v(p.TotalTokS), v(p.PerRequestTokS),
+				v(p.TTFTMs), v(p.TTFTP99Ms), v(p.TBTMs), v(p.TBTP99Ms), v(p.E2EMs), v(p.E2EP99Ms)})
+		}
+	}
+	return Table{Name: "serve", Table: t}
+}

@@ -1,0 +1,146 @@
+package report
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"speedmatrix/analysis"
+	"speedmatrix/parse"
+	"speedmatrix/schema"
+)
+
+// TestRatioMatrix checks the compact table of the seeds: context ×
+// concurrency, a ratio with its printed precision or the reason.
+func TestRatioMatrix(t *testing.T) {
+	r := build(t, pairs[0])
+	var m *Table
+	for _, tb := range r.Tables() {
+		if tb.Name == "matrix_decode_total_tok_s" {
+			m = &tb
+			break
+		}
+	}
+	if m == nil {
+		t.Fatalf("no decode total tok/s matrix in %v", r.TableNames())
+	}
+	if got := strings.Join(m.Header, " "); got != "context 1 2 4 8 16 32 64 128" {
+		t.Errorf("header %q", got)
+	}
+	row8K := m.Rows[0]
+	if row8K[0] != "8K" || row8K[8] != "0.47" || row8K[5] != "looped (INT4)" {
+		t.Errorf("8K row %q", row8K)
+	}
+	if last := m.Rows[len(m.Rows)-1]; last[0] != "123K" || last[8] != "over cap. (both)" {
+		t.Errorf("123K row %q", last)
+	}
+}
+
+// TestServeOverlap compares two serving runs that share loads (one vLLM
+// file appended with two --metadata deployments): a ratio per load, the
+// summary's verdict, every serving chart.
+func TestServeOverlap(t *testing.T) {
+	b, err := os.ReadFile(peers + "vllm/append-deployments.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := parse.ParseAllBytes(b, "append-deployments.jsonl", "")
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("%d runs, %v", len(ms), err)
+	}
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms), SameWithin: 0.03})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(c, Options{})
+	if len(r.Summary.Disjoint) != 0 || len(r.Summary.Outcome) != 1 || !strings.Contains(r.Summary.Outcome[0], "the serving throughput of deployment=base") {
+		t.Errorf("outcome %q", r.Summary.Outcome)
+	}
+	charts, notes := r.Charts()
+	var names []string
+	for _, ch := range charts {
+		names = append(names, ch.Name)
+	}
+	if len(notes) > 0 || len(charts) != 6 {
+		t.Errorf("charts %v, notes %q", names, notes)
+	}
+	if !strings.Contains(strings.Join(r.TableNames(), " "), "matrix_serve_total_tok_s") {
+		t.Errorf("no serving ratio matrix in %v", r.TableNames())
+	}
+}
+
+// TestEveryPeerFile compares each run of every fixture file with the
+// next and with a seed, and writes each report's page: no valid input
+// makes the HTML report fail.
+func TestEveryPeerFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders a few hundred charts")
+	}
+	var runs []*schema.Matrix
+	files, _ := filepath.Glob(peers + "*/*")
+	for _, f := range files {
+		if strings.Contains(f, "/bad/") || strings.HasSuffix(f, ".md") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := parse.ParseAllBytes(b, f, "")
+		if err != nil {
+			continue // not every fixture is a whole file of its tool
+		}
+		runs = append(runs, ms...)
+	}
+	if len(runs) < 20 {
+		t.Fatalf("%d runs from %d fixture files", len(runs), len(files))
+	}
+	seed := load(t, seedINT4)
+	for i, a := range runs {
+		for _, o := range []*schema.Matrix{runs[(i+1)%len(runs)], seed} {
+			if o.Run.RunID == a.Run.RunID {
+				continue
+			}
+			c, err := analysis.Compare(a, []*schema.Matrix{o}, analysis.Options{Labels: Labels([]*schema.Matrix{a, o})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := New(c, Options{MinUserTokS: 50, SLO: analysis.SLO{MaxTTFTMs: 500}})
+			charts, _ := r.Charts()
+			if err := r.WriteHTML(io.Discard, charts); err != nil {
+				t.Errorf("%s against %s: %v", o.Run.SourcePath, a.Run.SourcePath, err)
+			}
+			if err := r.Write(io.Discard, analysis.FormatJSON, ""); err != nil {
+				t.Errorf("%s against %s: JSON: %v", o.Run.SourcePath, a.Run.SourcePath, err)
+			}
+		}
+	}
+}
+
+// TestPointEstimateNote: where some cells carry samples, the summary
+// names the rows whose verdict is a point estimate (a prefill measured by
+// one cold request).
+func TestPointEstimateNote(t *testing.T) {
+	mk := func(id string, ttft float64) *schema.Matrix {
+		m := &schema.Matrix{Run: schema.Run{RunID: id}}
+		m.Measurements = []schema.Measurement{
+			{Phase: schema.PhasePrefill, ContextLabel: "8K", Concurrency: schema.I32(1), Status: schema.StatusValid, TotalTokS: schema.F64(ttft * 100), TTFTMs: schema.F64(ttft)},
+			{Phase: schema.PhaseDecode, ContextLabel: "8K", Concurrency: schema.I32(8), Status: schema.StatusValid, TotalTokS: schema.F64(1000), TTFTMs: schema.F64(ttft)},
+		}
+		for i := range 12 {
+			m.Samples = append(m.Samples, schema.Sample{Phase: schema.PhaseDecode, ContextLabel: "8K", Concurrency: 8, Request: int64(i), InWindow: true,
+				TTFTMs: schema.F64(ttft + float64(i%4))})
+		}
+		return m
+	}
+	c, err := analysis.Compare(mk("a", 100), []*schema.Matrix{mk("b", 187)}, analysis.Options{SameWithin: 0.03})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(New(c, Options{}).summaryTable().Notes, " ")
+	if !c.Spread || !strings.Contains(notes, "prefill TTFT ms") || strings.Contains(notes, "decode TTFT ms") {
+		t.Errorf("spread %v, notes %q", c.Spread, notes)
+	}
+}
