@@ -11,6 +11,8 @@ import (
 
 // cellConfig is one sustained-decode cell to measure.
 type cellConfig struct {
+	// label names the cell in its requests' ids (CellRequestLabel).
+	label       string
 	prompt      Prompt
 	concurrency int
 	duration    time.Duration
@@ -110,6 +112,7 @@ func (c *Client) runCell(ctx context.Context, cfg cellConfig, pool []*stream) ce
 		s.log = s.log[:0]
 		s.last.Store(0)
 		s.want, s.cutAt, s.maxBytes = int64(cfg.maxTokens), 0, 0
+		s.label = cfg.label
 		wg.Add(1)
 		go func(i int, s *stream) {
 			defer wg.Done()

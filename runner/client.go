@@ -115,6 +115,8 @@ type Client struct {
 	tokOffset int64
 	// lines bounds the SSE line buffers of all the client's streams.
 	lines *lineBudget
+	// ids names every streaming request (RequestIDHeader).
+	ids *requestIDs
 }
 
 // NewClient returns a client for cfg.
@@ -177,6 +179,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		contUsage:  true,
 		streamOpts: true,
 		lines:      newLineBudget(cfg.LineBufferBytes),
+		ids:        newRequestIDs(),
 	}, nil
 }
 

@@ -616,6 +616,7 @@ func (r *Runner) decodeCell(ctx context.Context, m schema.Measurement, p Prompt,
 	cfg := &r.cfg
 	base := m
 	cell := cellConfig{
+		label:                CellRequestLabel(m.ContextLabel, c),
 		prompt:               p,
 		concurrency:          c,
 		duration:             cfg.Duration,

@@ -55,6 +55,8 @@ func (r *record) failed() bool { return r.err != "" }
 // stream is the per-connection state of one closed-loop stream, reused
 // for every request it sends so the hot path allocates nothing per token.
 type stream struct {
+	// label names the stream's requests in their ids (requestIDs.next).
+	label              string
 	rd                 *sseReader
 	ch                 chunk
 	log                []tick
@@ -155,10 +157,12 @@ func (c *Client) do(ctx context.Context, body []byte, epoch time.Time, s *stream
 	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
 		rec.sent = int64(time.Since(epoch))
 	}}
+	id := c.ids.next(s.label)
 	resp, retried, err := c.send(ctx, trace, func(ctx context.Context) (*http.Request, error) {
 		req, err := c.newRequest(ctx, http.MethodPost, c.path(), body)
 		if err == nil {
 			req.Header.Set("Accept", "text/event-stream")
+			req.Header.Set(RequestIDHeader, id)
 		}
 		return req, err
 	})
@@ -346,6 +350,7 @@ const (
 func (c *Client) probe(ctx context.Context, prompt string) record {
 	var rec record
 	s := newStream()
+	s.label = "probe"
 	s.want, s.cutAt, s.maxBytes = 1, probeMaxTokens, probeMaxBytes
 	pctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"speedmatrix/runner"
 )
 
 // engineProxy stands between the runner and a real engine and writes down,
@@ -26,6 +28,7 @@ type engineProxy struct {
 // proxied is one completion request as the proxy saw it.
 type proxied struct {
 	arrived   time.Time
+	id        string // the client's X-Request-Id
 	maxTokens int
 	prompt    string      // the user message (or prompt) text
 	status    int         // the engine's HTTP status
@@ -67,7 +70,7 @@ func (p *engineProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			} `json:"messages"`
 		}
 		_ = json.Unmarshal(body, &req)
-		rec = &proxied{arrived: time.Now(), maxTokens: req.MaxTokens, prompt: req.Prompt}
+		rec = &proxied{arrived: time.Now(), id: r.Header.Get(runner.RequestIDHeader), maxTokens: req.MaxTokens, prompt: req.Prompt}
 		for _, m := range req.Messages {
 			rec.prompt += m.Content
 		}

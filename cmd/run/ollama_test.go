@@ -19,6 +19,7 @@ import (
 	"speedmatrix/internal/testtool"
 	"speedmatrix/internal/tinyllama"
 	"speedmatrix/parse"
+	"speedmatrix/runner"
 	"speedmatrix/schema"
 )
 
@@ -199,9 +200,13 @@ func TestOllamaEndToEnd(t *testing.T) {
 			checkPrefillCell(t, sp, x, reqs)
 			continue
 		}
+		// A decode cell's requests are the ones its id names: the last
+		// request of a window, sent just before the window ended and cut,
+		// may reach the proxy after the cell's progress line.
 		var cell []*proxied
+		label := runner.CellRequestLabel(sp.label, sp.c)
 		for _, r := range reqs {
-			if r.maxTokens == maxTokens && r.arrived.After(sp.from) && !r.arrived.After(sp.to) {
+			if r.maxTokens == maxTokens && cellOfID(r.id) == label {
 				cell = append(cell, r)
 			}
 		}
@@ -213,6 +218,20 @@ func TestOllamaEndToEnd(t *testing.T) {
 		}
 		checkDecodeCell(t, sp, x, samples, cell)
 	}
+}
+
+// cellOfID returns the cell label of a request id
+// (sm-<nonce>-<label>-<n>), "" when id is not of that form.
+func cellOfID(id string) string {
+	rest, ok := strings.CutPrefix(id, "sm-")
+	if !ok {
+		return ""
+	}
+	_, rest, _ = strings.Cut(rest, "-")
+	if i := strings.LastIndexByte(rest, '-'); i > 0 {
+		return rest[:i]
+	}
+	return ""
 }
 
 // checkPrefillCell sets a prefill cell against the engine: its figure is

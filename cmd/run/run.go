@@ -416,6 +416,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	fmt.Fprintf(stderr, "run: every request carries %s %s… (grep the engine's log for it)\n", runner.RequestIDHeader, client.RequestIDPrefix())
 	m, err := r.Run(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
