@@ -18,8 +18,11 @@ const RequestIDHeader = "X-Request-Id"
 // sm-<nonce>-<label>-<n>: nonce is random per client (two runs against
 // one server never share an id), label names the cell ("decode-8K-c4",
 // "probe") and n counts the client's requests, so that no two requests
-// of a run, concurrent or not, share an id (vLLM refuses a request whose
-// id is already running).
+// of a run, concurrent or not, share an id.
+//
+// Note: uniqueness matters, not only for logs: vLLM takes the header as
+// its engine request id (vllm-project/vllm#10968), and two running
+// requests with one id break its engine (vllm-project/vllm#10583).
 type requestIDs struct {
 	prefix string
 	n      atomic.Int64
