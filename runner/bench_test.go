@@ -151,17 +151,21 @@ func BenchmarkClientCPUPerToken(b *testing.B) {
 // benchClientCPU is one sub-benchmark of BenchmarkClientCPUPerToken.
 func benchClientCPU(b *testing.B, mode string, C int, step time.Duration) {
 	url := simProcess(b, "-step", step.String(), "-strict="+fmt.Sprint(mode == "strict"))
-	var cpuPerTok, userPerTok, diff, tokS, eff, perEvent float64
+	var (
+		used                      counters
+		all                       int64
+		diff, tokS, eff, perEvent float64
+	)
 	for i := 0; i < b.N; i++ {
 		runtime.GC()
-		u0, s0 := processCPUSplit()
+		c0 := processCounters()
 		run, _ := cellAgainst(b, url, C, 400, 2*time.Second)
-		u1, s1 := processCPUSplit()
-		cpu := (u1 - u0) + (s1 - s0)
+		used = processCounters().sub(c0)
 		if run.ws < 0 || run.errReason != "" {
 			b.Fatalf("cell failed: %s", run.errReason)
 		}
-		var all, events int64 // every token and token event received, window or not
+		var events int64 // token events received, window or not
+		all = 0          // every token received, window or not
 		for _, q := range run.recs {
 			if !q.failed() {
 				all += q.tokens
@@ -171,16 +175,13 @@ func benchClientCPU(b *testing.B, mode string, C int, step time.Duration) {
 		f := figures(&run, false)
 		wsWall := run.epoch.UnixNano() + run.ws
 		truth := fetchTruth(b, url, wsWall, wsWall+(run.we-run.ws))
-		cpuPerTok = float64(cpu.Microseconds()) / float64(all)
-		userPerTok = float64((u1 - u0).Microseconds()) / float64(all)
 		diff = 100 * (float64(f.tokens) - float64(truth)) / float64(truth)
 		tokS = f.totalTokS
 		eff = 100 * tokS / (float64(C) * float64(time.Second) / float64(step))
 		perEvent = float64(all) / float64(events)
 	}
-	b.ReportMetric(cpuPerTok, "µs-cpu/token")
+	reportCounters(b, used, all)
 	b.ReportMetric(perEvent, "tokens/event")
-	b.ReportMetric(userPerTok, "µs-user/token")
 	b.ReportMetric(tokS, "tok/s")
 	b.ReportMetric(diff, "truth-diff-%")
 	b.ReportMetric(eff, "server-eff-%")
@@ -282,43 +283,111 @@ func TestNoPerTokenAllocation(t *testing.T) {
 // CPU time over the tokens the simulator sent in the same interval.
 func BenchmarkBaselineDiscard(b *testing.B) {
 	const step = 2 * time.Millisecond
-	for _, C := range []int{1, 16, 64, 128} {
+	for _, C := range []int{1, 16, 64, 128, 512} {
 		b.Run(fmt.Sprintf("strict/C=%d", C), func(b *testing.B) {
 			url := simProcess(b, "-step", step.String(), "-strict")
-			c, err := NewClient(ClientConfig{URL: url, Model: "sim", MaxConns: C})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			body := c.completionBody(promptHead(NewTag(), "1K")+neutralText(newRand(7), 1000), 400)
-			var perTok float64
+			var used counters
+			var tokens int64
 			for i := 0; i < b.N; i++ {
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-				start := time.Now()
-				u0, s0 := processCPUSplit()
-				var wg sync.WaitGroup
-				for g := 0; g < C; g++ {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for ctx.Err() == nil {
-							req, _ := c.newRequest(ctx, http.MethodPost, c.path(), body)
-							resp, err := c.http.Do(req)
-							if err != nil {
-								continue
-							}
-							io.Copy(io.Discard, resp.Body)
-							resp.Body.Close()
-						}
-					}()
-				}
-				wg.Wait()
-				cancel()
-				u1, s1 := processCPUSplit()
-				tokens := fetchTruth(b, url, start.UnixNano(), time.Now().UnixNano())
-				perTok = float64(((u1 - u0) + (s1 - s0)).Microseconds()) / float64(tokens)
+				used, tokens = discardFor(b, url, C, 2*time.Second)
 			}
-			b.ReportMetric(perTok, "µs-cpu/token")
+			reportCounters(b, used, tokens)
 		})
 	}
+}
+
+// BenchmarkClientOverFloor runs the client's cell and the discarding
+// net/http client (BenchmarkBaselineDiscard) alternately against one
+// strict simulator process at each C, so that both meet the same load on
+// a busy machine, and reports the mean over its iterations of the
+// client's CPU per token over the floor's (over-floor-x) beside the means
+// of both figures.
+func BenchmarkClientOverFloor(b *testing.B) {
+	const step = 2 * time.Millisecond
+	for _, C := range []int{1, 16, 64, 128, 512} {
+		b.Run(fmt.Sprintf("strict/C=%d", C), func(b *testing.B) {
+			url := simProcess(b, "-step", step.String(), "-strict")
+			var client, floor, ratio float64
+			for i := 0; i < b.N; i++ {
+				used, tokens := clientFor(b, url, C, 2*time.Second)
+				cl := perToken(used.user+used.sys, tokens)
+				used, tokens = discardFor(b, url, C, 2*time.Second)
+				fl := perToken(used.user+used.sys, tokens)
+				client, floor, ratio = client+cl, floor+fl, ratio+cl/fl
+			}
+			n := float64(b.N)
+			b.ReportMetric(client/n, "µs-cpu/token")
+			b.ReportMetric(floor/n, "floor-µs-cpu/token")
+			b.ReportMetric(ratio/n, "over-floor-x")
+		})
+	}
+}
+
+// clientFor runs one decode cell of C streams for d against url and
+// returns this process's counters over it and the tokens received.
+func clientFor(tb testing.TB, url string, C int, d time.Duration) (counters, int64) {
+	runtime.GC()
+	c0 := processCounters()
+	run, _ := cellAgainst(tb, url, C, 400, d)
+	used := processCounters().sub(c0)
+	if run.ws < 0 || run.errReason != "" {
+		tb.Fatalf("cell failed: %s", run.errReason)
+	}
+	var all int64
+	for _, q := range run.recs {
+		if !q.failed() {
+			all += q.tokens
+		}
+	}
+	return used, all
+}
+
+// discardFor runs C goroutines sending streaming requests to url for d
+// over the client's transport, discarding the bodies unread, and returns
+// this process's counters over it and the tokens the server sent meanwhile.
+func discardFor(tb testing.TB, url string, C int, d time.Duration) (counters, int64) {
+	c, err := NewClient(ClientConfig{URL: url, Model: "sim", MaxConns: C})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer c.Close()
+	body := c.completionBody(promptHead(NewTag(), "1K")+neutralText(newRand(7), 1000), 400)
+	runtime.GC()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	start := time.Now()
+	c0 := processCounters()
+	var wg sync.WaitGroup
+	for g := 0; g < C; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				req, _ := c.newRequest(ctx, http.MethodPost, c.path(), body)
+				resp, err := c.http.Do(req)
+				if err != nil {
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	used := processCounters().sub(c0)
+	return used, fetchTruth(tb, url, start.UnixNano(), time.Now().UnixNano())
+}
+
+// perToken is d in µs per token.
+func perToken(d time.Duration, tokens int64) float64 {
+	return float64(d.Nanoseconds()) / 1e3 / float64(tokens)
+}
+
+// reportCounters reports used per token on b: CPU, user and system µs,
+// read system calls and context switches.
+func reportCounters(b *testing.B, used counters, tokens int64) {
+	b.ReportMetric(perToken(used.user+used.sys, tokens), "µs-cpu/token")
+	b.ReportMetric(perToken(used.user, tokens), "µs-user/token")
+	b.ReportMetric(float64(used.reads)/float64(tokens), "reads/token")
+	b.ReportMetric(float64(used.switchs)/float64(tokens), "switches/token")
 }

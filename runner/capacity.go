@@ -150,7 +150,9 @@ type ServerInfo struct {
 	// MaxModelLen is the model's context limit from /v1/models (0 when
 	// unreported).
 	MaxModelLen int64
-	// Version is the engine version from /version, "" when absent.
+	// Version is the engine version from /version (else llama.cpp's
+	// /props build_info, TGI's /info or Ollama's /api/version), "" when
+	// absent.
 	Version string
 	// KVTokens is the KV budget and KVSource where it came from ("flag",
 	// "/get_server_info", "/metrics", "/info"), 0 and "" when unknown.
@@ -176,7 +178,8 @@ type tgiInfo struct {
 }
 
 // Discover asks the server what it serves: /v1/models (else TGI's
-// /info), /version, the KV budget (kvFlag first, then SGLang's
+// /info), the version (/version, /props, /info or /api/version), the KV
+// budget (kvFlag first, then SGLang's
 // /get_server_info, then vLLM's /metrics cache_config_info, then TGI's
 // /info max_batch_total_tokens) and whether /metrics exists. Whether
 // /tokenize counts what the endpoint counts is checked after Negotiate
@@ -257,6 +260,12 @@ func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error)
 			if info.Version == "" {
 				info.Version = t.Version
 			}
+		}
+	}
+	if info.Version == "" {
+		// Ollama: GET /api/version ({"version":"0.6.5"}).
+		if c.getJSON(ctx, "/api/version", &ver) == nil {
+			info.Version = ver.Version
 		}
 	}
 	snap, err := c.scrape(ctx)

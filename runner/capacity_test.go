@@ -9,7 +9,7 @@ import (
 
 // TestDiscoverProps reads llama.cpp server's GET /props and TGI's GET
 // /info when /v1/models gives no max_model_len and there is no /version,
-// and only then; TGI's /info also names the model when there is no
+// and only then (Ollama's GET /api/version last, for the version alone); TGI's /info also names the model when there is no
 // /v1/models, and gives the KV budget when nothing else does.
 func TestDiscoverProps(t *testing.T) {
 	const llamaModels = `{"object":"list","data":[{"id":"qwen.gguf","object":"model","owned_by":"llamacpp",` +
@@ -30,11 +30,16 @@ func TestDiscoverProps(t *testing.T) {
 		{"llama.cpp", map[string]string{"/v1/models": llamaModels, "/props": props}, 65536, "b8681-Debian", 0, "", 4},
 		{"llama.cpp without /props", map[string]string{"/v1/models": llamaModels}, 0, "", 0, "", 0},
 		{"vLLM: /v1/models and /version win", map[string]string{
-			"/v1/models": `{"data":[{"id":"qwen.gguf","max_model_len":32768}]}`,
-			"/version":   `{"version":"0.11.0"}`,
-			"/props":     props,
-			"/info":      tgi,
+			"/v1/models":   `{"data":[{"id":"qwen.gguf","max_model_len":32768}]}`,
+			"/version":     `{"version":"0.11.0"}`,
+			"/props":       props,
+			"/info":        tgi,
+			"/api/version": `{"version":"0.6.5"}`,
 		}, 32768, "0.11.0", 262144, "/info", 0},
+		{"Ollama: /api/version", map[string]string{
+			"/v1/models":   `{"object":"list","data":[{"id":"qwen.gguf","object":"model","created":1764700000,"owned_by":"library"}]}`,
+			"/api/version": `{"version":"0.6.5"}`,
+		}, 0, "0.6.5", 0, "", 0},
 		{"TGI without /v1/models", map[string]string{"/info": tgi}, 4096, "3.0.1", 262144, "/info", 0},
 		{"TGI with /v1/models", map[string]string{"/v1/models": `{"object":"list","data":[{"id":"qwen.gguf","object":"model","owned_by":"tgi"}]}`, "/info": tgi},
 			4096, "3.0.1", 262144, "/info", 0},

@@ -22,8 +22,13 @@
 //  3. Prefill (matrix.go): prompt tokens / TTFT of a cold prompt: the
 //     context's first scout, or the median of unique prompts in
 //     standalone mode.
-//  4. Decode cells (cell.go): a scout warms the prefix cache, then C
-//     closed-loop streams share one transport. The window starts when
+//  4. Decode cells (cell.go): a scout request puts the prompt in the
+//     server's prefix cache, then C closed-loop streams share one
+//     transport. A shared cache (vLLM, SGLang) serves every stream's
+//     prompt from it; llama.cpp and Ollama keep a cache per slot, so the
+//     scout warms one slot and the other streams' first requests prefill
+//     cold (their TTFTs are among the cell's; later requests of a stream
+//     find its slot warm). The window starts when
 //     every stream produces tokens (and /metrics shows C running, none
 //     waiting) and lasts the cell's duration; a watchdog fails stalled
 //     requests; a loop (loop.go) or a run of failures ends the cell.

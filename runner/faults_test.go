@@ -227,6 +227,27 @@ func TestStartupRequestsBounded(t *testing.T) {
 			t.Fatalf("info %+v, err %v", info, err)
 		}
 	})
+	t.Run("Ollama's version", func(t *testing.T) {
+		// A server without /version whose /api/version never answers: the
+		// version is unknown, the run goes on.
+		_, c := startFaulty(t, fastProfile(), func(f *faulty, w http.ResponseWriter, r *http.Request) bool {
+			switch r.URL.Path {
+			case "/version":
+				http.NotFound(w, r)
+			case "/api/version":
+				f.hang(r)
+			default:
+				return false
+			}
+			return true
+		})
+		var info ServerInfo
+		var err error
+		endsWithin(t, 10*time.Second, "Discover", func() { info, err = c.Discover(context.Background(), 0) })
+		if err != nil || info.Version != "" || info.MaxModelLen == 0 {
+			t.Fatalf("info %+v, err %v", info, err)
+		}
+	})
 }
 
 // TestRunEndsWhenProbesStall covers case 4 in a run: one-token probes

@@ -283,7 +283,10 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 			case serverDown != "":
 				meas.Status, meas.StatusReason = schema.StatusError, serverDown
 			case promptErr != nil:
-				meas.Status, meas.StatusReason = schema.StatusError, "prompt: "+promptErr.Error()
+				meas.Status, meas.StatusReason = schema.StatusError, promptErr.Error()
+				if !strings.HasPrefix(meas.StatusReason, "prompt") {
+					meas.StatusReason = "prompt: " + meas.StatusReason
+				}
 			case cell.phase == schema.PhasePrefill:
 				ev.Phase = "prefill"
 				r.progress(ev)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,8 @@ import (
 // and reports usage.prompt_tokens 256. The context that fits is measured
 // with prompts of its size; the one that does not is never a valid cell
 // (the prompt-token check or a refusal, not a truncated prompt measured
-// as 512 tokens).
+// as 512 tokens), and its reason says that the engine cuts prompts. The
+// engine's version is discovered (Ollama's /api/version).
 func TestOllamaContextBeyondEngine(t *testing.T) {
 	bin := testtool.Ollama(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -31,6 +33,19 @@ func TestOllamaContextBeyondEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	// Ollama has no /version, /props or /info: its version is at
+	// /api/version (0.0.0 for a build without release ldflags, as go
+	// install makes it).
+	var want struct {
+		Version string `json:"version"`
+	}
+	if err := c.getJSON(ctx, "/api/version", &want); err != nil || want.Version == "" {
+		t.Fatalf("GET /api/version: %+v, %v", want, err)
+	}
+	info, err := c.Discover(ctx, 0)
+	if err != nil || info.Version != want.Version {
+		t.Errorf("Discover: version %q, err %v; want %q", info.Version, err, want.Version)
+	}
 	r, err := New(c, Config{Contexts: []int64{128, 512}, Concurrency: []int{1}, Duration: 500 * time.Millisecond, MaxTokens: 16})
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +63,9 @@ func TestOllamaContextBeyondEngine(t *testing.T) {
 			if x.Status != schema.StatusValid || !ok {
 				t.Errorf("%s %s: %s %q, prompt tokens %v: the context fits the engine", x.Phase, x.ContextLabel, x.Status, x.StatusReason, ptrVal(x.PromptTokens))
 			}
+		case x.Status != schema.StatusValid && x.ContextTokens != nil && *x.ContextTokens == 512 &&
+			!strings.Contains(x.StatusReason, "truncates prompts") && !strings.Contains(x.StatusReason, "prompt tokens"):
+			t.Errorf("%s %s: reason %q does not say the engine cannot hold the context", x.Phase, x.ContextLabel, x.StatusReason)
 		case x.Status == schema.StatusValid && !ok:
 			t.Errorf("%s %s is valid with prompt tokens %v: the engine truncated the prompt", x.Phase, x.ContextLabel, ptrVal(x.PromptTokens))
 		case x.Status == schema.StatusValid:

@@ -159,6 +159,9 @@ func fitPrompt(ctx context.Context, head, body string, target int64, count count
 		var slope float64
 		if len(pts) >= 2 {
 			a, b := pts[len(pts)-2], pts[len(pts)-1]
+			if b.l-a.l >= truncatedStep && b.n <= a.n {
+				return Prompt{}, truncatedError(a.n, b.n, a.l, b.l, target)
+			}
 			if a.l != b.l && a.n != b.n {
 				slope = float64(b.n-a.n) / float64(b.l-a.l)
 			}
@@ -217,6 +220,23 @@ func fitPrompt(ctx context.Context, head, body string, target int64, count count
 		return Prompt{}, fmt.Errorf("prompt: got %d tokens after calibrating, want %d ± 1%%", n, target)
 	}
 	return Prompt{Text: head + body[:l], Tokens: n, Exact: exact}, nil
+}
+
+// truncatedStep is the growth of the padding (in bytes of prose, at
+// least 50 tokens in any tokenizer) after which a prompt whose count did
+// not grow was truncated by the server.
+const truncatedStep = 256
+
+// errTruncated says that the server counts no more prompt tokens for a
+// longer prompt: it cuts prompts to what its context holds.
+var errTruncated = errors.New("the server truncates prompts to its context")
+
+// truncatedError says that a prompt of lb bytes of padding counted nb
+// tokens, no more than one of la bytes (na): the server truncates prompts
+// (Ollama keeps num_ctx tokens of a longer prompt, and counts those), so a
+// context of target tokens cannot be held.
+func truncatedError(na, nb int64, la, lb int, target int64) error {
+	return fmt.Errorf("prompt: %w, which cannot hold %d tokens: it counts %d prompt tokens with %d bytes of padding and %d with %d", errTruncated, target, nb, lb, na, la)
 }
 
 func abs64(x int64) int64 {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -56,6 +57,28 @@ func TestPromptBelowHead(t *testing.T) {
 	_, err := fitPrompt(context.Background(), head, body, headTokens-5, wordCounter(9), true)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("below the fixed head of %d tokens", headTokens)) {
 		t.Fatalf("error %v, want the head's %d tokens", err, headTokens)
+	}
+}
+
+// TestPromptTruncatedByServer: a server that cuts every prompt to its
+// context (Ollama keeps num_ctx tokens and counts those) is named as the
+// reason a longer context cannot be fitted, not the padding text.
+func TestPromptTruncatedByServer(t *testing.T) {
+	body := neutralText(newRand(3), 400000)
+	head := promptHead("0123abcd", "1K")
+	words := wordCounter(9)
+	capped := func(ctx context.Context, text string) (int64, error) {
+		n, err := words(ctx, text)
+		return min(n, 256), err
+	}
+	for _, exact := range []bool{true, false} {
+		_, err := fitPrompt(context.Background(), head, body, 512, capped, exact)
+		if !errors.Is(err, errTruncated) || !strings.Contains(err.Error(), "cannot hold 512 tokens") {
+			t.Errorf("exact %v: error %v, want the server's truncation named", exact, err)
+		}
+		if _, err := fitPrompt(context.Background(), head, body, 200, capped, exact); err != nil {
+			t.Errorf("exact %v: 200 tokens within the server's context: %v", exact, err)
+		}
 	}
 }
 
