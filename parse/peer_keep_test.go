@@ -225,6 +225,10 @@ func TestPeerNothingDropped(t *testing.T) {
 // durationName matches the names of figures that are durations.
 var durationName = regexp.MustCompile(`(^|_)(ttft|ttfc|tpot|tbt|itl|e2e|e2el|latency|gap|duration|wall_time|time_to|ttst|waiting|blocked|connecting|sending|receiving|lookup|overhead)(_|$)`)
 
+// rateName matches the names of figures that are rates although they
+// name a duration family (llm_decode_bench's e2e_output_tps_per_user).
+var rateName = regexp.MustCompile(`(^|_)(tps|tok_s|throughput)(_|$)`)
+
 // unitName matches a unit word in a figure's name.
 var unitName = regexp.MustCompile(`(^|_)(ms|s|sec|seconds|us|ns)(_|$)`)
 
@@ -235,8 +239,11 @@ func TestPeerDurationsHaveUnits(t *testing.T) {
 		for _, m := range mustParseAll(t, path) {
 			for _, c := range m.Measurements {
 				for _, e := range c.Extra {
-					if durationName.MatchString(e.Name) && !unitName.MatchString(e.Name) && !strings.HasSuffix(e.Name, "_count") {
+					if durationName.MatchString(e.Name) && !rateName.MatchString(e.Name) && !unitName.MatchString(e.Name) && !strings.HasSuffix(e.Name, "_count") {
 						t.Errorf("%s: extra %s = %g is a duration without a unit", filepath.Base(path), e.Name, e.Value)
+					}
+					if rateName.MatchString(e.Name) && unitName.MatchString(e.Name) && durationName.MatchString(e.Name) && !strings.Contains(e.Name, "per_token") {
+						t.Errorf("%s: extra %s = %g is a rate named as a duration", filepath.Base(path), e.Name, e.Value)
 					}
 				}
 			}

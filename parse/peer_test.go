@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -425,6 +426,42 @@ func TestPeerFiles(t *testing.T) {
 			{"max queue kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "max_running_reqs") }, 64},
 			{"accepted draft tokens kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "server_spec_accepted_tokens") }, 29081},
 			{"output length kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[2], "output_seq_len_avg") }, 4096},
+		}},
+		// llm_decode_bench 0.6: chunk_inter_token_latency and
+		// request_latency are the chunk-gap and e2e families (seconds);
+		// request_latency 0.0 of a cell where nothing completed is no
+		// measurement; time_to_second_token and warmup_duration are
+		// seconds; e2e_output_tps_per_user is a rate, not a duration;
+		// nested hardware and per-position acceptance figures are kept.
+		{"llm-inference-bench/v0.6-cell-keys.json", FormatLLMBenchJSON, "Model-35B-A3B", 2, []check{
+			{"chunk gap mean s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].ChunkGapMeanMs }, 11.2},
+			{"chunk gap p99 s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[1].ChunkGapP99Ms }, 21.2},
+			{"e2e p50 from request_latency", func(m *schema.Matrix) *float64 { return m.Measurements[1].E2EP50Ms }, 12250},
+			{"e2e p99 from request_latency", func(m *schema.Matrix) *float64 { return m.Measurements[1].E2EP99Ms }, 14500},
+			{"no e2e where nothing completed", func(m *schema.Matrix) *float64 {
+				c := m.Measurements[0]
+				return set(c.E2EMeanMs, c.E2EP50Ms, c.E2EP90Ms, c.E2EP99Ms)
+			}, 0},
+			{"placeholder kept in extra", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p50_ms") }, 0},
+			{"ttst in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "time_to_second_token_p90_ms") }, 24},
+			{"warm-up in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "warmup_duration_ms") }, 5250},
+			{"rate kept as a rate", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "e2e_output_tps_per_user_p50") }, 161.5},
+			{"rate not named a duration", func(m *schema.Matrix) *float64 {
+				return set(extra(&m.Measurements[1], "e2e_output_tps_per_user_p50_ms"))
+			}, 0},
+			{"acceptance per position", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "server_spec_pos_accept_2") }, 0.4},
+			{"cell hardware", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "hardware_power_total_avg_w") }, 650.75},
+			{"cell hardware duration in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "hardware_duration_ms") }, 23500},
+			{"completed: the count that finished", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].CompletedRequests) }, 8},
+			{"run hardware kept", func(m *schema.Matrix) *float64 {
+				for _, kv := range m.Run.Metadata {
+					if kv.Section == "Hardware" && kv.Key == "power_total_avg_w" {
+						v, _ := strconv.ParseFloat(kv.Value, 64)
+						return &v
+					}
+				}
+				return nil
+			}, 612.5},
 		}},
 		// An aggregate of iterations (bug class 6): the means, with the
 		// standard deviations and the iteration count in extra.
