@@ -225,9 +225,10 @@ func TestPeerNothingDropped(t *testing.T) {
 // durationName matches the names of figures that are durations.
 var durationName = regexp.MustCompile(`(^|_)(ttft|ttfc|tpot|tbt|itl|e2e|e2el|latency|gap|duration|wall_time|time_to|ttst|waiting|blocked|connecting|sending|receiving|lookup|overhead)(_|$)`)
 
-// rateName matches the names of figures that are rates although they
-// name a duration family (llm_decode_bench's e2e_output_tps_per_user).
-var rateName = regexp.MustCompile(`(^|_)(tps|tok_s|throughput)(_|$)`)
+// rateName matches the names of figures that are rates or shares although
+// they name a duration family (llm_decode_bench's e2e_output_tps_per_user,
+// inference-perf's ttft_attainment_percentage).
+var rateName = regexp.MustCompile(`(^|_)(tps|tok_s|throughput|percentage|pct)(_|$)`)
 
 // unitName matches a unit word in a figure's name.
 var unitName = regexp.MustCompile(`(^|_)(ms|s|sec|seconds|us|ns)(_|$)`)

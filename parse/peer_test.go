@@ -360,6 +360,35 @@ func TestPeerFiles(t *testing.T) {
 			{"error code counted", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "error_code_500_count") }, 2},
 		}},
 		// inference-perf's lifecycle report of one stage (seconds).
+		// inference-perf of 2026: prompt_len gone, prompt_tokens (server
+		// counts: total, cached, distribution) stands for it; every other
+		// number (retries, goodput, failures by label …) lands in extra,
+		// seconds in ms, rates per second left alone.
+		{"inference-perf/stage_1_lifecycle_metrics-2026.json", FormatInferencePerf, "", 1, []check{
+			{"context from prompt_tokens mean", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ContextTokens) }, 1030},
+			{"input tokens total", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].InputTokensTotal) }, 630432},
+			{"output tokens total", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 78435},
+			{"benchmark time", func(m *schema.Matrix) *float64 { return m.Measurements[0].MeasuredS }, 61.5},
+			{"concurrency of the stage", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 32},
+			{"rate of the stage", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 10},
+			{"cached prompt tokens", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prompt_tokens_cached") }, 201500},
+			{"goodput", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "goodput_metrics_request_goodput") }, 9.105},
+			{"retry waste in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "retries_wasted_total_ms") }, 16500},
+			{"retry waste p90 in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "retries_wasted_p90_ms") }, 3500},
+			{"failures by label", func(m *schema.Matrix) *float64 {
+				return extra(&m.Measurements[0], "failures_by_label_429_rate_limit_count")
+			}, 5},
+			{"a rate per second stays one", func(m *schema.Matrix) *float64 { return set(extra(&m.Measurements[0], "throughput_images_per_sec")) }, 1},
+			{"request size", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_size_bytes_p90") }, 7010},
+		}},
+		// llm-d-benchmark's fixture: prompt_len (client count) and
+		// prompt_tokens (server count) both; the first is the context, the
+		// second is kept.
+		{"inference-perf/llmd-benchmark-stage-prompt-tokens.json", FormatInferencePerf, "", 1, []check{
+			{"context from prompt_len", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ContextTokens) }, 4477},
+			{"prompt_tokens kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prompt_tokens_avg") }, 7197.974683544304},
+			{"e2e mean", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EMeanMs }, 4338.102704063284},
+		}},
 		{"inference-perf/stage_3_lifecycle_metrics.json", FormatInferencePerf, "", 1, []check{
 			{"rate", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 16},
 			{"ttft median s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 89.29768897360191},
