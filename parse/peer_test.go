@@ -229,6 +229,25 @@ func TestPeerFiles(t *testing.T) {
 			{"completed from request_totals", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 46},
 			{"errored from request_totals", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 0},
 		}},
+		// A leaderboard summary with failed requests: the error codes of
+		// results_error_code_frequency (a Python dict in a string) are
+		// counted, model_size kept.
+		{"llmperf/leaderboard-bedrock_70b_summary.json", FormatLLMPerf, "meta.llama2-70b-chat-v1", 1, []check{
+			{"error code counted", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "error_code_m100_count") }, 49},
+			{"errored", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 49},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 101},
+			{"requests per minute to per second", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 25.18838751305755 / 60},
+			{"ttft p99 s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP99Ms }, 686.971139999514},
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 5},
+			{"model size kept", func(m *schema.Matrix) *float64 {
+				for _, kv := range m.Run.Metadata {
+					if kv.Key == "model_size" && kv.Value == "70b" {
+						return f(1)
+					}
+				}
+				return nil
+			}, 1},
+		}},
 		{"llmperf/leaderboard-groq_70b_summary.json", FormatLLMPerf, "llama2-70b-4096", 1, []check{
 			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 5},
 			{"ttft seconds to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 221.8883791938424},
