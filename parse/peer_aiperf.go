@@ -358,6 +358,8 @@ func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *f
 			}
 			if isTimeUnit(s.Unit) && st != "count" {
 				metric(&c, k+"_"+st+"_ms", num{V: s.Stat[st].V * unitToMs(s.Unit), Set: s.Stat[st].Set})
+			} else if u := sizeUnit(s.Unit); u != "" && st != "count" {
+				metric(&c, k+"_"+st+"_"+u, s.Stat[st])
 			} else {
 				metric(&c, k+"_"+st, s.Stat[st])
 			}
@@ -376,6 +378,20 @@ func isTimeUnit(unit string) bool {
 		return true
 	}
 	return false
+}
+
+// sizeUnit returns the name suffix of a data size unit ("kb" for AIPerf's
+// HTTP Data Sent in KB), or "" when unit is not one: a size keeps its unit
+// in its name, as a duration does.
+func sizeUnit(unit string) string {
+	switch u := strings.ToLower(strings.TrimSpace(unit)); u {
+	case "b", "bytes", "kb", "kib", "mb", "mib", "gb", "gib":
+		if u == "b" {
+			return "bytes"
+		}
+		return u
+	}
+	return ""
 }
 
 // unitToMs returns the factor that converts a duration unit to
