@@ -113,6 +113,15 @@ type aiperfConfig struct {
 	Concurrency num   `json:"concurrency"`
 	RequestRate num   `json:"request_rate"`
 	Streaming   *bool `json:"streaming"` // GenAI-Perf, command-line era
+	// Datasets (AIPerf 0.8 and later) hold the requested synthetic prompt
+	// length as prompts.isl.mean.
+	Datasets []struct {
+		Prompts struct {
+			ISL struct {
+				Mean num `json:"mean"`
+			} `json:"isl"`
+		} `json:"prompts"`
+	} `json:"datasets"`
 	// Input holds the requested synthetic prompt length.
 	Input struct {
 		Prompt struct {
@@ -264,11 +273,27 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req := cfg.Input.Prompt.InputTokens.Mean; req.Set && req.V > 0 {
+	req := cfg.Input.Prompt.InputTokens.Mean
+	if len(cfg.Datasets) > 0 {
+		req = firstSet(req, cfg.Datasets[0].Prompts.ISL.Mean)
+	}
+	if req.Set && req.V > 0 {
 		// The requested length names the context; the measured mean
 		// stays in prompt_tokens.
 		inputContext(&c, req.V)
 		metric(&c, "requested_input_tokens", req)
+	}
+	// AIPerf 0.10 names the benchmark and its trial: trials of one
+	// configuration are repeats, told apart here.
+	var info struct {
+		BenchmarkID string `json:"benchmark_id"`
+		Trial       num    `json:"trial"`
+	}
+	if v, ok := raw["run_info"]; ok && json.Unmarshal(v, &info) == nil {
+		addField(&m.Run, "Run", "Benchmark id", info.BenchmarkID)
+		if info.Trial.Set {
+			addField(&m.Run, "Run", "Trial", strconv.FormatFloat(info.Trial.V, 'f', -1, 64))
+		}
 	}
 	if t, ok := raw["telemetry_data"]; ok {
 		gpuTelemetry(&c, t)

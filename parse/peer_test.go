@@ -229,6 +229,25 @@ func TestPeerFiles(t *testing.T) {
 			{"completed from request_totals", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 46},
 			{"errored from request_totals", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 0},
 		}},
+		// AIPerf 0.10 (schema 1.3): a Poisson phase's rate, the requested
+		// prompt length of datasets[].prompts.isl (0.8 and later), the
+		// trial of run_info, sizes with their unit.
+		{"aiperf/profile_export_aiperf-v0.10-http.json", FormatAIPerf, "model-nvfp4", 1, []check{
+			{"rate of the measured phase", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 0.8},
+			{"no concurrency", func(m *schema.Matrix) *float64 { return set(i32p(m.Measurements[0].Concurrency)) }, 0},
+			{"requested prompt length names the context", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ContextTokens) }, 512},
+			{"measured prompt length kept", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].PromptTokens) }, 581},
+			{"size with its unit", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "http_req_data_received_p90_kb") }, 102.71},
+			{"trial", func(m *schema.Matrix) *float64 {
+				for _, kv := range m.Run.Metadata {
+					if kv.Key == "Trial" {
+						v, _ := strconv.ParseFloat(kv.Value, 64)
+						return &v
+					}
+				}
+				return nil
+			}, 1},
+		}},
 		// A leaderboard summary with failed requests: the error codes of
 		// results_error_code_frequency (a Python dict in a string) are
 		// counted, model_size kept.
