@@ -393,7 +393,21 @@ func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *f
 	if c.TotalTokS == nil && c.E2EP50Ms == nil && c.E2EMeanMs == nil && c.RequestThroughput == nil {
 		return c, errorf(name, line, "no output_token_throughput, request_latency or request_throughput: not an AIPerf summary")
 	}
+	if noneCompleted(c) {
+		return nothingCompleted(c, c.ErroredRequests), nil
+	}
 	return c, nil
+}
+
+// noneCompleted reports whether a cell says no request completed: a
+// request count of 0, or no count and every throughput 0 (a failed AIPerf
+// run writes zeros for every statistic).
+func noneCompleted(c schema.Measurement) bool {
+	if c.CompletedRequests != nil {
+		return *c.CompletedRequests == 0
+	}
+	zero := func(p *float64) bool { return p == nil || *p == 0 }
+	return (c.TotalTokS != nil || c.RequestThroughput != nil) && zero(c.TotalTokS) && zero(c.RequestThroughput)
 }
 
 // isTimeUnit reports whether unit is a duration unit unitToMs converts.

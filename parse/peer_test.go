@@ -229,6 +229,23 @@ func TestPeerFiles(t *testing.T) {
 			{"completed from request_totals", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 46},
 			{"errored from request_totals", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 0},
 		}},
+		// An AIPerf run in which every request failed writes zeros for
+		// every statistic: an error cell, figures null, never zero.
+		{"aiperf/profile_export_aiperf-nothing-completed.json", FormatAIPerf, "mistral-7b", 1, []check{
+			{"failed requests", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 16},
+			{"no figure", func(m *schema.Matrix) *float64 {
+				c := m.Measurements[0]
+				return set(c.TotalTokS, c.RequestThroughput, c.TTFTMs, c.TBTMs, c.E2EMeanMs, c.E2EP99Ms)
+			}, 0},
+			{"error status", func(m *schema.Matrix) *float64 {
+				c := m.Measurements[0]
+				if c.Status == schema.StatusError && c.StatusReason == "no request completed (16 failed)" {
+					return f(1)
+				}
+				return f(0)
+			}, 1},
+			{"concurrency kept", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 16},
+		}},
 		// AIPerf 0.10 (schema 1.3): a Poisson phase's rate, the requested
 		// prompt length of datasets[].prompts.isl (0.8 and later), the
 		// trial of run_info, sizes with their unit.
