@@ -391,7 +391,7 @@ func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *f
 		}
 	}
 	if c.TotalTokS == nil && c.E2EP50Ms == nil && c.E2EMeanMs == nil && c.RequestThroughput == nil {
-		return c, errorf(name, line, "no output_token_throughput, request_latency or request_throughput: not an AIPerf summary")
+		return c, errorf(name, line, "no output throughput, request latency or request throughput: not a serving benchmark summary")
 	}
 	if noneCompleted(c) {
 		return nothingCompleted(c, c.ErroredRequests), nil

@@ -74,7 +74,11 @@ func parseInferencePerf(b []byte, name string) (*schema.Matrix, error) {
 	if err := json.Unmarshal(sanitizeJSON(b), &r); err != nil {
 		return nil, jsonError(name, b, 1, err)
 	}
+	prom, serverITL := inferencePerfPrometheus(b, &r)
 	stats := map[string]*aiperfStats{}
+	if serverITL != nil {
+		stats["server_inter_token_latency"] = statsBlock("s", serverITL)
+	}
 	for k, st := range r.Successes.Latency {
 		if long, ok := inferencePerfNames[k]; ok {
 			k = long
@@ -117,7 +121,7 @@ func parseInferencePerf(b []byte, name string) (*schema.Matrix, error) {
 	c.MeasuredS = r.BenchmarkTime.ptr()
 	c.OutputTokens = r.Successes.OutputTokens["total"].int()
 	c.InputTokensTotal = r.Successes.PromptTokens["total"].int()
-	if err := inferencePerfRest(&c, b, len(r.Successes.PromptLen) == 0); err != nil {
+	if err := inferencePerfRest(&c, b, len(r.Successes.PromptLen) == 0, prom); err != nil {
 		return nil, jsonError(name, b, 1, err)
 	}
 	m := peerMatrix("inference-perf", "")
@@ -129,6 +133,10 @@ func parseInferencePerf(b []byte, name string) (*schema.Matrix, error) {
 		addField(&m.Run, "Run", "Stage", st[1])
 	} else if strings.HasPrefix(base, "summary") {
 		m.Run.Title += " (summary of all stages)"
+	}
+	if prom {
+		m.Run.Title += ", the model server's Prometheus metrics"
+		addField(&m.Run, "Run", "Metrics", "model server (Prometheus), not the client's request lifecycle")
 	}
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
@@ -151,7 +159,7 @@ var inferencePerfRead = regexp.MustCompile(`^(benchmark_time_seconds` +
 // "_seconds", "wasted_sec/…", audio "seconds") in milliseconds, named
 // with _ms. promptTokensRead says prompt_tokens stood in for prompt_len
 // (its distribution is then read already).
-func inferencePerfRest(c *schema.Measurement, b []byte, promptTokensRead bool) error {
+func inferencePerfRest(c *schema.Measurement, b []byte, promptTokensRead, prom bool) error {
 	dec := json.NewDecoder(bytes.NewReader(sanitizeJSON(b)))
 	dec.UseNumber()
 	var v any
@@ -167,14 +175,15 @@ func inferencePerfRest(c *schema.Measurement, b []byte, promptTokensRead bool) e
 			}
 		case json.Number:
 			p := strings.Join(path, "/")
-			if inferencePerfRead.MatchString(p) || promptTokensRead && strings.HasPrefix(p, "successes/prompt_tokens/") && !slices.Contains([]string{"total", "cached", "uncached"}, path[len(path)-1]) {
+			if inferencePerfRead.MatchString(p) || prom && inferencePerfPromRead.MatchString(p) || promptTokensRead && strings.HasPrefix(p, "successes/prompt_tokens/") && !slices.Contains([]string{"total", "cached", "uncached"}, path[len(path)-1]) {
 				return
 			}
 			f, err := x.Float64()
 			if err != nil {
 				return
 			}
-			metric(c, inferencePerfName(path, &f), num{V: f, Set: true})
+			seconds := prom && len(path) > 1 && path[0] == "successes" && inferencePerfPromSeconds.MatchString(path[1])
+			metric(c, inferencePerfName(path, &f, seconds), num{V: f, Set: true})
 		}
 	}
 	walk(nil, v)
@@ -182,10 +191,10 @@ func inferencePerfRest(c *schema.Measurement, b []byte, promptTokensRead bool) e
 }
 
 // inferencePerfName names a report figure by its path (see
-// inferencePerfRest), converting seconds to milliseconds in place.
-func inferencePerfName(path []string, v *float64) string {
+// inferencePerfRest), converting seconds to milliseconds in place; seconds
+// says the value is in seconds whatever its name.
+func inferencePerfName(path []string, v *float64, seconds bool) string {
 	var parts []string
-	seconds := false
 	for i, p := range path {
 		switch {
 		case i == 0 && p == "successes":

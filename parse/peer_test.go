@@ -436,6 +436,29 @@ func TestPeerFiles(t *testing.T) {
 			{"a rate per second stays one", func(m *schema.Matrix) *float64 { return set(extra(&m.Measurements[0], "throughput_images_per_sec")) }, 1},
 			{"request size", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_size_bytes_p90") }, 7010},
 		}},
+		// inference-perf's Prometheus metrics report: the model server's
+		// view, latencies under successes in seconds, rates beside the
+		// means; the server's per-token inter-token latency kept apart
+		// from the client's chunk gaps.
+		{"inference-perf/stage_0_prometheus_metrics.json", FormatInferencePerf, "", 1, []check{
+			{"requests per second", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 3.699181},
+			{"output tokens per second", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 387.775739},
+			{"input tokens per second", func(m *schema.Matrix) *float64 { return m.Measurements[0].InputTokS }, 224.720813},
+			{"ttft median s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 23.043},
+			{"tbt p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTP99Ms }, 48.646},
+			{"e2e p90", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP90Ms }, 9407.407},
+			{"context", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ContextTokens) }, 583},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 295},
+		}},
+		{"inference-perf/stage_2_prometheus_metrics-2026.json", FormatInferencePerf, "", 1, []check{
+			{"server itl in ms, not a chunk gap", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_inter_token_latency_p90_ms") }, 22.5},
+			{"no chunk gap", func(m *schema.Matrix) *float64 { return set(m.Measurements[0].ChunkGapP50Ms) }, 0},
+			{"queue time in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_queue_time_p99_ms") }, 210},
+			{"block lifetime in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "kv_block_lifetime_avg_ms") }, 12500},
+			{"kv cache share", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "kv_cache_usage_percentage_p99") }, 61.25},
+			{"cached prompt tokens", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prompt_tokens_cached") }, 153600},
+			{"running", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "num_requests_running_avg") }, 48.5},
+		}},
 		// llm-d-benchmark's fixture: prompt_len (client count) and
 		// prompt_tokens (server count) both; the first is the context, the
 		// second is kept.
