@@ -146,6 +146,14 @@ func TestPeerFiles(t *testing.T) {
 		}},
 		{"sglang/datacrunch-h200-llama33-70b-online.jsonl", FormatSGLangBench, "", 7, []check{
 			{"rate of line 3", func(m *schema.Matrix) *float64 { return m.Measurements[2].RequestRate }, 4},
+			{"a sharegpt line keeps the random settings it wrote", func(m *schema.Matrix) *float64 {
+				for i := range m.Measurements {
+					if m.Measurements[i].SourceLine == 6 {
+						return extra(&m.Measurements[i], "random_input_len")
+					}
+				}
+				return nil
+			}, 1024},
 			{"no concurrency", func(m *schema.Matrix) *float64 {
 				if m.Measurements[0].Concurrency != nil {
 					return f(1)
