@@ -384,6 +384,11 @@ func TestPeerBadFiles(t *testing.T) {
 		// An unknown file says which tool it most resembles and which
 		// versions of it are read.
 		{"bad/unknown-vllm-like.json", 1, "it most resembles vLLM bench serve / benchmark_serving.py (shares completed, date, duration, model_id, num_prompts, request_throughput, …), of which speedmatrix reads 0.4 to 0.12"},
+		// Files a read tool writes beside its summary, or made from one,
+		// are named, with the file to ingest instead.
+		{"bad/llmperf-individual-responses-abridged.json", 1, "it is llmperf's per-request file (individual_responses.json): speedmatrix reads the *_summary.json beside it"},
+		{"bad/genai-bench-experiment-metadata.json", 1, "it is genai-bench's experiment_metadata.json"},
+		{"bad/inferencex-agg-kimik2.5-conc4.json", 1, "it is an InferenceX (InferenceMAX) aggregate"},
 		{"bad/llmbench-duplicate.json", 3, "duplicate cell"},
 		{"bad/llmbench-summary-disagrees.json", 2, "disagrees with summary_table"},
 		// Found by FuzzParsePeer: a failed CSV read has no field position
