@@ -146,7 +146,12 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 		addField(&m.Run, "Run", "Target launch config", string(f.LaunchConfig))
 	}
 
-	// Prefill, in context order.
+	// Prefill, in context order, each also as raw keys (0.6 adds the
+	// client's and the server's figures, a hardware summary).
+	var rawPrefill struct {
+		Prefill map[string]map[string]json.RawMessage `json:"prefill"`
+	}
+	_ = json.Unmarshal(b, &rawPrefill)
 	ctxs := make([]string, 0, len(f.Prefill))
 	for k := range f.Prefill {
 		ctxs = append(ctxs, k)
@@ -168,6 +173,7 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 		if p.Samples.Set {
 			row.CompletedRequests = p.Samples.int()
 		}
+		llmBenchPrefillExtras(&row, "", rawPrefill.Prefill[k])
 		m.Measurements = append(m.Measurements, row)
 	}
 

@@ -155,6 +155,39 @@ func llmBenchNested(row *schema.Measurement, k string, v json.RawMessage) bool {
 	return false
 }
 
+// llmBenchPrefillRead are the keys of a prefill entry read into columns.
+var llmBenchPrefillRead = []string{"ttft_seconds", "tok_per_sec", "prompt_tokens", "samples"}
+
+// llmBenchPrefillExtras keeps the other numbers of a prefill entry in
+// extra (0.6: prefill_seconds, client_ttft_seconds, client_tok_per_sec,
+// server_validation's figures prefixed server_validation_, the hardware
+// summary as hardware_<key>); a key in seconds (_seconds) in milliseconds
+// named _ms. prefix names a nested object's figures.
+func llmBenchPrefillExtras(row *schema.Measurement, prefix string, raw map[string]json.RawMessage) {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		v := raw[k]
+		if prefix == "" && slices.Contains(llmBenchPrefillRead, k) || llmBenchNested(row, k, v) {
+			continue
+		}
+		if len(v) > 0 && v[0] == '{' {
+			var sub map[string]json.RawMessage
+			if json.Unmarshal(v, &sub) == nil {
+				llmBenchPrefillExtras(row, prefix+k+"_", sub)
+			}
+			continue
+		}
+		var n num
+		if len(v) == 0 || v[0] == '"' || v[0] == '[' || json.Unmarshal(v, &n) != nil || n.ptr() == nil {
+			continue
+		}
+		if base, ok := strings.CutSuffix(k, "_seconds"); ok {
+			metric(row, prefix+base+"_ms", num{V: n.V * 1000, Set: true})
+			continue
+		}
+		metric(row, prefix+k, n)
+	}
+}
+
 // llmBenchSpecRate keeps server_spec_accept_rate in its column when it is
 // the 0–1 fraction the column means; early versions wrote the accepted
 // token count there (2,001 … 508,460), which is kept in extra as

@@ -578,6 +578,17 @@ func TestPeerFiles(t *testing.T) {
 				return nil
 			}, 612.5},
 		}},
+		// llm_decode_bench 0.6's prefill map: the client's and the
+		// server's figures and the hardware summary beside the headline.
+		{"llm-inference-bench/v0.6-prefill.json", FormatLLMBenchJSON, "Model-35B-A3B", 1, []check{
+			{"prefill tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 14275.5},
+			{"ttft s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 2250},
+			{"prefill time in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prefill_ms") }, 2125},
+			{"server's rate", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_validation_tok_per_sec") }, 15115.25},
+			{"server's cached tokens", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_validation_cached_tokens") }, 16},
+			{"server's prefill time in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_validation_prefill_ms") }, 2125},
+			{"hardware", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "hardware_power_total_avg_w") }, 640.25},
+		}},
 		// An aggregate of iterations (bug class 6): the means, with the
 		// standard deviations and the iteration count in extra.
 		{"llm-inference-bench/aggregate-iterations.json", FormatLLMBenchJSON, "Model-8B", 2, []check{
