@@ -56,7 +56,7 @@ var peerCompanions = []peerCompanion{
 		[]string{"benchmark_version", "api_backend", "api_model_name", "traffic_scenario", "iteration_type", "num_concurrency", "experiment_folder_name", "metrics_time_unit"}, 4},
 	{"GenAI-Perf's per-request profile_export.json", "profile_export_genai_perf.json (or its CSV)",
 		[]string{"experiments", "service_kind", "endpoint"}, 2},
-	{"an InferenceX (InferenceMAX) aggregate, computed from a benchmark_serving result (seconds without a unit, per-GPU throughput)", "the benchmark_serving JSON it was computed from",
+	{"an InferenceX (InferenceMAX) aggregate, computed from a benchmark's raw result (seconds without a unit, per-GPU throughput)", "the raw result it was computed from (a benchmark_serving JSON, an AIPerf export)",
 		[]string{"tput_per_gpu", "output_tput_per_gpu", "input_tput_per_gpu", "mean_intvty", "infmax_model_prefix", "conc", "isl", "osl", "spec_decoding", "disagg"}, 4},
 }
 
