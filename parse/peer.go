@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -167,8 +168,28 @@ func parsePeerFile(b []byte, name, format string) (ms []*schema.Matrix, ok bool,
 		if m.Run.SourceFormat == "" {
 			m.Run.SourceFormat = format
 		}
+		alignExtras(m.Measurements)
 	}
 	return ms, true, nil
+}
+
+// alignExtras orders every row's extra figures by the order in which the
+// rows first name them, which is the order a rendered document's columns
+// take: rows whose extras differ (an llm_decode_bench cell with a
+// hardware summary beside one without) then read back from the document
+// as they were.
+func alignExtras(rows []schema.Measurement) {
+	rank := map[string]int{}
+	for _, r := range rows {
+		for _, e := range r.Extra {
+			if _, ok := rank[e.Name]; !ok {
+				rank[e.Name] = len(rank)
+			}
+		}
+	}
+	for i := range rows {
+		slices.SortStableFunc(rows[i].Extra, func(a, b schema.Metric) int { return rank[a.Name] - rank[b.Name] })
+	}
 }
 
 // isStatsBlock reports whether raw is an AIPerf/GenAI-Perf metric block:

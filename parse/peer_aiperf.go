@@ -113,6 +113,15 @@ type aiperfConfig struct {
 	Concurrency num   `json:"concurrency"`
 	RequestRate num   `json:"request_rate"`
 	Streaming   *bool `json:"streaming"` // GenAI-Perf, command-line era
+	// Datasets (AIPerf 0.8 and later) hold the requested synthetic prompt
+	// length as prompts.isl.mean.
+	Datasets []struct {
+		Prompts struct {
+			ISL struct {
+				Mean num `json:"mean"`
+			} `json:"isl"`
+		} `json:"prompts"`
+	} `json:"datasets"`
 	// Input holds the requested synthetic prompt length.
 	Input struct {
 		Prompt struct {
@@ -264,11 +273,27 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req := cfg.Input.Prompt.InputTokens.Mean; req.Set && req.V > 0 {
+	req := cfg.Input.Prompt.InputTokens.Mean
+	if len(cfg.Datasets) > 0 {
+		req = firstSet(req, cfg.Datasets[0].Prompts.ISL.Mean)
+	}
+	if req.Set && req.V > 0 {
 		// The requested length names the context; the measured mean
 		// stays in prompt_tokens.
 		inputContext(&c, req.V)
 		metric(&c, "requested_input_tokens", req)
+	}
+	// AIPerf 0.10 names the benchmark and its trial: trials of one
+	// configuration are repeats, told apart here.
+	var info struct {
+		BenchmarkID string `json:"benchmark_id"`
+		Trial       num    `json:"trial"`
+	}
+	if v, ok := raw["run_info"]; ok && json.Unmarshal(v, &info) == nil {
+		addField(&m.Run, "Run", "Benchmark id", info.BenchmarkID)
+		if info.Trial.Set {
+			addField(&m.Run, "Run", "Trial", strconv.FormatFloat(info.Trial.V, 'f', -1, 64))
+		}
 	}
 	if t, ok := raw["telemetry_data"]; ok {
 		gpuTelemetry(&c, t)
@@ -358,15 +383,31 @@ func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *f
 			}
 			if isTimeUnit(s.Unit) && st != "count" {
 				metric(&c, k+"_"+st+"_ms", num{V: s.Stat[st].V * unitToMs(s.Unit), Set: s.Stat[st].Set})
+			} else if u := sizeUnit(s.Unit); u != "" && st != "count" {
+				metric(&c, k+"_"+st+"_"+u, s.Stat[st])
 			} else {
 				metric(&c, k+"_"+st, s.Stat[st])
 			}
 		}
 	}
 	if c.TotalTokS == nil && c.E2EP50Ms == nil && c.E2EMeanMs == nil && c.RequestThroughput == nil {
-		return c, errorf(name, line, "no output_token_throughput, request_latency or request_throughput: not an AIPerf summary")
+		return c, errorf(name, line, "no output throughput, request latency or request throughput: not a serving benchmark summary")
+	}
+	if noneCompleted(c) {
+		return nothingCompleted(c, c.ErroredRequests), nil
 	}
 	return c, nil
+}
+
+// noneCompleted reports whether a cell says no request completed: a
+// request count of 0, or no count and every throughput 0 (a failed AIPerf
+// run writes zeros for every statistic).
+func noneCompleted(c schema.Measurement) bool {
+	if c.CompletedRequests != nil {
+		return *c.CompletedRequests == 0
+	}
+	zero := func(p *float64) bool { return p == nil || *p == 0 }
+	return (c.TotalTokS != nil || c.RequestThroughput != nil) && zero(c.TotalTokS) && zero(c.RequestThroughput)
 }
 
 // isTimeUnit reports whether unit is a duration unit unitToMs converts.
@@ -376,6 +417,20 @@ func isTimeUnit(unit string) bool {
 		return true
 	}
 	return false
+}
+
+// sizeUnit returns the name suffix of a data size unit ("kb" for AIPerf's
+// HTTP Data Sent in KB), or "" when unit is not one: a size keeps its unit
+// in its name, as a duration does.
+func sizeUnit(unit string) string {
+	switch u := strings.ToLower(strings.TrimSpace(unit)); u {
+	case "b", "bytes", "kb", "kib", "mb", "mib", "gb", "gib":
+		if u == "b" {
+			return "bytes"
+		}
+		return u
+	}
+	return ""
 }
 
 // unitToMs returns the factor that converts a duration unit to

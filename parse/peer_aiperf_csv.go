@@ -109,7 +109,8 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 		label, unit := splitUnit(rec[metricCol])
 		key, ok := aiperfCSVNames[strings.ToLower(label)]
 		if !ok {
-			key = metricKey(label)
+			// "OSL Mismatch Diff %" is the JSON's osl_mismatch_diff_pct.
+			key = metricKey(strings.ReplaceAll(label, "%", " pct "))
 		}
 		gpu := gpuCol >= 0 && gpuCol < len(rec)
 		if gpu {

@@ -368,6 +368,31 @@ func inputContext(m *schema.Measurement, meanInput float64) {
 	m.ContextLabel = serveLabel(t)
 }
 
+// nothingCompleted turns the cell of a benchmark in which no request
+// completed into an error cell: the tools print zeros for its figures,
+// and figures are null, never zero. The load, the counts, the duration
+// and the settings the tool printed beside its zeros (num_prompts,
+// burstiness…) are kept.
+func nothingCompleted(m schema.Measurement, failed *int64) schema.Measurement {
+	c := schema.Measurement{Phase: m.Phase, ContextLabel: m.ContextLabel, ContextTokens: m.ContextTokens,
+		Concurrency: m.Concurrency, RequestRate: m.RequestRate, Status: schema.StatusError,
+		CompletedRequests: m.CompletedRequests, ErroredRequests: failed, MeasuredS: m.MeasuredS,
+		SourceLine: m.SourceLine}
+	for _, e := range m.Extra {
+		if e.Value != 0 {
+			c.Extra = append(c.Extra, e)
+		}
+	}
+	c.StatusReason = "no request completed"
+	if failed != nil {
+		c.StatusReason += fmt.Sprintf(" (%d failed)", *failed)
+	}
+	if c.ContextLabel == "" {
+		c.ContextLabel = unknownContext
+	}
+	return c
+}
+
 // serveLabel labels a serve cell's context as people name the length they
 // asked for: the nearest multiple of 1,024 with a K ("8K" for 8,192 and
 // for 8,000 or a measured 7,999; "3K" for 2,969; "1K" for 1,000), the
@@ -468,28 +493,7 @@ func (s *servingCell) finish(tool string, runKeys ...string) (schema.Measurement
 		return s.c, s.err
 	}
 	if s.completed.Set && s.completed.V == 0 {
-		// The tools print zeros for the figures of a benchmark in which
-		// no request completed; figures are null, never zero.
-		failed := s.get("failed")
-		c := schema.Measurement{Phase: s.c.Phase, ContextLabel: s.c.ContextLabel, ContextTokens: s.c.ContextTokens,
-			Concurrency: s.c.Concurrency, RequestRate: s.c.RequestRate, Status: schema.StatusError,
-			CompletedRequests: s.c.CompletedRequests, ErroredRequests: failed.int(), MeasuredS: s.c.MeasuredS,
-			SourceLine: s.c.SourceLine}
-		// The settings the tool printed beside its zeros (num_prompts,
-		// burstiness…) are kept; the zeros are not figures.
-		for _, e := range s.c.Extra {
-			if e.Value != 0 {
-				c.Extra = append(c.Extra, e)
-			}
-		}
-		c.StatusReason = "no request completed"
-		if failed.Set {
-			c.StatusReason += fmt.Sprintf(" (%d failed)", int64(failed.V))
-		}
-		if c.ContextLabel == "" {
-			c.ContextLabel = unknownContext
-		}
-		return c, nil
+		return nothingCompleted(s.c, s.get("failed").int()), nil
 	}
 	if s.c.TotalTokS == nil && s.c.TTFTMs == nil {
 		return s.c, errorf(s.name, s.f.line, "%s result without output_throughput or median_ttft_ms: not a serving benchmark result", tool)

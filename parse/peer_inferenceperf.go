@@ -1,9 +1,12 @@
 package parse
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"speedmatrix/schema"
@@ -18,7 +21,8 @@ const FormatInferencePerf = "inference-perf"
 // successful requests' latency distributions (seconds), throughput and
 // lengths, and the failed requests.
 type inferencePerfReport struct {
-	Load struct {
+	BenchmarkTime num `json:"benchmark_time_seconds"`
+	Load          struct {
 		Count         num            `json:"count"`
 		ScheduleDelay map[string]num `json:"schedule_delay"`
 		SendDuration  num            `json:"send_duration"`
@@ -32,6 +36,10 @@ type inferencePerfReport struct {
 		Throughput map[string]num            `json:"throughput"`
 		PromptLen  map[string]num            `json:"prompt_len"`
 		OutputLen  map[string]num            `json:"output_len"`
+		// PromptTokens and OutputTokens (2026) are the server-reported
+		// counts: total, cached/uncached and the distribution.
+		PromptTokens map[string]num `json:"prompt_tokens"`
+		OutputTokens map[string]num `json:"output_tokens"`
 	} `json:"successes"`
 	Failures struct {
 		Count          num            `json:"count"`
@@ -66,14 +74,22 @@ func parseInferencePerf(b []byte, name string) (*schema.Matrix, error) {
 	if err := json.Unmarshal(sanitizeJSON(b), &r); err != nil {
 		return nil, jsonError(name, b, 1, err)
 	}
+	prom, serverITL := inferencePerfPrometheus(b, &r)
 	stats := map[string]*aiperfStats{}
+	if serverITL != nil {
+		stats["server_inter_token_latency"] = statsBlock("s", serverITL)
+	}
 	for k, st := range r.Successes.Latency {
 		if long, ok := inferencePerfNames[k]; ok {
 			k = long
 		}
 		stats[k] = statsBlock("s", st)
 	}
-	stats["input_sequence_length"] = statsBlock("", r.Successes.PromptLen)
+	prompt := r.Successes.PromptLen
+	if len(prompt) == 0 {
+		prompt = r.Successes.PromptTokens
+	}
+	stats["input_sequence_length"] = statsBlock("", prompt)
 	stats["output_sequence_length"] = statsBlock("", r.Successes.OutputLen)
 	stats["schedule_delay"] = statsBlock("s", r.Load.ScheduleDelay)
 	stats["failed_request_latency"] = statsBlock("s", r.Failures.RequestLatency)
@@ -102,6 +118,12 @@ func parseInferencePerf(b []byte, name string) (*schema.Matrix, error) {
 		return nil, err
 	}
 	c.InputTokS = tp["input_tokens_per_sec"].ptr()
+	c.MeasuredS = r.BenchmarkTime.ptr()
+	c.OutputTokens = r.Successes.OutputTokens["total"].int()
+	c.InputTokensTotal = r.Successes.PromptTokens["total"].int()
+	if err := inferencePerfRest(&c, b, len(r.Successes.PromptLen) == 0, prom); err != nil {
+		return nil, jsonError(name, b, 1, err)
+	}
 	m := peerMatrix("inference-perf", "")
 	m.Run.SourceFormat = FormatInferencePerf
 	m.Run.Title = "inference-perf: model not recorded in the report"
@@ -112,8 +134,96 @@ func parseInferencePerf(b []byte, name string) (*schema.Matrix, error) {
 	} else if strings.HasPrefix(base, "summary") {
 		m.Run.Title += " (summary of all stages)"
 	}
+	if prom {
+		m.Run.Title += ", the model server's Prometheus metrics"
+		addField(&m.Run, "Run", "Metrics", "model server (Prometheus), not the client's request lifecycle")
+	}
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
+}
+
+// inferencePerfRead are the parts of a lifecycle report parseInferencePerf
+// reads into columns or the AIPerf-named extras, by path.
+var inferencePerfRead = regexp.MustCompile(`^(benchmark_time_seconds` +
+	`|load_summary/(count|schedule_delay/.*|send_duration|requested_rate|achieved_rate|concurrency)` +
+	`|successes/(count|latency/.*|throughput/(input|output|total)_tokens_per_sec|throughput/requests_per_sec|prompt_len/.*|output_len/.*|output_tokens/total|prompt_tokens/total)` +
+	`|failures/(count|request_latency/.*|prompt_len/.*))$`)
+
+// inferencePerfRest keeps every other number of the report in extra, so
+// that the figures of newer versions (2026: prompt_tokens and
+// output_tokens totals and cached counts, goodput_metrics, retries,
+// request_size_bytes, image/video/audio, failures by label …) are not
+// dropped: named by their path without "successes" ("prompt_tokens_cached",
+// "retries_attempts", "failures_by_label_429_rate_limit_count"), mean →
+// avg and median → p50; a value under a name in seconds ("_sec",
+// "_seconds", "wasted_sec/…", audio "seconds") in milliseconds, named
+// with _ms. promptTokensRead says prompt_tokens stood in for prompt_len
+// (its distribution is then read already).
+func inferencePerfRest(c *schema.Measurement, b []byte, promptTokensRead, prom bool) error {
+	dec := json.NewDecoder(bytes.NewReader(sanitizeJSON(b)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	var walk func(path []string, v any)
+	walk = func(path []string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(append(slices.Clip(path), k), x[k])
+			}
+		case json.Number:
+			p := strings.Join(path, "/")
+			if inferencePerfRead.MatchString(p) || prom && inferencePerfPromRead.MatchString(p) || promptTokensRead && strings.HasPrefix(p, "successes/prompt_tokens/") && !slices.Contains([]string{"total", "cached", "uncached"}, path[len(path)-1]) {
+				return
+			}
+			f, err := x.Float64()
+			if err != nil {
+				return
+			}
+			seconds := prom && len(path) > 1 && path[0] == "successes" && inferencePerfPromSeconds.MatchString(path[1])
+			metric(c, inferencePerfName(path, &f, seconds), num{V: f, Set: true})
+		}
+	}
+	walk(nil, v)
+	return nil
+}
+
+// inferencePerfName names a report figure by its path (see
+// inferencePerfRest), converting seconds to milliseconds in place; seconds
+// says the value is in seconds whatever its name.
+func inferencePerfName(path []string, v *float64, seconds bool) string {
+	var parts []string
+	for i, p := range path {
+		switch {
+		case i == 0 && p == "successes":
+			continue
+		case p == "mean":
+			p = "avg"
+		case p == "median":
+			p = "p50"
+		case p == "seconds":
+			seconds = true
+			continue
+		}
+		if strings.HasSuffix(p, "_per_sec") {
+			// a rate (images_per_sec), not a duration
+		} else if q, ok := strings.CutSuffix(p, "_seconds"); ok {
+			p, seconds = q, true
+		} else if q, ok := strings.CutSuffix(p, "_sec"); ok {
+			p, seconds = q, true
+		} else if q, ok := strings.CutSuffix(p, "_sec_total"); ok {
+			p, seconds = q+"_total", true
+		}
+		parts = append(parts, metricKey(p))
+	}
+	name := strings.Join(parts, "_")
+	if seconds {
+		*v *= 1000
+		name += "_ms"
+	}
+	return name
 }
 
 // statsBlock turns a tool's {stat: value} map into an AIPerf metric block

@@ -103,7 +103,7 @@ func keptAs(v float64, stored []float64) bool {
 // a guidellm distribution is documented in guidellmKept; AIPerf's GPU
 // telemetry keeps each GPU's average.
 var notFigures = regexp.MustCompile(`(^|/)(input_lens|output_lens|ttfts|itls|errors|generated_texts|request_samples|requests|individual_request_metrics|input_config|server_info|error_summary|summary_table|target_launch_config|scheduler_state|scheduler_metrics|worker|run_stats|pdf)(/|$)` +
-	`|^(metadata|args|config|system)(/|$)` + // run configuration (read where it names the run)
+	`|^(metadata|args|config|system|run_info)(/|$)` + // run configuration (read where it names the run)
 	`|^benchmarks/\*/(config|args|start_time|end_time|warmup_duration|cooldown_duration|warmup_number|cooldown_number)(/|$)` +
 	`|^benchmarks/\*/metrics/.+/(errored|incomplete|total)/` +
 	`|^benchmarks/\*/metrics/.+/successful/(mode|variance|count|total_sum|percentiles/p(001|01|05|10|25|50|75))$` +
@@ -225,6 +225,11 @@ func TestPeerNothingDropped(t *testing.T) {
 // durationName matches the names of figures that are durations.
 var durationName = regexp.MustCompile(`(^|_)(ttft|ttfc|tpot|tbt|itl|e2e|e2el|latency|gap|duration|wall_time|time_to|ttst|waiting|blocked|connecting|sending|receiving|lookup|overhead)(_|$)`)
 
+// rateName matches the names of figures that are rates or shares although
+// they name a duration family (llm_decode_bench's e2e_output_tps_per_user,
+// inference-perf's ttft_attainment_percentage).
+var rateName = regexp.MustCompile(`(^|_)(tps|tok_s|throughput|percentage|pct)(_|$)`)
+
 // unitName matches a unit word in a figure's name.
 var unitName = regexp.MustCompile(`(^|_)(ms|s|sec|seconds|us|ns)(_|$)`)
 
@@ -235,8 +240,11 @@ func TestPeerDurationsHaveUnits(t *testing.T) {
 		for _, m := range mustParseAll(t, path) {
 			for _, c := range m.Measurements {
 				for _, e := range c.Extra {
-					if durationName.MatchString(e.Name) && !unitName.MatchString(e.Name) && !strings.HasSuffix(e.Name, "_count") {
+					if durationName.MatchString(e.Name) && !rateName.MatchString(e.Name) && !unitName.MatchString(e.Name) && !strings.HasSuffix(e.Name, "_count") {
 						t.Errorf("%s: extra %s = %g is a duration without a unit", filepath.Base(path), e.Name, e.Value)
+					}
+					if rateName.MatchString(e.Name) && unitName.MatchString(e.Name) && durationName.MatchString(e.Name) && !strings.Contains(e.Name, "per_token") {
+						t.Errorf("%s: extra %s = %g is a rate named as a duration", filepath.Base(path), e.Name, e.Value)
 					}
 				}
 			}

@@ -24,6 +24,9 @@ type llmBenchFile struct {
 	Results       []llmBenchCell             `json:"results"`
 	SummaryTable  map[string]map[string]num  `json:"summary_table"`
 	LaunchConfig  json.RawMessage            `json:"target_launch_config"`
+	// HardwareRunSummary is 0.6's hardware monitor over the whole run
+	// (power, temperatures, VRAM, PCIe; each key names its unit).
+	HardwareRunSummary map[string]num `json:"hardware_run_summary"`
 }
 
 // llmBenchMeta is the metadata object of an llm-inference-bench JSON file.
@@ -134,11 +137,21 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 	if f.SchemaVersion.Set {
 		addField(&m.Run, "Run", "Result schema version", strconv.FormatFloat(f.SchemaVersion.V, 'f', -1, 64))
 	}
+	for _, k := range slices.Sorted(maps.Keys(f.HardwareRunSummary)) {
+		if v := f.HardwareRunSummary[k]; v.Set {
+			addField(&m.Run, "Hardware", k, strconv.FormatFloat(v.V, 'f', -1, 64))
+		}
+	}
 	if len(f.LaunchConfig) > 0 && string(f.LaunchConfig) != "null" {
 		addField(&m.Run, "Run", "Target launch config", string(f.LaunchConfig))
 	}
 
-	// Prefill, in context order.
+	// Prefill, in context order, each also as raw keys (0.6 adds the
+	// client's and the server's figures, a hardware summary).
+	var rawPrefill struct {
+		Prefill map[string]map[string]json.RawMessage `json:"prefill"`
+	}
+	_ = json.Unmarshal(b, &rawPrefill)
 	ctxs := make([]string, 0, len(f.Prefill))
 	for k := range f.Prefill {
 		ctxs = append(ctxs, k)
@@ -160,6 +173,7 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 		if p.Samples.Set {
 			row.CompletedRequests = p.Samples.int()
 		}
+		llmBenchPrefillExtras(&row, "", rawPrefill.Prefill[k])
 		m.Measurements = append(m.Measurements, row)
 	}
 

@@ -1,6 +1,9 @@
 package parse
 
 import (
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"speedmatrix/schema"
@@ -49,12 +52,40 @@ func parseLLMPerf(b []byte, name string) (*schema.Matrix, error) {
 				m.Run.StartedAt = &t
 			}
 		}
+		if i == 0 {
+			// Strings the summary adds beside the figures (the
+			// leaderboard's model_size) describe the run.
+			for _, kv := range f.stringFields() {
+				if !strings.HasPrefix(kv.Key, "results_") {
+					addField(&m.Run, "Run", kv.Key, kv.Value)
+				}
+			}
+		}
 		m.Measurements = append(m.Measurements, c)
 	}
 	if err := checkPeerCells(name, m.Measurements); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// llmperfErrorCode is one "code: count" pair of the Python dict llmperf
+// writes as a string in results_error_code_frequency ("{-100.0: 49}",
+// "{429: 3, 500: 1}").
+var llmperfErrorCode = regexp.MustCompile(`['"]?(-?[0-9.]+|[A-Za-z_]+)['"]?\s*:\s*([0-9]+)`)
+
+// llmperfErrorCodes keeps the error codes and their counts as
+// error_code_<code>_count, as genai-bench's are ("-100.0" → "m100").
+func llmperfErrorCodes(c *schema.Measurement, freq string) {
+	for _, m := range llmperfErrorCode.FindAllStringSubmatch(freq, -1) {
+		code := strings.TrimSuffix(m[1], ".0")
+		if strings.HasPrefix(code, "-") {
+			code = "m" + code[1:]
+		}
+		if n, err := strconv.ParseFloat(m[2], 64); err == nil {
+			metric(c, "error_code_"+metricKey(code)+"_count", num{V: n, Set: true})
+		}
+	}
 }
 
 // llmperfCell maps one llmperf summary to a serve cell.
@@ -112,6 +143,7 @@ func llmperfCell(name string, f *flatResult) (schema.Measurement, error) {
 	}
 	// The remaining quantiles and statistics (p25, p75, p95, min, max,
 	// stddev, token counts) are kept as they are, seconds and all.
+	llmperfErrorCodes(&c, f.str("results_error_code_frequency"))
 	for _, k := range []string{"version", "name", "model", "framework", "timestamp", "results_error_code_frequency"} {
 		f.used[k] = true
 	}

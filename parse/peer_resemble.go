@@ -39,10 +39,51 @@ var peerSignatures = []peerSignature{
 		[]string{"config", "results", "start_time", "end_time", "system"}},
 }
 
+// peerCompanion is a file a read tool writes beside its summary (a
+// per-request list, a folder's settings) or that is made from one: people
+// feed them by mistake, and are told which file to ingest instead.
+type peerCompanion struct {
+	what, instead string
+	keys          []string // top-level keys (of the first element of a list)
+	min           int      // how many of keys make the file one of these
+}
+
+// peerCompanions lists the companion files seen in public repositories.
+var peerCompanions = []peerCompanion{
+	{"llmperf's per-request file (individual_responses.json)", "the *_summary.json beside it",
+		[]string{"ttft_s", "end_to_end_latency_s", "inter_token_latency_s", "request_output_throughput_token_per_s", "number_input_tokens", "number_output_tokens", "number_total_tokens", "error_code"}, 4},
+	{"genai-bench's experiment_metadata.json (the folder's settings, no figures)", "the result files of the folder (<scenario>_…_num_concurrency_<n>_time_<t>s.json)",
+		[]string{"benchmark_version", "api_backend", "api_model_name", "traffic_scenario", "iteration_type", "num_concurrency", "experiment_folder_name", "metrics_time_unit"}, 4},
+	{"GenAI-Perf's per-request profile_export.json", "profile_export_genai_perf.json (or its CSV)",
+		[]string{"experiments", "service_kind", "endpoint"}, 2},
+	{"an InferenceX (InferenceMAX) aggregate, computed from a benchmark's raw result (seconds without a unit, per-GPU throughput)", "the raw result it was computed from (a benchmark_serving JSON, an AIPerf export)",
+		[]string{"tput_per_gpu", "output_tput_per_gpu", "input_tput_per_gpu", "mean_intvty", "infmax_model_prefix", "conc", "isl", "osl", "spec_decoding", "disagg"}, 4},
+}
+
+// companion tells what companion file keys belong to and what to ingest
+// instead, or "" when they are none.
+func companion(keys map[string]json.RawMessage) string {
+	for _, c := range peerCompanions {
+		n := 0
+		for _, k := range c.keys {
+			if _, ok := keys[k]; ok {
+				n++
+			}
+		}
+		if n >= c.min {
+			return fmt.Sprintf("it is %s: speedmatrix reads %s", c.what, c.instead)
+		}
+	}
+	return ""
+}
+
 // resemblance names the tool whose files share the most top-level keys
 // with keys, the keys they share and the versions read, or "" when none
-// shares two.
+// shares two. A companion file of a read tool is named as such.
 func resemblance(keys map[string]json.RawMessage) string {
+	if c := companion(keys); c != "" {
+		return c
+	}
 	best, bestN := -1, 1
 	var shared []string
 	for i, sig := range peerSignatures {

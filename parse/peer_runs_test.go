@@ -199,18 +199,42 @@ func TestPeerRuns(t *testing.T) {
 // run: every figure of the CSV lands under the same name as the JSON's
 // (http_req_blocked, not http_blocked; ms with its unit in the name), to
 // the two decimals the CSV prints.
+// The 0.10 pair adds sizes (HTTP Data Sent in KB: _kb in the name, as in
+// the JSON) and a label with "%" (OSL Mismatch Diff %: the JSON's
+// osl_mismatch_diff_pct).
 func TestAIPerfExportsAgree(t *testing.T) {
-	js, err := readPeer(t, "aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.json")
+	for _, pair := range []struct {
+		json, csv string
+		min       int
+		names     []string
+	}{
+		{"aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.json", "aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.csv", 60, nil},
+		{"aiperf/profile_export_aiperf-v0.10-http.json", "aiperf/profile_export_aiperf-v0.10-http.csv", 40,
+			[]string{"http_req_data_sent_avg_kb", "http_req_data_received_p99_kb", "osl_mismatch_diff_pct_avg", "time_to_second_token_p90_ms"}},
+	} {
+		t.Run(filepath.Base(pair.csv), func(t *testing.T) { aiperfExportsAgree(t, pair.json, pair.csv, pair.min, pair.names) })
+	}
+}
+
+// aiperfExportsAgree checks one JSON/CSV pair of an AIPerf run (see
+// TestAIPerfExportsAgree); names must be among the CSV's figures.
+func aiperfExportsAgree(t *testing.T, jsonPath, csvPath string, min int, names []string) {
+	js, err := readPeer(t, jsonPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	csv, err := readPeer(t, "aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.csv")
+	csv, err := readPeer(t, csvPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	j, c := &js.Measurements[0], &csv.Measurements[0]
-	if len(c.Extra) < 60 {
+	if len(c.Extra) < min {
 		t.Fatalf("only %d extra figures from the CSV", len(c.Extra))
+	}
+	for _, n := range names {
+		if extra(c, n) == nil {
+			t.Errorf("CSV has no figure %s", n)
+		}
 	}
 	for _, e := range c.Extra {
 		got := extra(j, e.Name)
@@ -360,6 +384,11 @@ func TestPeerBadFiles(t *testing.T) {
 		// An unknown file says which tool it most resembles and which
 		// versions of it are read.
 		{"bad/unknown-vllm-like.json", 1, "it most resembles vLLM bench serve / benchmark_serving.py (shares completed, date, duration, model_id, num_prompts, request_throughput, …), of which speedmatrix reads 0.4 to 0.12"},
+		// Files a read tool writes beside its summary, or made from one,
+		// are named, with the file to ingest instead.
+		{"bad/llmperf-individual-responses-abridged.json", 1, "it is llmperf's per-request file (individual_responses.json): speedmatrix reads the *_summary.json beside it"},
+		{"bad/genai-bench-experiment-metadata.json", 1, "it is genai-bench's experiment_metadata.json"},
+		{"bad/inferencex-agg-kimik2.5-conc4.json", 1, "it is an InferenceX (InferenceMAX) aggregate"},
 		{"bad/llmbench-duplicate.json", 3, "duplicate cell"},
 		{"bad/llmbench-summary-disagrees.json", 2, "disagrees with summary_table"},
 		// Found by FuzzParsePeer: a failed CSV read has no field position

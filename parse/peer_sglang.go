@@ -109,11 +109,13 @@ func sglangCell(name string, f *flatResult) (schema.Measurement, error) {
 	// each length uniformly from [max(⌊len × random_range_ratio⌋, 1), len]:
 	// with the default ratio 0 the mean is about half the configured
 	// length. Lines without the ratio (older versions) use the length.
-	if isl := s.get("random_input_len"); isl.Set && isl.V > 0 && f.str("dataset_name") == "random" {
-		metric(c, "random_input_len", isl)
+	// The random dataset's settings are kept whatever the dataset (a
+	// sharegpt line writes them too, unused).
+	isl, r := s.get("random_input_len"), s.get("random_range_ratio")
+	metric(c, "random_input_len", isl)
+	metric(c, "random_range_ratio", r)
+	if isl.Set && isl.V > 0 && f.str("dataset_name") == "random" {
 		mean := isl.V
-		r := s.get("random_range_ratio")
-		metric(c, "random_range_ratio", r)
 		if r.Set && r.V >= 0 && r.V < 1 {
 			mean = (max(math.Floor(isl.V*r.V), 1) + isl.V) / 2
 		}

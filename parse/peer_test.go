@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,14 @@ func TestPeerFiles(t *testing.T) {
 		}},
 		{"sglang/datacrunch-h200-llama33-70b-online.jsonl", FormatSGLangBench, "", 7, []check{
 			{"rate of line 3", func(m *schema.Matrix) *float64 { return m.Measurements[2].RequestRate }, 4},
+			{"a sharegpt line keeps the random settings it wrote", func(m *schema.Matrix) *float64 {
+				for i := range m.Measurements {
+					if m.Measurements[i].SourceLine == 6 {
+						return extra(&m.Measurements[i], "random_input_len")
+					}
+				}
+				return nil
+			}, 1024},
 			{"no concurrency", func(m *schema.Matrix) *float64 {
 				if m.Measurements[0].Concurrency != nil {
 					return f(1)
@@ -227,6 +236,61 @@ func TestPeerFiles(t *testing.T) {
 			{"tbt p50 = median", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTP50Ms }, 4.9241227427805505},
 			{"completed from request_totals", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 46},
 			{"errored from request_totals", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 0},
+		}},
+		// An AIPerf run in which every request failed writes zeros for
+		// every statistic: an error cell, figures null, never zero.
+		{"aiperf/profile_export_aiperf-nothing-completed.json", FormatAIPerf, "mistral-7b", 1, []check{
+			{"failed requests", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 16},
+			{"no figure", func(m *schema.Matrix) *float64 {
+				c := m.Measurements[0]
+				return set(c.TotalTokS, c.RequestThroughput, c.TTFTMs, c.TBTMs, c.E2EMeanMs, c.E2EP99Ms)
+			}, 0},
+			{"error status", func(m *schema.Matrix) *float64 {
+				c := m.Measurements[0]
+				if c.Status == schema.StatusError && c.StatusReason == "no request completed (16 failed)" {
+					return f(1)
+				}
+				return f(0)
+			}, 1},
+			{"concurrency kept", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 16},
+		}},
+		// AIPerf 0.10 (schema 1.3): a Poisson phase's rate, the requested
+		// prompt length of datasets[].prompts.isl (0.8 and later), the
+		// trial of run_info, sizes with their unit.
+		{"aiperf/profile_export_aiperf-v0.10-http.json", FormatAIPerf, "model-nvfp4", 1, []check{
+			{"rate of the measured phase", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 0.8},
+			{"no concurrency", func(m *schema.Matrix) *float64 { return set(i32p(m.Measurements[0].Concurrency)) }, 0},
+			{"requested prompt length names the context", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ContextTokens) }, 512},
+			{"measured prompt length kept", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].PromptTokens) }, 581},
+			{"size with its unit", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "http_req_data_received_p90_kb") }, 102.71},
+			{"trial", func(m *schema.Matrix) *float64 {
+				for _, kv := range m.Run.Metadata {
+					if kv.Key == "Trial" {
+						v, _ := strconv.ParseFloat(kv.Value, 64)
+						return &v
+					}
+				}
+				return nil
+			}, 1},
+		}},
+		// A leaderboard summary with failed requests: the error codes of
+		// results_error_code_frequency (a Python dict in a string) are
+		// counted, model_size kept.
+		{"llmperf/leaderboard-bedrock_70b_summary.json", FormatLLMPerf, "meta.llama2-70b-chat-v1", 1, []check{
+			{"error code counted", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "error_code_m100_count") }, 49},
+			{"errored", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ErroredRequests) }, 49},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 101},
+			{"requests per minute to per second", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 25.18838751305755 / 60},
+			{"ttft p99 s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTP99Ms }, 686.971139999514},
+			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 5},
+			{"model size kept", func(m *schema.Matrix) *float64 {
+				for _, kv := range m.Run.Metadata {
+					if kv.Key == "model_size" && kv.Value == "70b" {
+						return f(1)
+					}
+				}
+				return nil
+			}, 1},
 		}},
 		{"llmperf/leaderboard-groq_70b_summary.json", FormatLLMPerf, "llama2-70b-4096", 1, []check{
 			{"concurrency", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 5},
@@ -359,6 +423,58 @@ func TestPeerFiles(t *testing.T) {
 			{"error code counted", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "error_code_500_count") }, 2},
 		}},
 		// inference-perf's lifecycle report of one stage (seconds).
+		// inference-perf of 2026: prompt_len gone, prompt_tokens (server
+		// counts: total, cached, distribution) stands for it; every other
+		// number (retries, goodput, failures by label …) lands in extra,
+		// seconds in ms, rates per second left alone.
+		{"inference-perf/stage_1_lifecycle_metrics-2026.json", FormatInferencePerf, "", 1, []check{
+			{"context from prompt_tokens mean", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ContextTokens) }, 1030},
+			{"input tokens total", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].InputTokensTotal) }, 630432},
+			{"output tokens total", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].OutputTokens) }, 78435},
+			{"benchmark time", func(m *schema.Matrix) *float64 { return m.Measurements[0].MeasuredS }, 61.5},
+			{"concurrency of the stage", func(m *schema.Matrix) *float64 { return i32p(m.Measurements[0].Concurrency) }, 32},
+			{"rate of the stage", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 10},
+			{"cached prompt tokens", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prompt_tokens_cached") }, 201500},
+			{"goodput", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "goodput_metrics_request_goodput") }, 9.105},
+			{"retry waste in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "retries_wasted_total_ms") }, 16500},
+			{"retry waste p90 in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "retries_wasted_p90_ms") }, 3500},
+			{"failures by label", func(m *schema.Matrix) *float64 {
+				return extra(&m.Measurements[0], "failures_by_label_429_rate_limit_count")
+			}, 5},
+			{"a rate per second stays one", func(m *schema.Matrix) *float64 { return set(extra(&m.Measurements[0], "throughput_images_per_sec")) }, 1},
+			{"request size", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_size_bytes_p90") }, 7010},
+		}},
+		// inference-perf's Prometheus metrics report: the model server's
+		// view, latencies under successes in seconds, rates beside the
+		// means; the server's per-token inter-token latency kept apart
+		// from the client's chunk gaps.
+		{"inference-perf/stage_0_prometheus_metrics.json", FormatInferencePerf, "", 1, []check{
+			{"requests per second", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestThroughput }, 3.699181},
+			{"output tokens per second", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 387.775739},
+			{"input tokens per second", func(m *schema.Matrix) *float64 { return m.Measurements[0].InputTokS }, 224.720813},
+			{"ttft median s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 23.043},
+			{"tbt p99", func(m *schema.Matrix) *float64 { return m.Measurements[0].TBTP99Ms }, 48.646},
+			{"e2e p90", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP90Ms }, 9407.407},
+			{"context", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ContextTokens) }, 583},
+			{"completed", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].CompletedRequests) }, 295},
+		}},
+		{"inference-perf/stage_2_prometheus_metrics-2026.json", FormatInferencePerf, "", 1, []check{
+			{"server itl in ms, not a chunk gap", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_inter_token_latency_p90_ms") }, 22.5},
+			{"no chunk gap", func(m *schema.Matrix) *float64 { return set(m.Measurements[0].ChunkGapP50Ms) }, 0},
+			{"queue time in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_queue_time_p99_ms") }, 210},
+			{"block lifetime in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "kv_block_lifetime_avg_ms") }, 12500},
+			{"kv cache share", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "kv_cache_usage_percentage_p99") }, 61.25},
+			{"cached prompt tokens", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prompt_tokens_cached") }, 153600},
+			{"running", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "num_requests_running_avg") }, 48.5},
+		}},
+		// llm-d-benchmark's fixture: prompt_len (client count) and
+		// prompt_tokens (server count) both; the first is the context, the
+		// second is kept.
+		{"inference-perf/llmd-benchmark-stage-prompt-tokens.json", FormatInferencePerf, "", 1, []check{
+			{"context from prompt_len", func(m *schema.Matrix) *float64 { return i64(m.Measurements[0].ContextTokens) }, 4477},
+			{"prompt_tokens kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prompt_tokens_avg") }, 7197.974683544304},
+			{"e2e mean", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EMeanMs }, 4338.102704063284},
+		}},
 		{"inference-perf/stage_3_lifecycle_metrics.json", FormatInferencePerf, "", 1, []check{
 			{"rate", func(m *schema.Matrix) *float64 { return m.Measurements[0].RequestRate }, 16},
 			{"ttft median s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 89.29768897360191},
@@ -425,6 +541,53 @@ func TestPeerFiles(t *testing.T) {
 			{"max queue kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "max_running_reqs") }, 64},
 			{"accepted draft tokens kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[3], "server_spec_accepted_tokens") }, 29081},
 			{"output length kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[2], "output_seq_len_avg") }, 4096},
+		}},
+		// llm_decode_bench 0.6: chunk_inter_token_latency and
+		// request_latency are the chunk-gap and e2e families (seconds);
+		// request_latency 0.0 of a cell where nothing completed is no
+		// measurement; time_to_second_token and warmup_duration are
+		// seconds; e2e_output_tps_per_user is a rate, not a duration;
+		// nested hardware and per-position acceptance figures are kept.
+		{"llm-inference-bench/v0.6-cell-keys.json", FormatLLMBenchJSON, "Model-35B-A3B", 2, []check{
+			{"chunk gap mean s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].ChunkGapMeanMs }, 11.2},
+			{"chunk gap p99 s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[1].ChunkGapP99Ms }, 21.2},
+			{"e2e p50 from request_latency", func(m *schema.Matrix) *float64 { return m.Measurements[1].E2EP50Ms }, 12250},
+			{"e2e p99 from request_latency", func(m *schema.Matrix) *float64 { return m.Measurements[1].E2EP99Ms }, 14500},
+			{"no e2e where nothing completed", func(m *schema.Matrix) *float64 {
+				c := m.Measurements[0]
+				return set(c.E2EMeanMs, c.E2EP50Ms, c.E2EP90Ms, c.E2EP99Ms)
+			}, 0},
+			{"placeholder kept in extra", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_latency_p50_ms") }, 0},
+			{"ttst in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "time_to_second_token_p90_ms") }, 24},
+			{"warm-up in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "warmup_duration_ms") }, 5250},
+			{"rate kept as a rate", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "e2e_output_tps_per_user_p50") }, 161.5},
+			{"rate not named a duration", func(m *schema.Matrix) *float64 {
+				return set(extra(&m.Measurements[1], "e2e_output_tps_per_user_p50_ms"))
+			}, 0},
+			{"acceptance per position", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "server_spec_pos_accept_2") }, 0.4},
+			{"cell hardware", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "hardware_power_total_avg_w") }, 650.75},
+			{"cell hardware duration in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[1], "hardware_duration_ms") }, 23500},
+			{"completed: the count that finished", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].CompletedRequests) }, 8},
+			{"run hardware kept", func(m *schema.Matrix) *float64 {
+				for _, kv := range m.Run.Metadata {
+					if kv.Section == "Hardware" && kv.Key == "power_total_avg_w" {
+						v, _ := strconv.ParseFloat(kv.Value, 64)
+						return &v
+					}
+				}
+				return nil
+			}, 612.5},
+		}},
+		// llm_decode_bench 0.6's prefill map: the client's and the
+		// server's figures and the hardware summary beside the headline.
+		{"llm-inference-bench/v0.6-prefill.json", FormatLLMBenchJSON, "Model-35B-A3B", 1, []check{
+			{"prefill tok/s", func(m *schema.Matrix) *float64 { return m.Measurements[0].TotalTokS }, 14275.5},
+			{"ttft s to ms", func(m *schema.Matrix) *float64 { return m.Measurements[0].TTFTMs }, 2250},
+			{"prefill time in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prefill_ms") }, 2125},
+			{"server's rate", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_validation_tok_per_sec") }, 15115.25},
+			{"server's cached tokens", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_validation_cached_tokens") }, 16},
+			{"server's prefill time in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "server_validation_prefill_ms") }, 2125},
+			{"hardware", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "hardware_power_total_avg_w") }, 640.25},
 		}},
 		// An aggregate of iterations (bug class 6): the means, with the
 		// standard deviations and the iteration count in extra.
