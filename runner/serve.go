@@ -282,7 +282,7 @@ func (r *Runner) serveRow(x schema.Measurement, res *loadRun, load int, m *schem
 	f := figuresOf(res, sc.SLO, !r.cfg.NoSamples)
 	f.fill(&x)
 	if !sc.SLO.IsZero() && f.seconds() > 0 {
-		x.GoodputReqS = schema.F64(roundSig(float64(f.good)/f.seconds(), 6))
+		x.GoodputReqS = schema.F64(roundSig(float64(f.good)/f.seconds(), 4)) // as request_throughput
 	}
 	x.Extra = append(x.Extra, schema.Metric{Name: "requested_output_len", Value: sc.Output.Mean()})
 	x.Status = schema.StatusValid
