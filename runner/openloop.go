@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,34 +51,22 @@ type loadRun struct {
 	interrupted bool
 }
 
-// spinBefore is how long before a send time the dispatcher stops
-// sleeping and yields in a loop instead: the runtime's timers fire up to
-// about a millisecond late on a loaded machine, which would show as send
-// lag.
-const spinBefore = 1500 * time.Microsecond
+// maxSleep bounds one sleep of the dispatcher, so that a stop is seen
+// within it however far the next arrival is.
+const maxSleep = 50 * time.Millisecond
 
-// waitUntil returns at epoch+at (or when ctx ends): a timer for the bulk
-// of the wait, then yielding until the time.
+// waitUntil returns at epoch+at, or false when ctx ends first. It sleeps
+// the calling thread (lockDispatchThread) in steps of at most maxSleep.
 func waitUntil(ctx context.Context, epoch time.Time, at int64) bool {
 	for {
+		if ctx.Err() != nil {
+			return false
+		}
 		d := time.Until(epoch.Add(time.Duration(at)))
 		if d <= 0 {
 			return true
 		}
-		if ctx.Err() != nil {
-			return false
-		}
-		if d > spinBefore {
-			t := time.NewTimer(d - spinBefore)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return false
-			}
-			continue
-		}
-		runtime.Gosched()
+		sleepFor(min(d, maxSleep))
 	}
 }
 
@@ -125,6 +112,9 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 		s.tokens = &tokens
 		run.streams = append(run.streams, s)
 		return len(run.streams) - 1, s
+	}
+	if !closed {
+		defer lockDispatchThread()()
 	}
 	run.epoch = time.Now()
 	epoch := run.epoch
