@@ -173,21 +173,9 @@ func (f *loadFigures) fill(m *schema.Measurement) {
 			m.InputTokS = schema.F64(float64(f.inTokens) / sec)
 		}
 	}
-	if d, ok := summarize(f.ttft); ok {
-		m.TTFTMs, m.TTFTMeanMs, m.TTFTP50Ms, m.TTFTP90Ms, m.TTFTP99Ms = schema.F64(d.p50), schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
-	}
-	if len(f.ttfc) > 0 {
-		m.TTFCMs = schema.F64(median(f.ttfc))
-	}
-	if d, ok := summarize(f.tbt); ok {
-		m.TBTMs, m.TBTMeanMs, m.TBTP50Ms, m.TBTP90Ms, m.TBTP99Ms = schema.F64(d.p50), schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
-		m.PerRequestTokS = schema.F64(1000 / d.p50) // the median of per-request rates: 1000/x is monotone
-	}
-	if d, ok := summarize(f.gaps); ok {
-		m.ChunkGapMeanMs, m.ChunkGapP50Ms, m.ChunkGapP90Ms, m.ChunkGapP99Ms = schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
-	}
-	if d, ok := summarize(f.e2e); ok {
-		m.E2EMeanMs, m.E2EP50Ms, m.E2EP90Ms, m.E2EP99Ms = schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
+	fillLatencies(m, f.ttft, f.ttfc, f.tbt, f.gaps, f.e2e)
+	if m.TBTMs != nil && *m.TBTMs > 0 {
+		m.PerRequestTokS = schema.F64(1000 / *m.TBTMs) // the median of per-request rates: 1000/x is monotone
 	}
 	extra := func(name string, v float64) { m.Extra = append(m.Extra, schema.Metric{Name: name, Value: v}) }
 	if f.sent > 1 && f.lastStart > f.firstStart {
