@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"speedmatrix/archive"
 	"speedmatrix/parse"
@@ -136,5 +137,23 @@ func TestRatesSimulate(t *testing.T) {
 	res, err := a.Append(context.Background(), []*schema.Matrix{again})
 	if err != nil || res.Added() != 0 {
 		t.Errorf("ingesting the run's own document: %+v, %v", res, err)
+	}
+}
+
+// TestRatesInterrupt: Ctrl-C during a -rates run exits 130 and says that
+// nothing was saved (a rate run is not checkpointed).
+func TestRatesInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		cancel()
+	}()
+	code, _, stderr := runCmd(t, ctx, "-simulate", "default", "-rates", "2", "-duration", "1m", "-out", filepath.Join(dir, "r.md"))
+	if code != exitInterrupted || !strings.Contains(stderr, "not checkpointed; nothing was saved") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.md")); !os.IsNotExist(err) {
+		t.Error("a document was written for an interrupted run")
 	}
 }

@@ -417,6 +417,9 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	m, err := r.Run(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
+			if serve != nil {
+				return fmt.Errorf("%w: a -rates run is not checkpointed; nothing was saved", errInterrupted)
+			}
 			if !saved {
 				return fmt.Errorf("%w before any cell finished: nothing was saved", errInterrupted)
 			}
