@@ -44,7 +44,7 @@ type ServeConfig struct {
 	Drain time.Duration
 }
 
-// serveDefaults fills the zero fields of a serve config.
+// defaults fills the zero fields of a serve config and checks the rest.
 func (s *ServeConfig) defaults(duration time.Duration) error {
 	switch s.Arrival {
 	case "":
