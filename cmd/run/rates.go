@@ -14,7 +14,7 @@ import (
 // serveFlags are the flags of an open-loop serving run (-rates).
 type serveFlags struct {
 	rates, arrival, seed, input, output, slo string
-	requests                                 int
+	requests, maxInFlight                    int
 	// seedUsed is the arrival seed of the run (drawn when -seed is not
 	// given), printed so that the run can be repeated.
 	seedUsed uint64
@@ -27,16 +27,17 @@ func (s *serveFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&s.input, "input-tokens", "1024", "with -rates: prompt tokens per request, fixed (1024) or uniform:MIN-MAX")
 	fs.StringVar(&s.output, "output-tokens", "128", "with -rates: output tokens (max_tokens) per request, fixed or uniform:MIN-MAX")
 	fs.IntVar(&s.requests, "requests", 0, "with -rates: requests per rate (default: every arrival within -duration)")
+	fs.IntVar(&s.maxInFlight, "max-inflight", 1024, "with -rates: most requests in flight; an arrival finding them all busy waits and counts as late")
 	fs.StringVar(&s.slo, "slo", "", "with -rates: goodput's service-level objective, e.g. ttft:500ms,tbt:50ms (e2e too)")
 }
 
 // key lists the settings that name a -rates run in its checkpoint key.
 func (s *serveFlags) key() []string {
-	return []string{"rates", s.rates, s.arrival, s.seed, s.input, s.output, s.slo, strconv.Itoa(s.requests)}
+	return []string{"rates", s.rates, s.arrival, s.seed, s.input, s.output, s.slo, strconv.Itoa(s.requests), strconv.Itoa(s.maxInFlight)}
 }
 
 // serveOnly are the flags that mean something only with -rates.
-var serveOnly = []string{"arrival", "seed", "input-tokens", "output-tokens", "requests", "slo"}
+var serveOnly = []string{"arrival", "seed", "input-tokens", "output-tokens", "requests", "slo", "max-inflight"}
 
 // matrixOnly are the flags of the closed-loop matrix that a -rates run
 // refuses: its lengths are -input-tokens and -output-tokens.
@@ -69,7 +70,10 @@ func (o *options) serveConfig() (*runner.ServeConfig, error) {
 		return nil, err
 	}
 	c := &runner.ServeConfig{Rates: rates, Sweep: sweep, Arrival: s.arrival, Requests: s.requests,
-		ProbeConcurrency: 64, MaxInFlight: 1024}
+		ProbeConcurrency: 64, MaxInFlight: s.maxInFlight}
+	if s.maxInFlight < 1 {
+		return nil, fmt.Errorf("-max-inflight %d: want at least 1", s.maxInFlight)
+	}
 	if s.arrival != runner.ArrivalPoisson && s.arrival != runner.ArrivalConstant {
 		return nil, fmt.Errorf("-arrival %q: want %s or %s", s.arrival, runner.ArrivalPoisson, runner.ArrivalConstant)
 	}

@@ -39,6 +39,8 @@ func TestRatesUsage(t *testing.T) {
 		{"bad lengths", []string{"-rates", "1", "-input-tokens", "uniform:9-3"}, "-input-tokens"},
 		{"bad slo", []string{"-rates", "1", "-slo", "itl:5ms"}, "-slo"},
 		{"bad seed", []string{"-rates", "1", "-seed", "-4"}, "-seed"},
+		{"zero in flight", []string{"-rates", "1", "-max-inflight", "0"}, "-max-inflight 0"},
+		{"max in flight without rates", []string{"-contexts", "1K", "-max-inflight", "8"}, "-max-inflight applies"},
 		{"slo without rates", []string{"-contexts", "1K", "-slo", "ttft:1s"}, "-slo applies to open-loop runs"},
 		{"arrival without rates", []string{"-contexts", "1K", "-arrival", "constant"}, "-arrival applies"},
 	}
