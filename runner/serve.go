@@ -212,7 +212,7 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		if err != nil {
 			return r.finish(m), err
 		}
-		satRow, err := measure(rows(math.Inf(1), sc.ProbeConcurrency), closedLoad(sc.ProbeConcurrency))
+		satRow, err := measure(rows(0, sc.ProbeConcurrency), closedLoad(sc.ProbeConcurrency))
 		if err != nil {
 			return r.finish(m), err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,5 +158,40 @@ func TestRatesInterrupt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r.md")); !os.IsNotExist(err) {
 		t.Error("a document was written for an interrupted run")
+	}
+}
+
+// TestRatesSweep runs -rates sweep:2 against the simulator with
+// -concurrency 8 as the saturation probe's streams: four rows (the two
+// probes, two rates up to the saturation rate), the sweep told in the
+// run's metadata, the document reading back.
+func TestRatesSweep(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sweep.txt")
+	code, stdout, stderr := runCmd(t, context.Background(), "-simulate", "default", "-rates", "sweep:2", "-concurrency", "8",
+		"-requests", "40", "-input-tokens", "256", "-output-tokens", "16", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parse.ParseBytes(b, out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Measurements) != 4 {
+		t.Fatalf("%d rows, want 4", len(m.Measurements))
+	}
+	if c := m.Measurements[1].Concurrency; c == nil || *c != 8 {
+		t.Errorf("saturation probe at %v streams, want 8", c)
+	}
+	sat := *m.Measurements[1].RequestThroughput
+	if r := *m.Measurements[3].RequestRate; math.Abs(r-sat) > 0.001*sat {
+		t.Errorf("last rate %v, want the saturation rate %v", r, sat)
+	}
+	if !strings.Contains(string(b), "2 rates from the synchronous rate") {
+		t.Error("the document does not tell the sweep")
 	}
 }
