@@ -51,6 +51,7 @@ func Summary(w io.Writer, m *schema.Matrix) error {
 		}
 		tw.Flush()
 	}
+	writeServeRates(&b, m)
 	counts := map[schema.Status]int{}
 	var bad []string
 	for i := range m.Measurements {
@@ -111,6 +112,9 @@ func cellName(x *schema.Measurement) string {
 	s := string(x.Phase) + " " + label(x)
 	if x.Phase != schema.PhasePrefill && x.Concurrency != nil {
 		s += fmt.Sprintf(" × %d", *x.Concurrency)
+	}
+	if x.Phase == schema.PhaseServe && x.RequestRate != nil && !math.IsInf(*x.RequestRate, 0) {
+		s += " at " + FormatDecimal(*x.RequestRate, 0) + "/s"
 	}
 	return s
 }

@@ -45,6 +45,15 @@
 //  7. Checkpoints (checkpoint.go) after each cell; progress events
 //     (progress.go) for the command's stderr.
 //
+// Open-loop serving runs (Config.Serve, serve.go) replace steps 3–7:
+// requests arrive at a rate, Poisson or constant, from a seeded schedule
+// (arrivals.go), whatever the server does; openloop.go hands each to a
+// goroutine of its own at its time (no coordinated omission) and records
+// how late it was handed over; loadfigures.go turns a load into a serve
+// row with vLLM bench serve's figures and goodput against an SLO. A
+// sweep first measures the synchronous and the saturation rate with
+// closed-loop probes and spreads rates between them, as guidellm does.
+//
 // Every request is bounded in time (Timeouts, client.go): connect, each
 // small request whole, each /metrics scrape (a failed one is skipped with a
 // note on the cell), a probe's headers and first event, a stream's idle

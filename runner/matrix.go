@@ -95,6 +95,9 @@ type Config struct {
 	Checkpoint func(m *schema.Matrix) error
 	// NoSamples drops per-request samples from the result.
 	NoSamples bool
+	// Serve, when set, makes the run an open-loop serving run (serve.go):
+	// request rates instead of contexts and concurrency levels.
+	Serve *ServeConfig
 }
 
 // Runner measures one server.
@@ -106,11 +109,21 @@ type Runner struct {
 	// scrub removes the API key, the URL's password and secrets of known
 	// forms from every text of the matrix, in finish.
 	scrub *redact.Scrubber
+	// onLoad, set by tests only, sees each serve load's raw records
+	// before its row is computed.
+	onLoad func(*loadRun)
 }
 
 // New returns a runner for the server behind c.
 func New(c *Client, cfg Config) (*Runner, error) {
-	if len(cfg.Contexts) == 0 && len(cfg.PrefillContexts) == 0 {
+	if cfg.Serve != nil {
+		if len(cfg.Contexts) > 0 || len(cfg.PrefillContexts) > 0 {
+			return nil, errors.New("a serving run measures request rates, not contexts")
+		}
+		if err := cfg.Serve.defaults(cfg.Duration); err != nil {
+			return nil, err
+		}
+	} else if len(cfg.Contexts) == 0 && len(cfg.PrefillContexts) == 0 {
 		return nil, errors.New("no contexts to measure")
 	}
 	if len(cfg.Contexts) > 0 && len(cfg.Concurrency) == 0 {
@@ -171,6 +184,9 @@ func cellKey(phase schema.Phase, label string, c int32) string {
 // server that dies leaves the remaining cells as errors.
 func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 	cfg := &r.cfg
+	if cfg.Serve != nil {
+		return r.runServe(ctx)
+	}
 	started := time.Now().UTC()
 	m := &schema.Matrix{}
 	done := map[string]bool{}

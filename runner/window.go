@@ -191,26 +191,33 @@ func (f *windowFigures) fill(m *schema.Measurement) {
 	if len(f.perRequest) > 0 {
 		m.PerRequestTokS = schema.F64(median(f.perRequest))
 	}
-	if d, ok := summarize(f.ttft); ok {
-		m.TTFTMs, m.TTFTMeanMs, m.TTFTP50Ms, m.TTFTP90Ms, m.TTFTP99Ms = schema.F64(d.p50), schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
-	}
-	if len(f.ttfc) > 0 {
-		m.TTFCMs = schema.F64(median(f.ttfc))
-	}
-	if d, ok := summarize(f.tbt); ok {
-		m.TBTMs, m.TBTMeanMs, m.TBTP50Ms, m.TBTP90Ms, m.TBTP99Ms = schema.F64(d.p50), schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
-	}
-	if d, ok := summarize(f.gaps); ok {
-		m.ChunkGapMeanMs, m.ChunkGapP50Ms, m.ChunkGapP90Ms, m.ChunkGapP99Ms = schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
-	}
-	if d, ok := summarize(f.e2e); ok {
-		m.E2EMeanMs, m.E2EP50Ms, m.E2EP90Ms, m.E2EP99Ms = schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
-	}
+	fillLatencies(m, f.ttft, f.ttfc, f.tbt, f.gaps, f.e2e)
 	if len(f.prompt) > 0 {
 		m.PromptTokens = schema.I64(int64(median(f.prompt)))
 	}
 	if f.seconds > 0 {
 		m.RequestThroughput = schema.F64(float64(f.completed) / f.seconds)
+	}
+}
+
+// fillLatencies writes the distributions of per-request TTFT, TTFC, TBT
+// and E2E and of chunk gaps (ms, each sorted in place) into m: medians
+// in ttft_ms and tbt_ms, then mean, p50, p90 and p99.
+func fillLatencies(m *schema.Measurement, ttft, ttfc, tbt, gaps, e2e []float64) {
+	if d, ok := summarize(ttft); ok {
+		m.TTFTMs, m.TTFTMeanMs, m.TTFTP50Ms, m.TTFTP90Ms, m.TTFTP99Ms = schema.F64(d.p50), schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
+	}
+	if len(ttfc) > 0 {
+		m.TTFCMs = schema.F64(median(ttfc))
+	}
+	if d, ok := summarize(tbt); ok {
+		m.TBTMs, m.TBTMeanMs, m.TBTP50Ms, m.TBTP90Ms, m.TBTP99Ms = schema.F64(d.p50), schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
+	}
+	if d, ok := summarize(gaps); ok {
+		m.ChunkGapMeanMs, m.ChunkGapP50Ms, m.ChunkGapP90Ms, m.ChunkGapP99Ms = schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
+	}
+	if d, ok := summarize(e2e); ok {
+		m.E2EMeanMs, m.E2EP50Ms, m.E2EP90Ms, m.E2EP99Ms = schema.F64(d.mean), schema.F64(d.p50), schema.F64(d.p90), schema.F64(d.p99)
 	}
 }
 

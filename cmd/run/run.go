@@ -47,6 +47,9 @@ type options struct {
 	terminal                                           bool // stderr is a terminal (not a flag)
 	timeouts                                           runner.Timeouts
 	startTimeout, drainTimeout                         time.Duration
+	serve                                              serveFlags
+	// set holds the names of the flags given on the command line.
+	set map[string]bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -84,9 +87,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Minute, "bound on a decode cell's ramp-up: every stream's first token")
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", time.Minute, "bound on the wait, after the ramp-up, for /metrics to show the server's queue drained; past it the window opens and the cell says so")
 	fs.StringVar(&o.serveSim, "serve-sim", "", "with -simulate: serve the simulator on this `address` (e.g. 127.0.0.1:8000) for other clients until interrupted, instead of measuring; its URL goes to stdout")
+	o.serve.define(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	o.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
@@ -278,7 +284,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		if o.model == "" {
 			o.model = p.ModelName
 		}
-		if from != nil {
+		if from != nil && o.serve.rates == "" {
 			c, n, pf := matrixAxes(from)
 			if o.contexts == "" {
 				o.contexts = c
@@ -303,33 +309,18 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if o.model == "" {
 		return usageError{errors.New("-model is required")}
 	}
-	if o.contexts == "" {
-		if o.simulate == "" {
-			return usageError{errors.New("-contexts is required, e.g. -contexts 8K,16K")}
-		}
-		o.contexts = "1K,4K"
-	}
-	// Note: runner.New would silently replace a zero duration or
-	// max_tokens by its default; a person who typed 0 meant something
-	// else, so it is refused.
-	if o.duration <= 0 {
-		return usageError{fmt.Errorf("-duration %v: want a measurement window above 0 (e.g. 30s)", o.duration)}
-	}
-	if o.maxTokens <= 0 {
-		return usageError{fmt.Errorf("-max-tokens %d: want at least 1", o.maxTokens)}
-	}
-	contexts, err := runner.ParseContexts(o.contexts)
+	serve, err := o.serveConfig()
 	if err != nil {
 		return usageError{err}
 	}
-	conc, err := runner.ParseConcurrency(o.concurrency)
-	if err != nil {
-		return usageError{err}
+	if serve != nil {
+		fmt.Fprintf(stderr, "run: open-loop rates %s, %s arrivals, seed %d (-seed %d repeats them)\n", o.serve.rates, serve.Arrival, serve.Seed, serve.Seed)
 	}
-	var prefill []int64
-	if o.prefillContexts != "" {
-		if prefill, err = runner.ParseContexts(o.prefillContexts); err != nil {
-			return usageError{err}
+	var contexts, prefill []int64
+	var conc []int
+	if serve == nil {
+		if contexts, conc, prefill, err = matrixFlags(o); err != nil {
+			return err
 		}
 	}
 	if o.out != "" {
@@ -340,6 +331,9 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	maxC := 1
 	for _, c := range conc {
 		maxC = max(maxC, c)
+	}
+	if serve != nil {
+		maxC = max(serve.MaxInFlight, serve.ProbeConcurrency)
 	}
 	client, err := runner.NewClient(runner.ClientConfig{
 		URL: o.url, Model: o.model, Endpoint: o.endpoint,
@@ -379,7 +373,8 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		Duration: o.duration, MaxTokens: o.maxTokens, PrefillMode: o.prefill,
 		KVTokens: o.kvTokens, Labels: labels,
 		IdleTimeout: o.timeouts.Idle, StartTimeout: o.startTimeout, DrainTimeout: o.drainTimeout,
-		Warn: func(msg string) { fmt.Fprintln(stderr, "run: warning:", msg) },
+		Warn:  func(msg string) { fmt.Fprintln(stderr, "run: warning:", msg) },
+		Serve: serve,
 	}
 	if o.simulate != "" && simProfile.Speedup > 1 {
 		fmt.Fprintf(stderr, "run: simulator %q runs %.0f× faster than the run it was calibrated from\n", simProfile.Name, simProfile.Speedup)
@@ -396,6 +391,8 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		case cp.Complete:
 			fmt.Fprintf(stderr, "run: the run in %s is finished (%d cells); writing its document and archive\n", cpPath, len(cp.Matrix.Measurements))
 			return commit(o, cpPath, cp.Matrix, stdout)
+		case serve != nil:
+			return usageError{fmt.Errorf("-resume: an interrupted -rates run is not resumed (its rates are not checkpointed); run it again")}
 		}
 		cfg.Tag, cfg.Done = cp.Tag, cp.Matrix
 		fmt.Fprintf(stderr, "run: resuming %d finished cells from %s\n", len(cp.Matrix.Measurements), cpPath)
@@ -420,6 +417,9 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	m, err := r.Run(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
+			if serve != nil {
+				return fmt.Errorf("%w: a -rates run is not checkpointed; nothing was saved", errInterrupted)
+			}
 			if !saved {
 				return fmt.Errorf("%w before any cell finished: nothing was saved", errInterrupted)
 			}
@@ -441,6 +441,40 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	return commit(o, cpPath, m, stdout)
+}
+
+// matrixFlags reads the closed-loop matrix's axes (-contexts,
+// -concurrency, -prefill-contexts) and checks -duration and -max-tokens.
+func matrixFlags(o *options) (contexts []int64, conc []int, prefill []int64, err error) {
+	if o.contexts == "" {
+		if o.simulate == "" {
+			return nil, nil, nil, usageError{errors.New("-contexts is required, e.g. -contexts 8K,16K")}
+		}
+		o.contexts = "1K,4K"
+	}
+	// Note: runner.New would silently replace a zero duration or
+	// max_tokens by its default; a person who typed 0 meant something
+	// else, so it is refused.
+	if o.duration <= 0 {
+		return nil, nil, nil, usageError{fmt.Errorf("-duration %v: want a measurement window above 0 (e.g. 30s)", o.duration)}
+	}
+	if o.maxTokens <= 0 {
+		return nil, nil, nil, usageError{fmt.Errorf("-max-tokens %d: want at least 1", o.maxTokens)}
+	}
+	contexts, err = runner.ParseContexts(o.contexts)
+	if err != nil {
+		return nil, nil, nil, usageError{err}
+	}
+	conc, err = runner.ParseConcurrency(o.concurrency)
+	if err != nil {
+		return nil, nil, nil, usageError{err}
+	}
+	if o.prefillContexts != "" {
+		if prefill, err = runner.ParseContexts(o.prefillContexts); err != nil {
+			return nil, nil, nil, usageError{err}
+		}
+	}
+	return contexts, conc, prefill, nil
 }
 
 // failpoint is where a test makes the command fail (as if the process
@@ -556,8 +590,12 @@ func checkpointKey(o *options) string {
 	if o.simulate != "" {
 		url = "simulate:" + o.simulate // the simulator's port changes
 	}
-	s := strings.Join([]string{url, o.model, o.contexts, o.concurrency, o.prefillContexts, o.duration.String(),
-		fmt.Sprint(o.maxTokens), o.endpoint, o.prefill}, "\x00")
+	parts := []string{url, o.model, o.contexts, o.concurrency, o.prefillContexts, o.duration.String(),
+		fmt.Sprint(o.maxTokens), o.endpoint, o.prefill}
+	if o.serve.rates != "" {
+		parts = append(parts, o.serve.key()...)
+	}
+	s := strings.Join(parts, "\x00")
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:8])
 }

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"speedmatrix/analysis"
+	"speedmatrix/parse"
+	"speedmatrix/plots"
+	"speedmatrix/report"
+	"speedmatrix/schema"
+)
+
+// TestRatesCompareWithVLLM measures the simulator at 10 requests/s with
+// 1,024-token prompts, as a real vLLM bench serve result in the
+// fixtures was measured (its deployment=base run: 10/s and all at once,
+// 1K input), and compares the two: the 10/s cells align by context and
+// rate with every default figure on both sides, and the report draws the
+// serving charts by rate with a line for each run.
+func TestRatesCompareWithVLLM(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "rates.md")
+	code, stdout, stderr := runCmd(t, context.Background(), "-simulate", "default", "-rates", "10,40", "-requests", "40",
+		"-seed", "1", "-input-tokens", "1024", "-output-tokens", "64", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := parse.ParseBytes(b, out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := "../../parse/testdata/peers/vllm/append-deployments.jsonl"
+	pb, err := os.ReadFile(peer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vllm, err := parse.ParseAllBytes(pb, peer, "")
+	if err != nil || len(vllm) == 0 {
+		t.Fatalf("%s: %d runs, %v", peer, len(vllm), err)
+	}
+	c, err := analysis.Compare(vllm[0], []*schema.Matrix{ours}, analysis.Options{Metrics: []string{"ttft_p99_ms"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := 0
+	for _, d := range c.Deltas[0] {
+		k := c.Cells[d.Cell].Key
+		if _, ok := d.Ratio(); ok {
+			if k.Phase != schema.PhaseServe || k.ContextLabel != "1K" || k.RequestRate != 10 {
+				t.Errorf("a ratio at %+v", k)
+			}
+			both++
+		}
+	}
+	if both != len(c.Metrics) {
+		t.Errorf("%d figures compared at 1K and 10/s, want all %d metrics", both, len(c.Metrics))
+	}
+	r := report.New(c, report.Options{})
+	charts, _ := r.Charts()
+	byRate := map[string]int{}
+	for _, ch := range charts {
+		if lc, ok := ch.Chart.(plots.LineChart); ok && strings.HasPrefix(ch.Name, "serve_") && strings.HasSuffix(ch.Name, "_rate") {
+			byRate[ch.Name] = len(lc.Series)
+		}
+	}
+	if byRate["serve_total_rate"] != 2 || byRate["serve_ttft_rate"] != 4 || byRate["serve_tbt_rate"] != 4 {
+		t.Errorf("serving charts by rate (series each): %v; want total with a line per run, TTFT and TBT with two (p50, p99)", byRate)
+	}
+	var page bytes.Buffer
+	if err := r.WriteHTML(&page, charts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "<svg") || !strings.Contains(page.String(), "10/s") {
+		t.Error("the HTML report has no chart or no 10/s cell")
+	}
+	if p := os.Getenv("SPEEDMATRIX_KEEP_REPORT"); p != "" {
+		os.WriteFile(p, page.Bytes(), 0o644) // to look at it in a browser
+	}
+}
