@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	format := fs.String("format", "", "document `format`: "+strings.Join(parse.Formats, ", ")+" (default: detect from content)")
 	asJSON := fs.Bool("json", false, "print the parsed documents as a JSON array instead of writing them")
 	compact := fs.Bool("compact", false, "merge the archive's files into one per table afterwards")
-	lockTimeout := fs.Duration("lock-timeout", 0, "give up (exit 1) when the archive's lock is not free within this `duration` (default: wait)")
+	lockTimeout := fs.Duration("lock-timeout", 0, archive.LockTimeoutUsage)
 	check := fs.Bool("check", false, "read every file of the archive and report each damaged or foreign one (exit 1 when any)")
 	moveDamaged := fs.Bool("move-damaged", false, "with -check: move the batches holding damaged files to DIR/damaged/")
 	filesFrom := fs.String("files-from", "", "read more FILE names from this `file`, one per line (for more files than a command line holds)")
@@ -145,9 +145,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitFail
 	}
 	a.LockTimeout = *lockTimeout
-	a.LockWait = func(hs []archive.Holder) {
-		fmt.Fprintf(stderr, "ingest: waiting for the lock of %s, held by %s\n", *dir, archive.DescribeHolders(hs))
-	}
+	a.NoticeLockWait(stderr, "ingest")
 	a.SkipDamaged = *skipDamaged
 	a.OnDamaged = func(d archive.Damage) {
 		fmt.Fprintf(stderr, "ingest: skipping batch %s: %s: %v\n", d.Stem, d.Path, d.Err)
