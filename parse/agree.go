@@ -56,8 +56,8 @@ func agreeReading(name string, f figure, r *tableRow, metric column) (cellReadin
 			return cellReading{}, false, nil
 		}
 		if nullTexts[trimSpace(text)] {
-			if r.m.Status == schema.StatusValid && !r.q[metric].Null {
-				return cellReading{}, false, errorf(name, f.line, "%s: %s has no figure, All measurements line %d says %s", f.name(), f.source, r.line, r.printed[metric])
+			if r.m.Status == schema.StatusValid && !r.fig(metric).Null {
+				return cellReading{}, false, errorf(name, f.line, "%s: %s has no figure, All measurements line %d says %s", f.name(), f.source, r.line, r.text(metric))
 			}
 			return cellReading{}, false, nil
 		}
@@ -89,10 +89,10 @@ func agreeReading(name string, f figure, r *tableRow, metric column) (cellReadin
 	if r.m.Status != schema.StatusValid {
 		return cellReading{}, false, errorf(name, f.line, "%s: %s says %q, All measurements line %d says %s", f.name(), f.source, shown(), r.line, r.m.Status.Label())
 	}
-	rowTok, rowTTFT := r.q[metric], r.q[colTTFT]
+	rowTok, rowTTFT := r.fig(metric), r.fig(colTTFT)
 	// A table without a TTFT column cannot contradict a cell's TTFT.
 	ttftOK := func(c cellReading) bool {
-		return c.ttft.Null || rowTTFT.Null && r.printed[colTTFT] == "" || agrees(c.ttft, rowTTFT)
+		return c.ttft.Null || rowTTFT.Null && r.text(colTTFT) == "" || agrees(c.ttft, rowTTFT)
 	}
 	// Exact agreement first, then agreement at the printed precision.
 	for i, c := range rs {
@@ -116,15 +116,15 @@ func agreeReading(name string, f figure, r *tableRow, metric column) (cellReadin
 	// Explain the disagreement with the reading closest to the row.
 	for _, c := range rs {
 		if ttftOK(c) {
-			return cellReading{}, false, errorf(name, f.line, "%s: %s says %s tok/s, All measurements line %d says %s", f.name(), f.source, c.tokText, r.line, r.printed[metric])
+			return cellReading{}, false, errorf(name, f.line, "%s: %s says %s tok/s, All measurements line %d says %s", f.name(), f.source, c.tokText, r.line, r.text(metric))
 		}
 	}
 	for _, c := range rs {
 		if agrees(c.tok, rowTok) {
-			return cellReading{}, false, errorf(name, f.line, "%s: %s says TTFT %s, All measurements line %d says %s", f.name(), f.source, c.ttftText, r.line, r.printed[colTTFT])
+			return cellReading{}, false, errorf(name, f.line, "%s: %s says TTFT %s, All measurements line %d says %s", f.name(), f.source, c.ttftText, r.line, r.text(colTTFT))
 		}
 	}
-	return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q agrees with neither the tok/s (%s) nor the TTFT (%s) of All measurements line %d", f.name(), f.source, shown(), r.printed[metric], r.printed[colTTFT], r.line)
+	return cellReading{}, false, errorf(name, f.line, "%s: %s cell %q agrees with neither the tok/s (%s) nor the TTFT (%s) of All measurements line %d", f.name(), f.source, shown(), r.text(metric), r.text(colTTFT), r.line)
 }
 
 // checkMatrix checks every decode matrix cell against its table row.

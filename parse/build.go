@@ -10,13 +10,31 @@ import (
 // tableRow is one parsed row of the All measurements table with what the
 // agreement checks need: its line, its figures and their printed text.
 type tableRow struct {
-	m       *schema.Measurement
-	line    int
-	q       [numColumns]quantity
-	printed [numColumns]string
+	m    *schema.Measurement
+	line int
+	// q and printed hold the figures summary cells are checked against
+	// (agreed columns only), read with fig and text.
+	//
+	// Note: all columns made a row 730 bytes, more than its measurement;
+	// a 60 MB table has 540,000 rows.
+	q       [numAgreed]quantity
+	printed [numAgreed]string
 	ctx     int64
 	conc    int32 // 0 when not printed
 }
+
+// numAgreed is the number of agreed columns: colTotal, colPerRequest
+// and colTTFT, the figures of matrix cells and prefill cards.
+const numAgreed = colTTFT - colTotal + 1
+
+// agreed reports whether the figures of column c are kept in a tableRow.
+func agreed(c column) bool { return c >= colTotal && c <= colTTFT }
+
+// fig returns the row's figure in agreed column c.
+func (r *tableRow) fig(c column) quantity { return r.q[c-colTotal] }
+
+// text returns the row's printed text in agreed column c.
+func (r *tableRow) text(c column) string { return r.printed[c-colTotal] }
 
 // cellName names a cell in messages: "decode 8K×128", "prefill 8K".
 func cellName(phase schema.Phase, label string, conc int32) string {
