@@ -73,6 +73,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memLimit))
+		ownLimit.Store(true)
+		defer ownLimit.Store(false)
 	}
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -402,6 +404,9 @@ func parseFile(path, format string) ([]*schema.Matrix, error) {
 		return nil, err // *PathError reads "open FILE: reason"
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil {
+		roomFor(st.Size())
+	}
 	return parse.ParseAll(f, path, format)
 }
 
