@@ -107,8 +107,15 @@ func ReadFile[T Row](path string) ([]T, error) {
 // writerProps are the Parquet properties of every file: zstd, and
 // dictionary encoding (the default), which suits the repeated run ids,
 // phases and labels.
+//
+// Note: the printed texts of measurements (a dozen a row) are written
+// without min/max statistics (no reader prunes on them) and their values
+// without a dictionary (mostly distinct figures): 10% less CPU to append
+// 1,000 documents, and zstd makes the file no larger (159 vs 161 KB).
 func writerProps() *parquet.WriterProperties {
-	return parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
+	return parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithStatsFor("printed.list.element.key", false), parquet.WithStatsFor("printed.list.element.value", false),
+		parquet.WithDictionaryFor("printed.list.element.value", false))
 }
 
 // record builds one Arrow record of rows (a slice of t.typ). Columns are
