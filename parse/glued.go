@@ -18,6 +18,17 @@ func splitGlued(s string) []split {
 
 // appendSplits appends the splits of s (see splitGlued) to dst.
 func appendSplits(dst []split, s string) []split {
+	eachSplit(s, 0, func(sp split) bool {
+		dst = append(dst, sp)
+		return true
+	})
+	return dst
+}
+
+// eachSplit calls yield with each split of s (see splitGlued) until it
+// returns false. A glued cell's split after hint bytes of its figures
+// comes first when there is one (0: none); the others follow in order.
+func eachSplit(s string, hint int, yield func(split) bool) {
 	s = trimSpace(s)
 	ttft := false
 	if hasSuffixFold(s, "ttft") {
@@ -26,14 +37,17 @@ func appendSplits(dst []split, s string) []split {
 	// A figure printed as missing beside one that is not ("40K— TTFT",
 	// "—149 ms TTFT"): the dash cannot be part of a number.
 	if a, ok := strings.CutSuffix(s, "—"); ok && ttft && a != "" {
-		return append(dst, split{trimSpace(a), "—"})
+		yield(split{trimSpace(a), "—"})
+		return
 	}
 	if b, ok := strings.CutPrefix(s, "—"); ok && b != "" {
-		return append(dst, split{"—", trimSpace(b)})
+		yield(split{"—", trimSpace(b)})
+		return
 	}
 	for _, sep := range []string{"tok/s", "·", "•", ";", "/"} {
 		if a, b, ok := strings.Cut(s, sep); ok {
-			return append(dst, split{trimSpace(a), strings.Trim(trimSpace(b), ",·;")})
+			yield(split{trimSpace(a), strings.Trim(trimSpace(b), ",·;")})
+			return
 		}
 	}
 	unit, full := "", s
@@ -47,35 +61,46 @@ func appendSplits(dst []split, s string) []split {
 	// unit (as printed, "325.241 ms"): no need to build it.
 	spaced := unit != "" && full[len(s):] == " "+unit
 	if k := strings.LastIndexAny(s, " \t\u00a0"); k >= 0 {
-		return append(dst, split{trimSpace(s[:k]), trimSpace(s[k:]) + " " + unit})
+		yield(split{trimSpace(s[:k]), trimSpace(s[k:]) + " " + unit})
+		return
 	}
 	if len(s) > maxGlued {
-		return dst // no pair of figures is this long; do not try O(n²) splits
+		return // no pair of figures is this long; do not try O(n²) splits
 	}
 	if unit == "" && !ttft {
-		dst = append(dst, split{s, ""}) // a tok/s figure alone
+		if !yield(split{s, ""}) { // a tok/s figure alone
+			return
+		}
 	}
-	for k := 1; k < len(s); k++ {
+	// at yields the split after k bytes when both parts are well-formed
+	// figures; it returns false when yield did.
+	at := func(k int) bool {
 		a, b := s[:k], s[k:]
 		// Only the form matters here; appendReadings reads the values.
 		qa, bad := checkQuantity(trimSpace(a))
 		if bad != qOK || qa.Null || qa.Unit != "" {
-			continue
+			return true
 		}
 		if b[0] == '-' || b[0] == '+' {
-			continue
+			return true
 		}
 		qb, bad := checkQuantity(trimSpace(b))
 		if bad != qOK || qb.Null || qb.Unit != "" {
-			continue
+			return true
 		}
 		if spaced {
-			dst = append(dst, split{a, full[k:]})
-		} else {
-			dst = append(dst, split{a, b + " " + unit})
+			return yield(split{a, full[k:]})
+		}
+		return yield(split{a, b + " " + unit})
+	}
+	if hint > 0 && hint < len(s) && !at(hint) {
+		return
+	}
+	for k := 1; k < len(s); k++ {
+		if k != hint && !at(k) {
+			return
 		}
 	}
-	return dst
 }
 
 // hasSuffixFold reports whether s ends in the lower-case ASCII suffix,

@@ -3,6 +3,7 @@ package parse
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -101,5 +102,54 @@ func TestBuildLongGluedCell(t *testing.T) {
 	_, err := readCell(t, miniDoc(long, "Valid", "1", "1 ms"))
 	if err == nil || !strings.Contains(err.Error(), "is not a tok/s figure followed by a TTFT") {
 		t.Errorf("long cell: %v", err)
+	}
+}
+
+// TestAgreesExactlyImpliesAgreement checks the shortcut of checkMatrix
+// on random glued cells against random rows: whenever agreesExactly says
+// a cell equals its row, agreeReading (which tries every split) finds no
+// fault; and a cell glued from its row's printed texts takes the shortcut.
+func TestAgreesExactlyImpliesAgreement(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	figs := []string{"0", "1", "3.1", "41", "325.2", "325.20", "1,627.8", "6,091.1", "55K", "5.5K", "1,644", "2,442", "—", "010", "9.99", "0.5"}
+	pick := func() string { return figs[r.IntN(len(figs))] }
+	shortcut, agreed := 0, 0
+	for n := 0; n < 3000; n++ {
+		tok, ttft := pick(), pick()+" ms"
+		var cell string
+		switch r.IntN(4) {
+		case 0:
+			cell = tok + ttft + " TTFT" // glued from the row
+		case 1:
+			cell = pick() + pick() + " ms TTFT"
+		case 2:
+			cell = pick() + " " + pick() + " ms"
+		default:
+			cell = pick() + pick() + " ms"
+		}
+		raw, err := extractText([]byte(miniDoc(cell, "Valid", tok, ttft)), "mini.txt")
+		if err != nil {
+			continue
+		}
+		raw.Name = "mini.txt"
+		rows, err := buildRows(raw)
+		if err != nil || len(raw.Matrix) != 1 || len(rows) != 1 {
+			continue
+		}
+		c := raw.Matrix[0]
+		f := figure{what: "decode 8K×1", source: "matrix", line: c.Line, tok: c.TokS, ttft: c.TTFT, glued: c.Glued}
+		_, _, full := agreeReading(raw.Name, f, rows[0], colTotal)
+		if full == nil {
+			agreed++
+		}
+		if agreesExactly(f, rows[0], colTotal) {
+			shortcut++
+			if full != nil {
+				t.Fatalf("cell %q, row tok %q TTFT %q: the shortcut agrees, agreeReading says %v", cell, tok, ttft, full)
+			}
+		}
+	}
+	if shortcut < 300 || agreed < shortcut {
+		t.Errorf("%d shortcuts of %d agreements: the test exercises too little", shortcut, agreed)
 	}
 }
