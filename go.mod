@@ -6,6 +6,7 @@ require (
 	github.com/PuerkitoBio/goquery v1.14.0
 	github.com/apache/arrow-go/v18 v18.9.0
 	github.com/gofrs/flock v0.13.2
+	github.com/klauspost/compress v1.20.3
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.74.0
 	github.com/yuin/goldmark v1.8.7
@@ -32,7 +33,6 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pandatix/go-abnf v0.5.5 // indirect

@@ -107,8 +107,15 @@ func ReadFile[T Row](path string) ([]T, error) {
 // writerProps are the Parquet properties of every file: zstd, and
 // dictionary encoding (the default), which suits the repeated run ids,
 // phases and labels.
+//
+// Note: the printed texts of measurements (a dozen a row) are written
+// without min/max statistics (no reader prunes on them) and their values
+// without a dictionary (mostly distinct figures): 10% less CPU to append
+// 1,000 documents, and zstd makes the file no larger (159 vs 161 KB).
 func writerProps() *parquet.WriterProperties {
-	return parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
+	return parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithStatsFor("printed.list.element.key", false), parquet.WithStatsFor("printed.list.element.value", false),
+		parquet.WithDictionaryFor("printed.list.element.value", false))
 }
 
 // record builds one Arrow record of rows (a slice of t.typ). Columns are
@@ -198,6 +205,10 @@ func (t *table) writeGroups(fw *pqarrow.FileWriter, rows reflect.Value) error {
 	if rows.Len() == 0 {
 		return nil
 	}
+	groups := t.groups(rows)
+	if slices.ContainsFunc(groups, func(g [2]int) bool { return g[1]-g[0] > recordRows }) {
+		return t.writePieces(fw, rows, groups)
+	}
 	rec := t.record(rows)
 	defer rec.Release()
 	for _, g := range t.groups(rows) {
@@ -206,6 +217,42 @@ func (t *table) writeGroups(fw *pqarrow.FileWriter, rows reflect.Value) error {
 		part.Release()
 		if err != nil {
 			return fmt.Errorf("archive: write %s: %w", t.name, err)
+		}
+	}
+	return nil
+}
+
+// recordRows is the most rows converted into one Arrow record.
+//
+// Note: a batch is one record, sliced into row groups; a run of 540,000
+// rows (one 60 MB document) made that record hundreds of MB, so a group
+// over recordRows rows is written from records of recordRows rows into
+// one buffered row group (its compressed pages), the same group as before.
+var recordRows = 1 << 16 // a variable so tests can write records in pieces
+
+// writePieces is writeGroups for groups of which one or more exceed
+// recordRows rows.
+func (t *table) writePieces(fw *pqarrow.FileWriter, rows reflect.Value, groups [][2]int) error {
+	for _, g := range groups {
+		if g[1]-g[0] <= recordRows {
+			rec := t.record(rows.Slice(g[0], g[1]))
+			err := fw.Write(rec)
+			rec.Release()
+			if err != nil {
+				return fmt.Errorf("archive: write %s: %w", t.name, err)
+			}
+			continue
+		}
+		if err := fw.NewBufferedRowGroupChecked(); err != nil {
+			return fmt.Errorf("archive: write %s: %w", t.name, err)
+		}
+		for from := g[0]; from < g[1]; from += recordRows {
+			rec := t.record(rows.Slice(from, min(from+recordRows, g[1])))
+			err := fw.WriteBuffered(rec)
+			rec.Release()
+			if err != nil {
+				return fmt.Errorf("archive: write %s: %w", t.name, err)
+			}
 		}
 	}
 	return nil

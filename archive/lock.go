@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,6 +177,20 @@ func describeHolders(hs []Holder) string {
 // DescribeHolders names the holders of a lock for a message, as
 // LockWait receives them.
 func DescribeHolders(hs []Holder) string { return describeHolders(hs) }
+
+// LockTimeoutUsage is the help text of a command's -lock-timeout flag,
+// which sets Archive.LockTimeout.
+const LockTimeoutUsage = "give up (exit 1) when the archive's lock is not free within this `duration` (default: wait)"
+
+// NoticeLockWait makes a waiting command say who holds the lock: after a
+// second of waiting, w hears "PROG: waiting for the lock of DIR, held by
+// …" (pid, host and since when of each holder), once. It sets a.LockWait,
+// so every command that waits says it in the same words.
+func (a *Archive) NoticeLockWait(w io.Writer, prog string) {
+	a.LockWait = func(hs []Holder) {
+		fmt.Fprintf(w, "%s: waiting for the lock of %s, held by %s\n", prog, a.dir, describeHolders(hs))
+	}
+}
 
 // safeName keeps letters, digits and dots of s, for a file name.
 func safeName(s string) string {

@@ -99,6 +99,65 @@ func TestRowGroupsByRunID(t *testing.T) {
 	}
 }
 
+// TestRowGroupsFromPieces checks that row groups larger than recordRows,
+// written from records of recordRows rows into one buffered group, are
+// the groups one record gives: the same run_id ranges, and the same rows
+// read back, for Append (sorted batches) and Compact.
+func TestRowGroupsFromPieces(t *testing.T) {
+	smallGroups(t, 12) // 2 runs of 5 measurement rows per group
+	ctx := context.Background()
+	ms := testMatrices(0, 20)
+	for _, pieces := range []int{1 << 16, 3} {
+		prev := recordRows
+		recordRows = pieces
+		a := openTest(t)
+		if _, err := a.Append(ctx, ms[:13]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Append(ctx, ms[13:]); err != nil {
+			t.Fatal(err)
+		}
+		var bounds [][][2]string
+		for _, table := range []string{TableMeasurements, TableRuns} {
+			for _, f := range dataFiles(t, a.Dir(), table) {
+				bounds = append(bounds, groupBounds(t, f))
+			}
+		}
+		if err := a.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range []string{TableMeasurements, TableRuns} {
+			for _, f := range dataFiles(t, a.Dir(), table) {
+				bounds = append(bounds, groupBounds(t, f))
+			}
+		}
+		recordRows = prev
+		got, err := a.Load(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(ms) {
+			t.Fatalf("records of %d rows: Load gave %d runs, want %d", pieces, len(got), len(ms))
+		}
+		for i := range ms {
+			if want := stored(ms[i]); !reflect.DeepEqual(got[i], want) {
+				t.Errorf("records of %d rows: run %d:\n got %+v\nwant %+v", pieces, i, got[i], want)
+			}
+		}
+		if pieces == 3 {
+			if want := fmt.Sprint(wholeBounds); fmt.Sprint(bounds) != want {
+				t.Errorf("row groups from records of 3 rows: %v\nfrom one record: %v", bounds, want)
+			}
+		} else {
+			wholeBounds = bounds
+		}
+	}
+}
+
+// wholeBounds are the row groups TestRowGroupsFromPieces wrote from one
+// record per batch.
+var wholeBounds [][][2]string
+
 // writeUnsorted writes ms as one committed stem the way an older version
 // (or another tool) might have: every measurement file row in one row
 // group of interleaved runs, without statistics.

@@ -361,12 +361,41 @@ func (x *textExtractor) preamble() {
 // splitRow splits a "| a | b |" line into trimmed cells. A backslash
 // escapes a "|" inside a cell.
 func splitRow(s string) []string {
+	s = trimRow(s)
+	return appendCells(make([]string, 0, strings.Count(s, "|")+1), s)
+}
+
+// cellChunks hands out the cells of table rows from shared chunks: one
+// allocation per few hundred rows, not one per row. A chunk lives while
+// any of its rows does.
+type cellChunks struct{ buf []string }
+
+// splitRow is splitRow with the cells in c's current chunk.
+func (c *cellChunks) splitRow(s string) []string {
+	s = trimRow(s)
+	n := strings.Count(s, "|") + 1
+	if cap(c.buf)-len(c.buf) < n {
+		// Chunks grow from 8 rows to 1,024 cells: a small table wastes
+		// little, a large one frees its chunks as its rows are read.
+		c.buf = make([]string, 0, max(n, min(max(2*cap(c.buf), 8*n), 1024)))
+	}
+	from := len(c.buf)
+	c.buf = appendCells(c.buf, s)
+	return c.buf[from:len(c.buf):len(c.buf)]
+}
+
+// trimRow trims a table row's space and outer pipes.
+func trimRow(s string) string {
 	s = trimSpace(s)
 	s = strings.TrimPrefix(s, "|")
 	if strings.HasSuffix(s, "|") && !strings.HasSuffix(s, `\|`) {
 		s = s[:len(s)-1]
 	}
-	cells := make([]string, 0, strings.Count(s, "|")+1)
+	return s
+}
+
+// appendCells appends the cells of a row s, trimmed by trimRow.
+func appendCells(cells []string, s string) []string {
 	start, escaped := 0, false
 	for i := 0; i < len(s); i++ {
 		switch {
@@ -424,13 +453,14 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 	}
 	n := 1
 	var rows []rawRow
+	var chunks cellChunks
 	for j := i + 1; j < len(x.lines); j++ {
 		s := trimSpace(x.lines[j].s)
 		if !strings.HasPrefix(s, "|") && (outer || !strings.Contains(s, "|")) {
 			break
 		}
 		n++
-		cells := splitRow(s)
+		cells := chunks.splitRow(s)
 		if isSeparatorRow(cells) {
 			continue
 		}

@@ -28,26 +28,42 @@ type Word struct {
 func Words(s string) []Word {
 	var out []Word
 	var cur strings.Builder
-	in := false
+	// plain: the word so far is s[start:i] as printed (no quote, escape
+	// or continuation), so its Text is that substring and cur is unused.
+	in, plain := false, false
 	start := 0
 	flush := func(end int) {
 		if in {
-			out = append(out, Word{Text: cur.String(), Start: start, End: end})
-			cur.Reset()
+			text := s[start:end]
+			if !plain {
+				text = cur.String()
+				cur.Reset()
+			}
+			out = append(out, Word{Text: text, Start: start, End: end})
 			in = false
 		}
 	}
 	begin := func(i int) {
 		if !in {
-			in, start = true, i
+			in, start, plain = true, i, true
+		}
+	}
+	// spill copies a plain word's text so far into cur: what follows is
+	// not printed as it reads.
+	spill := func(i int) {
+		if in && plain {
+			cur.WriteString(s[start:i])
+			plain = false
 		}
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '\\' && i+1 < len(s) && s[i+1] == '\n':
+			spill(i)
 			i++
 		case c == '\\' && i+2 < len(s) && s[i+1] == '\r' && s[i+2] == '\n':
+			spill(i)
 			i += 2
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			flush(i)
@@ -65,10 +81,12 @@ func Words(s string) []Word {
 			i = j - 1
 		case c == '\\' && i+1 < len(s):
 			begin(i)
+			spill(i)
 			cur.WriteByte(s[i+1])
 			i++
 		case c == '\'':
 			begin(i)
+			spill(i)
 			j := strings.IndexByte(s[i+1:], '\'')
 			if j < 0 {
 				cur.WriteString(s[i+1:])
@@ -79,6 +97,7 @@ func Words(s string) []Word {
 			i += j + 1
 		case c == '"':
 			begin(i)
+			spill(i)
 			i++
 			for ; i < len(s) && s[i] != '"'; i++ {
 				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`\n", s[i+1]) >= 0 {
@@ -88,7 +107,9 @@ func Words(s string) []Word {
 			}
 		default:
 			begin(i)
-			cur.WriteByte(c)
+			if !plain {
+				cur.WriteByte(c)
+			}
 		}
 	}
 	flush(len(s))

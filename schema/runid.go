@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"math"
 	"reflect"
 	"strconv"
@@ -50,13 +51,24 @@ const RunIDLen = 16
 // per-type field lists are built once by reflection over the JSON tags,
 // so a field added to Run or Measurement joins the hash without touching
 // this file, and runid_test.go checks that its bytes equal Marshal's.
+//
+// Note: the encoding goes to the hash in pieces of about flushAt bytes,
+// so a document of 500,000 rows does not hold its whole encoding (twice
+// the size of the document) while its id is computed, nor leave a buffer
+// that large in the pool.
 func ComputeRunID(m *Matrix) string {
 	e := encoders.Get().(*canonEncoder)
 	defer encoders.Put(e)
-	b := e.encode(m)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])[:RunIDLen]
+	h := sha256.New()
+	e.sink = h
+	h.Write(e.encode(m))
+	e.sink = nil
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0]))[:RunIDLen]
 }
+
+// flushAt is the size at which the encoder hands its bytes to its sink.
+const flushAt = 64 << 10
 
 // encoders reuses encoders (and their buffers) across calls; ingest
 // computes ids on every core at once.
@@ -65,6 +77,9 @@ var encoders = sync.Pool{New: func() any { return &canonEncoder{} }}
 // canonEncoder writes the canonical JSON of a matrix (see ComputeRunID).
 type canonEncoder struct {
 	buf []byte
+	// sink, when set, receives the encoding in pieces as it grows past
+	// flushAt; encode then returns only the rest.
+	sink io.Writer
 	// nonFinite and extraNonFinite collect one row's NaN/±Inf figures:
 	// columns first, then extra figures, as the list is ordered.
 	nonFinite      []string
@@ -271,6 +286,9 @@ func init() {
 
 // encode returns the canonical JSON of m, in e's buffer.
 func (e *canonEncoder) encode(m *Matrix) []byte {
+	if cap(e.buf) > 4*flushAt {
+		e.buf = nil // grown by a sink-less encode of a huge matrix
+	}
 	if !canonOK {
 		e.buf = marshalContent(m)
 		return e.buf
@@ -286,6 +304,10 @@ func (e *canonEncoder) encode(m *Matrix) []byte {
 		e.rowNonFinite, e.extraNonFinite = e.rowNonFinite[:0], e.extraNonFinite[:0]
 		b = e.appendStruct(b, unsafe.Pointer(&m.Measurements[i]), measurementPlan, i)
 		e.nonFinite = append(append(e.nonFinite, e.rowNonFinite...), e.extraNonFinite...)
+		if e.sink != nil && len(b) >= flushAt {
+			e.sink.Write(b)
+			b = b[:0]
+		}
 	}
 	b = append(b, ']')
 	if len(e.nonFinite) > 0 {

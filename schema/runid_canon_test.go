@@ -2,6 +2,8 @@ package schema
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -131,4 +133,25 @@ func TestRunIDNonFiniteInRunPanics(t *testing.T) {
 		}
 	}()
 	ComputeRunID(m)
+}
+
+// TestComputeRunIDStreamed checks that the id of a matrix whose encoding
+// goes to the hash in pieces (larger than flushAt, non-finite figures
+// listed after the rows) is the hash of its whole encoding.
+func TestComputeRunIDStreamed(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	m := &Matrix{}
+	fill(r, reflect.ValueOf(&m.Run).Elem(), false)
+	m.Measurements = make([]Measurement, 3000)
+	for i := range m.Measurements {
+		fill(r, reflect.ValueOf(&m.Measurements[i]).Elem(), true)
+	}
+	whole := marshalContent(m)
+	if len(whole) < 3*flushAt || !bytes.Contains(whole, []byte(`"non_finite":[`)) {
+		t.Fatalf("test matrix too small (%d bytes) or without non-finite figures", len(whole))
+	}
+	sum := sha256.Sum256(whole)
+	if got, want := ComputeRunID(m), hex.EncodeToString(sum[:])[:RunIDLen]; got != want {
+		t.Errorf("streamed id %s, want %s (the hash of the whole encoding)", got, want)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
@@ -18,8 +19,10 @@ import (
 // (parsed), "-" (standard input, parsed) or, with an archive, selectors
 // of archived runs (loaded).
 type inputs struct {
-	dir   string // -archive, or ""
-	stdin io.Reader
+	dir         string // -archive, or ""
+	lockTimeout time.Duration
+	stdin       io.Reader
+	stderr      io.Writer // hears who holds the archive's lock while compare waits
 
 	arc       *archive.Archive
 	runs      []schema.Run
@@ -45,6 +48,10 @@ func (in *inputs) archive() (*archive.Archive, error) {
 	a, err := archive.Open(in.dir)
 	if err != nil {
 		return nil, err
+	}
+	a.LockTimeout = in.lockTimeout
+	if in.stderr != nil {
+		a.NoticeLockWait(in.stderr, "compare")
 	}
 	in.arc = a
 	return a, nil

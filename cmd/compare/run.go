@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"speedmatrix/analysis"
+	"speedmatrix/archive"
 	"speedmatrix/plots"
 	"speedmatrix/report"
 )
@@ -35,6 +37,7 @@ func (c *cellFlags) Set(v string) error { *c = append(*c, v); return nil }
 // options are the parsed flags.
 type options struct {
 	archive        string
+	lockTimeout    time.Duration
 	format         analysis.Format
 	plotsDir, html string
 	minUser        float64
@@ -65,6 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	o := &options{}
 	fs.StringVar(&o.archive, "archive", "", "archive `DIR` to select runs from (arguments may then be selectors)")
+	fs.DurationVar(&o.lockTimeout, "lock-timeout", 0, archive.LockTimeoutUsage)
 	format := fs.String("format", "text", "output `format`: text, markdown, csv or json")
 	fs.StringVar(&o.plotsDir, "plots", "", "write each chart as PNG and SVG into `DIR`")
 	fs.StringVar(&o.html, "html", "", "write one self-contained HTML report to `FILE`")
@@ -84,7 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	order := fs.String("order", "version", "trend `order`: version (engine version) or date")
 	threshold := fs.String("threshold", "5%", "flag trend changes beyond this relative `change`")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: compare [-archive DIR] [-format text|markdown|csv|json] [-plots DIR] [-html FILE]")
+		fmt.Fprintln(stderr, "usage: compare [-archive DIR [-lock-timeout D]] [-format text|markdown|csv|json] [-plots DIR] [-html FILE]")
 		fmt.Fprintln(stderr, "               [-min-user-tps T] [-max-ttft MS -max-tbt MS] [-metrics COLS] [-labels L,...] BASELINE OTHER...")
 		fmt.Fprintln(stderr, "       compare -archive DIR -list [SELECTOR...]")
 		fmt.Fprintln(stderr, "       compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date] [-threshold 5%] [SELECTOR...]")
@@ -189,7 +193,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return exitUsage
 	}
-	in := &inputs{dir: o.archive, stdin: stdin}
+	in := &inputs{dir: o.archive, lockTimeout: o.lockTimeout, stdin: stdin, stderr: stderr}
 	switch {
 	case o.list:
 		err = list(ctx, in, o, stdout)

@@ -1,0 +1,204 @@
+package parse
+
+import (
+	"fmt"
+	"speedmatrix/schema"
+	"strings"
+)
+
+// buildRows reads the All measurements table: columns by header text,
+// one measurement per row, every cell kept as printed.
+func buildRows(raw *rawDoc) ([]*tableRow, error) {
+	rows, _, err := readRows(raw)
+	return rows, err
+}
+
+// slab hands out pointers to values from chunks allocated together: a
+// matrix's figures are all kept or all dropped, and one allocation per
+// figure was a tenth of a document's allocations.
+type slab[T any] struct{ buf []T }
+
+// ptr returns a pointer to a new value v.
+func (s *slab[T]) ptr(v T) *T {
+	if len(s.buf) == cap(s.buf) {
+		// A new chunk; pointers into the old one keep it alive.
+		s.buf = make([]T, 0, max(16, 2*cap(s.buf)))
+	}
+	s.buf = append(s.buf, v)
+	return &s.buf[len(s.buf)-1]
+}
+
+// readRows is buildRows that also returns the measurements the rows
+// point into, in table order (the matrix's measurements).
+func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
+	t := raw.Table
+	cols, typed, at := tableColumns(t.Header)
+	for _, need := range []column{colPhase, colContext} {
+		if at[need] == 0 {
+			return nil, nil, errorf(raw.Name, t.HeaderLine, "All measurements table has no %s column (header: %s)", columnNames[need], strings.Join(t.Header, " | "))
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil, nil, errorf(raw.Name, t.HeaderLine, "All measurements table has no rows")
+	}
+	n, w := len(t.Rows), len(t.Header)
+	rows := make([]*tableRow, 0, n)
+	backing := make([]tableRow, n)
+	measurements := make([]schema.Measurement, n)
+	printed := make([]schema.KV, n*w)
+	floats := slab[float64]{make([]float64, 0, 6*n)}
+	ints := slab[int64]{make([]int64, 0, 3*n)}
+	int32s := slab[int32]{make([]int32, 0, n)}
+	for ri, tr := range t.Rows {
+		if len(tr.Cells) != len(t.Header) {
+			return nil, nil, errorf(raw.Name, tr.Line, "row has %d cells, the All measurements header at line %d has %d (truncated or misaligned row)", len(tr.Cells), t.HeaderLine, len(t.Header))
+		}
+		r := &backing[ri]
+		r.m, r.line = &measurements[ri], tr.Line
+		r.m.SourceLine, r.m.Status = int64(tr.Line), schema.StatusValid
+		for c := range r.q {
+			r.q[c].Null = true // a column the table does not have
+		}
+		ms := r.m
+		ms.Printed = printed[ri*w : (ri+1)*w : (ri+1)*w]
+		// Typed columns are set after the row's base columns, so that
+		// context_tokens overrides the label's nominal tokens.
+		var late []int
+		for i, text := range tr.Cells {
+			h := t.Header[i]
+			ms.Printed[i] = schema.KV{Key: h, Value: text}
+			c := cols[i]
+			if agreed(c) {
+				r.printed[c-colTotal] = text
+			}
+			fail := func(format string, args ...any) error {
+				return errorf(raw.Name, tr.Line, "column %q: %s", h, fmt.Sprintf(format, args...))
+			}
+			if typed[i] != nil {
+				late = append(late, i)
+				continue
+			}
+			switch c {
+			case colPhase:
+				p, ok := parsePhase(text)
+				if !ok {
+					return nil, nil, fail("unknown phase %q (want Prefill, Sustained decode or Serve)", text)
+				}
+				ms.Phase = p
+			case colContext:
+				if ms.Phase == schema.PhaseServe && trimSpace(text) == unknownContext {
+					// Another tool's result that records no prompt length.
+					ms.ContextLabel = unknownContext
+					continue
+				}
+				n, err := contextTokens(text)
+				if err != nil {
+					return nil, nil, fail("%v", err)
+				}
+				ms.ContextLabel, ms.ContextTokens, r.ctx = trimSpace(text), ints.ptr(n), n
+			case colConcurrency:
+				if nullTexts[trimSpace(text)] {
+					continue
+				}
+				n, err := parseConcurrency(text)
+				if err != nil {
+					return nil, nil, fail("%v", err)
+				}
+				ms.Concurrency, r.conc = int32s.ptr(n), n
+			case colStatus:
+				s, ok := parseStatus(text)
+				if !ok {
+					return nil, nil, fail("unknown status %q (want Valid, Looped, Over capacity, Skipped or Error)", text)
+				}
+				ms.Status = s
+			case colUnknown:
+				if v, ok := infinity(trimSpace(text)); ok {
+					ms.Extra = append(ms.Extra, schema.Metric{Name: metricName(h, ""), Value: v})
+					continue
+				}
+				q, err := parseQuantity(text)
+				if err == nil && !q.Null {
+					ms.Extra = append(ms.Extra, schema.Metric{Name: metricName(h, q.Unit), Value: q.Value})
+				}
+			default:
+				t := trimSpace(text)
+				q, bad := scanQuantity(t)
+				if bad != qOK {
+					return nil, nil, fail("%v", bad.err(t))
+				}
+				if cq, cbad := q.conv(columnKinds[c]); cbad == convOK {
+					q = cq
+				} else {
+					_, err := q.convert(columnKinds[c])
+					return nil, nil, fail("%v", err)
+				}
+				if agreed(c) {
+					r.q[c-colTotal] = q
+				}
+				if q.Null {
+					continue
+				}
+				switch c {
+				case colTotal:
+					ms.TotalTokS = floats.ptr(q.Value)
+				case colPerRequest:
+					ms.PerRequestTokS = floats.ptr(q.Value)
+				case colTTFT:
+					ms.TTFTMs = floats.ptr(q.Value)
+				case colTBT:
+					ms.TBTMs = floats.ptr(q.Value)
+				case colAvgActive:
+					ms.AvgActiveRequests = floats.ptr(q.Value)
+				case colCompleted:
+					ms.CompletedRequests = ints.ptr(int64(q.Value))
+				case colOutput:
+					ms.OutputTokens = ints.ptr(int64(q.Value))
+				case colMeasured:
+					ms.MeasuredS = floats.ptr(q.Value)
+				}
+			}
+		}
+		for _, i := range late {
+			if err := typed[i].set(ms, tr.Cells[i]); err != nil {
+				return nil, nil, errorf(raw.Name, tr.Line, "column %q: %v", t.Header[i], err)
+			}
+		}
+		if ms.Phase == schema.PhaseDecode && ms.Concurrency == nil {
+			return nil, nil, errorf(raw.Name, tr.Line, "decode row without a number of simultaneous requests")
+		}
+		if ms.Status == schema.StatusValid && r.fig(colTotal).Null && at[colTotal] != 0 {
+			return nil, nil, errorf(raw.Name, tr.Line, "%s: status Valid but no %s", cellName(ms.Phase, ms.ContextLabel, r.conc), t.Header[at[colTotal]-1])
+		}
+		rows = append(rows, r)
+		// Note: the row's cells are read (their texts live on in the
+		// measurement); dropping them lets the collector take them while
+		// the rest of a large table is read (200 bytes a row).
+		t.Rows[ri].Cells = nil
+	}
+	return rows, measurements, nil
+}
+
+// metricName turns an extra column's header into a column-style name:
+// snake_case with a unit suffix ("p99 TTFT" printed in ms is p99_ttft_ms).
+func metricName(header, unit string) string {
+	var b strings.Builder
+	us := true
+	for _, r := range strings.ToLower(header) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			us = false
+		} else if !us {
+			b.WriteByte('_')
+			us = true
+		}
+	}
+	name := strings.Trim(b.String(), "_")
+	if name == "" {
+		name = "extra"
+	}
+	suffix := map[string]string{"ms": "_ms", "s": "_s", "us": "_us", "min": "_min", "tok/s": "_tok_s", "tokens": "_tokens", "GB": "_gb", "%": "_pct"}[unit]
+	if suffix != "" && !strings.HasSuffix(name, suffix) {
+		name += suffix
+	}
+	return name
+}
