@@ -388,7 +388,7 @@ func bestTable(a RunAnalysis, minUser float64) *table {
 	}
 	for _, b := range a.BestAtUserRate {
 		if !b.Found {
-			t.add(b.ContextLabel, "none", "", "", "", "")
+			t.add(noneRow(b)...)
 			continue
 		}
 		p := b.Cell
@@ -396,8 +396,9 @@ func bestTable(a RunAnalysis, minUser float64) *table {
 		if ctx == "all" {
 			ctx = "all (" + p.ContextLabel + ")"
 		}
-		t.add(ctx, concurrency(p.Concurrency), FormatValue(p.TotalTokS, p.TotalSigFigs), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
+		t.add(ctx, concurrency(p.Concurrency), bestValue(b), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
 	}
+	boundNote(t, a.BestAtUserRate)
 	return t
 }
 
@@ -416,11 +417,41 @@ func sloTable(a RunAnalysis, slo SLO) *table {
 	}
 	for _, b := range a.MeetSLO {
 		if !b.Found {
-			t.add(b.ContextLabel, "none", "", "", "", "")
+			t.add(noneRow(b)...)
 			continue
 		}
 		p := b.Cell
-		t.add(b.ContextLabel, concurrency(p.Concurrency), FormatValue(p.TotalTokS, p.TotalSigFigs), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
+		t.add(b.ContextLabel, concurrency(p.Concurrency), bestValue(b), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
 	}
+	boundNote(t, a.MeetSLO)
 	return t
+}
+
+// bestValue prints the total tok/s of an answer, "≥ " first when it is a
+// lower bound (as the report's targets table does).
+func bestValue(b Best) string {
+	v := FormatValue(b.Cell.TotalTokS, b.Cell.TotalSigFigs)
+	if len(b.Beyond) > 0 {
+		v = "≥ " + v
+	}
+	return v
+}
+
+// noneRow is the row of a context no cell answers: "none measured" when
+// cells beyond were not measured, and which.
+func noneRow(b Best) []string {
+	if len(b.Beyond) > 0 {
+		return []string{b.ContextLabel, "none measured (" + strings.Join(b.Beyond, ", ") + ")", "", "", "", ""}
+	}
+	return []string{b.ContextLabel, "none", "", "", "", ""}
+}
+
+// boundNote adds LowerBoundNote under t when an answer is a lower bound.
+func boundNote(t *table, bs []Best) {
+	for _, b := range bs {
+		if len(b.Beyond) > 0 {
+			t.notes = append(t.notes, LowerBoundNote)
+			return
+		}
+	}
 }

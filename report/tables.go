@@ -201,19 +201,20 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 	lower := false
 	for _, a := range as {
 		row := []string{a.Question, a.Context}
-		sig := analysis.MaxSigFigs
 		for _, p := range a.Runs {
 			row = append(row, pickText(p))
 			lower = lower || p.LowerBound
-			sig = min(sig, p.SigFigs)
 		}
-		for _, v := range a.Ratios {
-			row = append(row, optRatio(v, sig))
+		// Each ratio has the precision of its own two inputs, as in the
+		// delta table: a third run printed with fewer figures does not
+		// round this one.
+		for j, v := range a.Ratios {
+			row = append(row, optRatio(v, analysis.RatioSigFigs(a.Runs[0].SigFigs, a.Runs[j+1].SigFigs)))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	if lower {
-		t.Notes = append(t.Notes, "≥: a lower bound — the run could not measure cells beyond the answer (looped, over capacity or missing), so its true answer may be higher.")
+		t.Notes = append(t.Notes, analysis.LowerBoundNote)
 	}
 	return Table{Name: name, Table: t, Lead: true}, true
 }
