@@ -71,23 +71,29 @@ func reportTables(r *Report) []*table {
 	for oi := range c.Others {
 		tables = append(tables, deltaTable(c, oi))
 	}
-	tables = append(tables, summaryTable(r))
+	tables = append(tables, machine(summaryTable(r), geomeansCSV(r)))
 	for _, a := range r.Runs {
 		// A run without decode cells (a tool's serving benchmark) has no
 		// scaling, context or frontier rows: no empty tables for it.
-		for _, t := range []*table{scalingTable(a), contextTable(a), frontierTable(a)} {
+		for _, t := range []*table{machine(scalingTable(a), scalingCSV(a)), machine(contextTable(a), contextCSV(a)), machine(frontierTable(a), frontierCSV(a))} {
 			if len(t.rows) > 0 {
 				tables = append(tables, t)
 			}
 		}
 		if r.MinUserTokS > 0 {
-			tables = append(tables, bestTable(a, r.MinUserTokS))
+			tables = append(tables, machine(bestTable(a, r.MinUserTokS), bestCSV(a, a.BestAtUserRate)))
 		}
 		if a.MeetSLO != nil {
-			tables = append(tables, sloTable(a, r.SLO))
+			tables = append(tables, machine(sloTable(a, r.SLO), bestCSV(a, a.MeetSLO)))
 		}
 	}
 	return tables
+}
+
+// machine sets the machine form of t.
+func machine(t *table, csv [][]string) *table {
+	t.csv = csv
+	return t
 }
 
 // cellN prints a cell's load: its concurrency, or the request rate of a

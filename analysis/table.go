@@ -46,8 +46,9 @@ type table struct {
 	header []string
 	right  []bool // per column: right-align (numbers)
 	rows   [][]string
-	class  []string // per row, optional: see Table.Class
-	notes  []string // printed under the table
+	class  []string   // per row, optional: see Table.Class
+	notes  []string   // printed under the table
+	csv    [][]string // the machine form (header first), nil: rows as printed
 }
 
 // Table is one table of a report as plain data, for renderers other than
@@ -63,10 +64,14 @@ type Table struct {
 	// beyond its threshold) or "".
 	Class []string
 	Notes []string
+	// CSV is the machine form CSV prints instead of the rows (header
+	// first): long, unrounded figures (Raw), statuses in their own
+	// column. Nil for tables whose cells are already plain text.
+	CSV [][]string `json:"-"`
 }
 
 func (t *table) export() Table {
-	return Table{Title: t.title, Header: t.header, Right: t.right, Rows: t.rows, Class: t.class, Notes: t.notes}
+	return Table{Title: t.title, Header: t.header, Right: t.right, Rows: t.rows, Class: t.class, Notes: t.notes, CSV: t.csv}
 }
 
 // Write prints t as the writers of this package print their tables:
@@ -76,7 +81,7 @@ func (t Table) Write(w io.Writer, f Format) error {
 	if len(right) < len(t.Header) {
 		right = append(slices.Clone(right), make([]bool, len(t.Header)-len(right))...)
 	}
-	return (&table{title: t.Title, header: t.Header, right: right, rows: t.Rows, class: t.Class, notes: t.Notes}).write(w, f)
+	return (&table{title: t.Title, header: t.Header, right: right, rows: t.Rows, class: t.Class, notes: t.Notes, csv: t.CSV}).write(w, f)
 }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
@@ -85,6 +90,12 @@ func (t *table) write(w io.Writer, f Format) error {
 	switch f {
 	case FormatCSV:
 		cw := csv.NewWriter(w)
+		if t.csv != nil {
+			if err := cw.WriteAll(t.csv); err != nil {
+				return err
+			}
+			return cw.Error()
+		}
 		if err := cw.Write(t.header); err != nil {
 			return err
 		}

@@ -53,6 +53,15 @@ func (r *Report) Tables() []Table {
 				}
 			}
 			t.Rows = rows
+			if len(t.CSV) > 0 {
+				csv := [][]string{t.CSV[0]}
+				for _, row := range t.CSV[1:] {
+					if row[1] != "all" { // the run, then the context
+						csv = append(csv, row)
+					}
+				}
+				t.CSV = csv
+			}
 		}
 		out = append(out, Table{Name: name, Table: t})
 	}
@@ -115,10 +124,12 @@ func (r *Report) summaryTable() Table {
 		Right:  []bool{false, false, false, true, true, true, true, false, true, false},
 	}
 	anyCI := false
+	var shown []PhaseRatio
 	for _, p := range r.Summary.Ratios {
 		if p.Compared == 0 && slices.Contains(r.Summary.Disjoint, p.Other) {
 			continue // the outcome says the runs share no cell
 		}
+		shown = append(shown, p)
 		rng, ci := "—", ""
 		if p.Min != nil && p.Compared > 1 {
 			rng = optRatio(p.Min, p.RangeSigFigs) + "–" + optRatio(p.Max, p.RangeSigFigs)
@@ -165,6 +176,7 @@ func (r *Report) summaryTable() Table {
 			t.Notes = append(t.Notes, "No interval (one figure per cell, or fewer than six in a cell) for: "+strings.Join(point, ", ")+"; their verdicts are point estimates within the ±"+tol+"% band.")
 		}
 	}
+	t.CSV = summaryCSV(shown)
 	return Table{Name: "summary", Table: t, Lead: true}
 }
 
@@ -216,6 +228,7 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 	if lower {
 		t.Notes = append(t.Notes, analysis.LowerBoundNote)
 	}
+	t.CSV = answersCSV(as)
 	return Table{Name: name, Table: t, Lead: true}, true
 }
 
@@ -263,6 +276,7 @@ func (r *Report) matrices() []Table {
 				for _, ctx := range ctxs {
 					grid[ctx] = make([]string, len(loads))
 				}
+				t.CSV = [][]string{matrixHeader}
 				any := false
 				for i := range c.Deltas[oi] {
 					d := &c.Deltas[oi][i]
@@ -270,6 +284,7 @@ func (r *Report) matrices() []Table {
 					if k.Phase != ph || int(d.Metric) != mi {
 						continue
 					}
+					t.CSV = append(t.CSV, matrixRow(c, oi, d))
 					col := 0
 					for j, l := range loads {
 						if l.Concurrency == k.Concurrency && l.RequestRate == k.RequestRate {
@@ -356,5 +371,6 @@ func serveTable(a analysis.RunAnalysis) Table {
 				v(p.TTFTMs), v(p.TTFTP99Ms), v(p.TBTMs), v(p.TBTP99Ms), v(p.E2EMs), v(p.E2EP99Ms)})
 		}
 	}
+	t.CSV = serveCSV(a)
 	return Table{Name: "serve", Table: t}
 }
