@@ -120,20 +120,31 @@ func (f *Figure) Draw(c draw.Canvas) {
 	}
 }
 
+// legendRowPitch is the least distance between the rows of a legend:
+// the status glyphs (3.5 pt radius, 1.6 pt stroke) and the run markers
+// must not touch the next row's.
+const legendRowPitch = vg.Length(9.5)
+
 // fitLegend returns a copy of l whose text is small enough (down to 6 pt)
 // for the legend to fit in height and width; a long legend (many contexts
 // and runs) would otherwise run off the bottom of the figure, and long run
-// names would squeeze the plot. The copy shares l's entries, which
-// neither changes.
+// names would squeeze the plot. The rows keep legendRowPitch apart however
+// small the text. The copy shares l's entries, which neither changes.
+//
+// Note: plot.Legend spaces its rows by the text's height and draws the
+// thumbnails at their own size: with three long run labels the text went
+// down to 6 pt and the looped and over-capacity glyphs of the "No value"
+// rows drew over each other.
 func fitLegend(l plot.Legend, height, width vg.Length) plot.Legend {
 	c := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: width, Y: height}}}
-	for l.TextStyle.Font.Size > 6 {
-		if r := l.Rectangle(c).Size(); r.Y <= height && r.X <= width {
-			break
+	pad := l.Padding
+	for {
+		l.Padding = max(pad, legendRowPitch-l.TextStyle.Rectangle("X").Size().Y)
+		if r := l.Rectangle(c).Size(); r.Y <= height && r.X <= width || l.TextStyle.Font.Size <= 6 {
+			return l
 		}
 		l.TextStyle.Font.Size--
 	}
-	return l
 }
 
 // size converts pixels at DPI to points.

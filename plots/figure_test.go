@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -295,5 +296,14 @@ func TestFitLegend(t *testing.T) {
 	addEntry(wide, "RTX PRO 6000 Blackwell Server Edition 96GB · vLLM 0.30.1rc1.dev452+g73a583112 · INT4")
 	if got := fitLegend(*wide, h, 0.4*w); got.TextStyle.Font.Size >= legendSize {
 		t.Errorf("wide legend kept %v pt", got.TextStyle.Font.Size)
+	}
+	// However small the text, rows stay far enough apart for the glyphs
+	// (three long run labels took the text down to 6 pt, and the status
+	// glyphs of two rows overlapped).
+	for _, fit := range []plot.Legend{got, fitLegend(*wide, h, 0.4*w), fitLegend(*short, h, 0.4*w)} {
+		one := fit.TextStyle.Rectangle("X").Size().Y
+		if pitch := one + fit.Padding; pitch < legendRowPitch {
+			t.Errorf("%v pt text: rows %v pt apart, want ≥ %v", fit.TextStyle.Font.Size, pitch, legendRowPitch)
+		}
 	}
 }
