@@ -232,3 +232,28 @@ func TestPerRunBounds(t *testing.T) {
 		t.Errorf("%d lower bounds in the seeds' per-run tables, want 10 or more (every RTX answer, H200 at 123K)", marked)
 	}
 }
+
+// TestNoPhaseNoBound: a serving benchmark compared with a matrix has no
+// decode answer at all, which is no lower bound ("none", not "none
+// measured (N=1 missing, …)").
+func TestNoPhaseNoBound(t *testing.T) {
+	ms := []*schema.Matrix{load(t, seedBF16), load(t, pairs[1].base)}
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(c, Options{})
+	n := 0
+	for _, a := range r.Summary.Best {
+		if a.Phase != schema.PhaseDecode {
+			continue
+		}
+		n++
+		if p := a.Runs[1]; p.Found || p.LowerBound {
+			t.Errorf("%s %s: serving run's pick %+v", a.Question, a.Context, p)
+		}
+	}
+	if n == 0 {
+		t.Error("no decode answer")
+	}
+}
