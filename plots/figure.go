@@ -11,6 +11,7 @@ import (
 	"regexp"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -80,6 +81,7 @@ func (f *Figure) Draw(c draw.Canvas) {
 	// A shallow copy without the title: the plotters are shared, read only.
 	plt := *f.Plot
 	if title := plt.Title; title.Text != "" {
+		title.TextStyle = fitText(title.TextStyle, title.Text, c.Max.X-c.Min.X)
 		descent := title.TextStyle.FontExtents().Descent
 		c.FillText(title.TextStyle, vg.Point{X: c.Center().X, Y: c.Max.Y + descent}, title.Text)
 		c.Max.Y -= title.TextStyle.Rectangle(title.Text).Size().Y + title.Padding
@@ -145,6 +147,16 @@ func fitLegend(l plot.Legend, height, width vg.Length) plot.Legend {
 		}
 		l.TextStyle.Font.Size--
 	}
+}
+
+// fitText returns sty with its font made small enough (down to 8 pt) for
+// text to fit width: a title naming a long run label ran off both sides
+// of the figure.
+func fitText(sty text.Style, txt string, width vg.Length) text.Style {
+	for sty.Font.Size > 8 && sty.Rectangle(txt).Size().X > width {
+		sty.Font.Size--
+	}
+	return sty
 }
 
 // size converts pixels at DPI to points.
