@@ -149,11 +149,11 @@ func fitLegend(l plot.Legend, height, width vg.Length) plot.Legend {
 	}
 }
 
-// fitText returns sty with its font made small enough (down to 8 pt) for
-// text to fit width: a title naming a long run label ran off both sides
-// of the figure.
+// fitText returns sty with its font made small enough (down to 6 pt, as
+// legends) for text to fit width: a title naming a long run label ran
+// off both sides of the figure.
 func fitText(sty text.Style, txt string, width vg.Length) text.Style {
-	for sty.Font.Size > 8 && sty.Rectangle(txt).Size().X > width {
+	for sty.Font.Size > 6 && sty.Rectangle(txt).Size().X > width {
 		sty.Font.Size--
 	}
 	return sty
