@@ -264,28 +264,35 @@ func scalingTable(a RunAnalysis) *table {
 		right:  []bool{false, true, true, true, true, true, true, true, true},
 	}
 	for _, s := range a.Scaling {
-		// Points and excluded cells, merged in concurrency order.
-		pi, ei := 0, 0
-		for pi < len(s.Points) || ei < len(s.Excluded) {
-			if ei < len(s.Excluded) && (pi == len(s.Points) || s.Excluded[ei].N < s.Points[pi].N) {
-				e := s.Excluded[ei]
-				t.add(s.ContextLabel, concurrency(e.N), e.State.String(), "", "", "", "", "", "")
-				ei++
-				continue
-			}
-			p := s.Points[pi]
-			pi++
+		s.inOrder(func(p ScalePoint) {
 			fit := "—"
 			if s.Fit != nil {
 				fit = num(s.Fit.Predict(float64(p.N)))
 			}
 			t.add(s.ContextLabel, concurrency(p.N), FormatValue(p.X, p.XSigFigs), group(p.Speedup, 2), group(p.Efficiency*100, 0)+pctSign(p.Efficiency), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs), fit)
-		}
+		}, func(e Excluded) {
+			t.add(s.ContextLabel, concurrency(e.N), e.State.String(), "", "", "", "", "", "")
+		})
 	}
 	for _, s := range a.Scaling {
 		t.notes = append(t.notes, "USL "+s.ContextLabel+": "+describeFit(s))
 	}
 	return t
+}
+
+// inOrder calls point and excluded for the points and the excluded cells
+// of s, merged in concurrency order.
+func (s Scaling) inOrder(point func(ScalePoint), excluded func(Excluded)) {
+	pi, ei := 0, 0
+	for pi < len(s.Points) || ei < len(s.Excluded) {
+		if ei < len(s.Excluded) && (pi == len(s.Points) || s.Excluded[ei].N < s.Points[pi].N) {
+			excluded(s.Excluded[ei])
+			ei++
+			continue
+		}
+		point(s.Points[pi])
+		pi++
+	}
 }
 
 func pctSign(v float64) string {

@@ -55,24 +55,16 @@ func geomeansCSV(r *Report) [][]string {
 func scalingCSV(a RunAnalysis) [][]string {
 	out := [][]string{{"run", "context", "concurrency", "status", "total_tok_s", "speedup", "efficiency", "per_request_tok_s", "ttft_ms", "tbt_ms", "usl_tok_s"}}
 	for _, s := range a.Scaling {
-		// Points and excluded cells, merged in concurrency order.
-		pi, ei := 0, 0
-		for pi < len(s.Points) || ei < len(s.Excluded) {
-			if ei < len(s.Excluded) && (pi == len(s.Points) || s.Excluded[ei].N < s.Points[pi].N) {
-				e := s.Excluded[ei]
-				out = append(out, []string{a.Label, s.ContextLabel, rawInt(e.N), e.State.String(), "", "", "", "", "", "", ""})
-				ei++
-				continue
-			}
-			p := s.Points[pi]
-			pi++
+		s.inOrder(func(p ScalePoint) {
 			fit := ""
 			if s.Fit != nil {
 				fit = raw(s.Fit.Predict(float64(p.N)))
 			}
 			out = append(out, []string{a.Label, s.ContextLabel, rawInt(p.N), StateValue.String(), raw(p.X), raw(p.Speedup), raw(p.Efficiency),
 				raw(p.PerRequestTokS), raw(p.TTFTMs), raw(p.TBTMs), fit})
-		}
+		}, func(e Excluded) {
+			out = append(out, []string{a.Label, s.ContextLabel, rawInt(e.N), e.State.String(), "", "", "", "", "", "", ""})
+		})
 	}
 	return out
 }

@@ -226,15 +226,7 @@ func TestJSONObject(t *testing.T) {
 // serving charts by concurrency, which only the third run has) names
 // that run in its title and caption; its legend names only contexts.
 func TestLoneRunChart(t *testing.T) {
-	b, err := os.ReadFile(peers + "vllm/append-deployments.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := parse.ParseAllBytes(b, "append-deployments.jsonl", "")
-	if err != nil || len(ms) != 2 {
-		t.Fatalf("%d runs, %v", len(ms), err)
-	}
-	ms = append(ms, load(t, pairs[1].base))
+	ms := append(deployments(t), load(t, pairs[1].base))
 	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
 	if err != nil {
 		t.Fatal(err)
@@ -262,4 +254,19 @@ func TestLoneRunChart(t *testing.T) {
 	if lone == 0 {
 		t.Error("no chart of one run among three")
 	}
+}
+
+// deployments returns the two serving runs of one vLLM file appended
+// with two --metadata deployments: they share their loads.
+func deployments(t *testing.T) []*schema.Matrix {
+	t.Helper()
+	b, err := os.ReadFile(peers + "vllm/append-deployments.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := parse.ParseAllBytes(b, "append-deployments.jsonl", "")
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("%d runs, %v", len(ms), err)
+	}
+	return ms
 }

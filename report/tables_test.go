@@ -44,14 +44,7 @@ func TestRatioMatrix(t *testing.T) {
 // file appended with two --metadata deployments): a ratio per load, the
 // summary's verdict, every serving chart.
 func TestServeOverlap(t *testing.T) {
-	b, err := os.ReadFile(peers + "vllm/append-deployments.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := parse.ParseAllBytes(b, "append-deployments.jsonl", "")
-	if err != nil || len(ms) != 2 {
-		t.Fatalf("%d runs, %v", len(ms), err)
-	}
+	ms := deployments(t)
 	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms), SameWithin: 0.03})
 	if err != nil {
 		t.Fatal(err)
