@@ -221,15 +221,36 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 		// delta table: a third run printed with fewer figures does not
 		// round this one.
 		for j, v := range a.Ratios {
-			row = append(row, optRatio(v, analysis.RatioSigFigs(a.Runs[0].SigFigs, a.Runs[j+1].SigFigs)))
+			row = append(row, boundRatio(v, a.Runs[0], a.Runs[j+1]))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	if lower {
-		t.Notes = append(t.Notes, analysis.LowerBoundNote)
+		t.Notes = append(t.Notes, analysis.LowerBoundNote, ratioBoundNote)
 	}
 	t.CSV = answersCSV(as)
 	return Table{Name: name, Table: t, Lead: true}, true
+}
+
+// ratioBoundNote explains the marks of a ratio with a lower bound on
+// either side.
+const ratioBoundNote = "A ratio is a lower bound (≥) when only the run's answer is one, an upper bound (≤) when only the baseline's is; where both are, it compares what each could measure."
+
+// boundRatio prints the ratio v of the answers other / base with the
+// precision of its two inputs, marked as the bound it is: a ratio
+// printed to four figures beside "≥ 2,199.0" read as a measurement.
+func boundRatio(v *float64, base, other Pick) string {
+	if v == nil {
+		return "—"
+	}
+	s := optRatio(v, analysis.RatioSigFigs(base.SigFigs, other.SigFigs))
+	switch {
+	case other.LowerBound && !base.LowerBound:
+		return "≥ " + s
+	case base.LowerBound && !other.LowerBound:
+		return "≤ " + s
+	}
+	return s
 }
 
 // matrices are the compact ratio tables: context × load, one metric and

@@ -250,3 +250,24 @@ func TestNoPhaseNoBound(t *testing.T) {
 		t.Error("no decode answer")
 	}
 }
+
+// TestBoundRatio: a targets ratio is marked as the bound it is: ≥ when
+// only the run's answer is a lower bound, ≤ when only the baseline's is,
+// unmarked when neither or both are.
+func TestBoundRatio(t *testing.T) {
+	v := 2199.0 / 7598.9
+	exact, bound := Pick{Found: true, SigFigs: 5}, Pick{Found: true, SigFigs: 5, LowerBound: true}
+	for _, c := range []struct {
+		base, other Pick
+		want        string
+	}{
+		{exact, bound, "≥ 0.2894×"}, {bound, exact, "≤ 0.2894×"}, {exact, exact, "0.2894×"}, {bound, bound, "0.2894×"},
+	} {
+		if got := boundRatio(&v, c.base, c.other); got != c.want {
+			t.Errorf("base bound %v, run bound %v: %q, want %q", c.base.LowerBound, c.other.LowerBound, got, c.want)
+		}
+	}
+	if got := boundRatio(nil, exact, bound); got != "—" {
+		t.Errorf("no ratio: %q", got)
+	}
+}
