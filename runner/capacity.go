@@ -154,6 +154,10 @@ type ServerInfo struct {
 	// /props build_info, TGI's /info or Ollama's /api/version), "" when
 	// absent.
 	Version string
+	// Engine names the engine when the endpoint that gave Version is
+	// its own ("llama.cpp" for /props, "ollama" for /api/version), ""
+	// otherwise: /version and /info are served by several engines.
+	Engine string
 	// KVTokens is the KV budget and KVSource where it came from ("flag",
 	// "/get_server_info", "/metrics", "/info"), 0 and "" when unknown.
 	KVTokens int64
@@ -245,8 +249,8 @@ func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error)
 			if info.MaxModelLen == 0 && props.Settings.NCtx > 0 {
 				info.MaxModelLen = props.Settings.NCtx
 			}
-			if info.Version == "" {
-				info.Version = props.BuildInfo
+			if info.Version == "" && props.BuildInfo != "" {
+				info.Version, info.Engine = props.BuildInfo, "llama.cpp"
 			}
 		}
 	}
@@ -264,8 +268,8 @@ func (c *Client) Discover(ctx context.Context, kvFlag int64) (ServerInfo, error)
 	}
 	if info.Version == "" {
 		// Ollama: GET /api/version ({"version":"0.6.5"}).
-		if c.getJSON(ctx, "/api/version", &ver) == nil {
-			info.Version = ver.Version
+		if c.getJSON(ctx, "/api/version", &ver) == nil && ver.Version != "" {
+			info.Version, info.Engine = ver.Version, "ollama"
 		}
 	}
 	snap, err := c.scrape(ctx)

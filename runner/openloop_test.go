@@ -33,9 +33,16 @@ func TestRunLoad(t *testing.T) {
 			if !q.done || q.tokens != 40 || q.seq != i {
 				t.Errorf("request %d: done %v, %d tokens, seq %d", i, q.done, q.tokens, q.seq)
 			}
-			// Sent on time though the previous ones were still streaming.
-			if lag := q.start - want; lag < 0 || lag != res.lag[i] || lag > int64(50*time.Millisecond) {
+			// Sent by the clock, its lag recorded, and while the
+			// previous request was still streaming (a sender waiting for
+			// completions would start each 300 ms late); the lag itself
+			// is a benchmark's business (BenchmarkOpenLoopSendLag), not a
+			// unit test's on a shared machine.
+			if lag := q.start - want; lag < 0 || lag != res.lag[i] {
 				t.Errorf("request %d: started %v after its time, lag recorded %v", i, time.Duration(q.start-want), time.Duration(res.lag[i]))
+			}
+			if i > 0 && q.start >= res.recs[i-1].end {
+				t.Errorf("request %d started at %v, after request %d ended (%v): not open loop", i, time.Duration(q.start), i-1, time.Duration(res.recs[i-1].end))
 			}
 		}
 		f := figuresOf(&res, SLO{}, false)

@@ -24,6 +24,11 @@ func (r *Runner) fillRun(m *schema.Matrix, info ServerInfo, started time.Time) {
 	run.Quantization = cfg.Labels.Quantization
 	run.Engine = cfg.Labels.Engine
 	run.EngineVersion = cfg.Labels.EngineVersion
+	if run.Engine == "" && run.EngineVersion == "" {
+		// Ollama's "0.0.0" or llama.cpp's "b5200-…" says little
+		// without the name its endpoint tells.
+		run.Engine = info.Engine
+	}
 	if run.EngineVersion == "" {
 		// "speedmatrix-sim 1" from an engine labelled speedmatrix-sim is
 		// version "1": the name is not printed twice.
