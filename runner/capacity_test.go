@@ -72,6 +72,11 @@ func TestDiscoverProps(t *testing.T) {
 				t.Errorf("models %q, max_model_len %d, version %q, KV %d from %q, %d slots; want %d, %q, %d from %q, %d slots",
 					info.Models, info.MaxModelLen, info.Version, info.KVTokens, info.KVSource, info.Slots, tc.wantLen, tc.wantVersion, tc.wantKV, tc.wantSource, tc.wantSlots)
 			}
+			// The engine is named only by an endpoint of its own.
+			wantEngine := map[string]string{"llama.cpp": "llama.cpp", "Ollama: /api/version": "ollama"}[tc.name]
+			if info.Engine != wantEngine {
+				t.Errorf("engine %q, want %q", info.Engine, wantEngine)
+			}
 		})
 	}
 }
