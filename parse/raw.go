@@ -35,6 +35,9 @@ type rawDoc struct {
 	MatrixCaption string
 	// Table is the All measurements table.
 	Table rawTable
+	// Serve is the rate table (HeaderLine 0 when there is none): a view
+	// of the serve rows of Table, checked against them (serverates.go).
+	Serve rawTable `json:",omitzero"`
 }
 
 // rawField is one key/value pair as printed.

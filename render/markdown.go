@@ -40,7 +40,23 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 	case head != "" || tail != "":
 		para(mdEscape(v.subtitle()))
 	}
-	for _, s := range v.Sections {
+	serve := func() {
+		if v.Serve == nil {
+			return
+		}
+		para("## ", secServe)
+		para(mdEscape(v.ServeCaption))
+		mdRow(b, v.Serve.Header)
+		mdRule(b, len(v.Serve.Header))
+		for _, r := range v.Serve.Rows {
+			mdRow(b, r)
+		}
+		b.WriteByte('\n')
+	}
+	for i, s := range v.Sections {
+		if i == v.ServeAt {
+			serve()
+		}
 		if s.Name != "" { // pairs printed before any heading
 			para("## ", mdEscape(s.Name))
 		}
@@ -48,6 +64,9 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 			b.WriteString("- **" + mdEscape(f.Key) + ":** " + mdEscape(f.Value) + "\n")
 		}
 		b.WriteByte('\n')
+	}
+	if v.ServeAt == len(v.Sections) {
+		serve()
 	}
 	if v.Launch != "" {
 		para("## ", secLaunch)

@@ -32,7 +32,22 @@ func writeText(b *bytes.Buffer, v *view) {
 	if sub := v.subtitle(); sub != "" {
 		line(sub)
 	}
-	for _, s := range v.Sections {
+	serve := func() {
+		if v.Serve == nil {
+			return
+		}
+		line(secServe)
+		b.WriteString(v.ServeCaption) // glued to the header, as the seeds' captions are
+		textRow(b, v.Serve.Header)
+		textRule(b, len(v.Serve.Header))
+		for _, r := range v.Serve.Rows {
+			textRow(b, r)
+		}
+	}
+	for i, s := range v.Sections {
+		if i == v.ServeAt {
+			serve()
+		}
 		if s.Name != "" { // pairs printed before any heading
 			line(s.Name)
 		}
@@ -44,6 +59,9 @@ func writeText(b *bytes.Buffer, v *view) {
 				line("- ", f.Value)
 			}
 		}
+	}
+	if v.ServeAt == len(v.Sections) {
+		serve()
 	}
 	if v.Launch != "" {
 		line(secLaunch)
