@@ -61,6 +61,8 @@ func TestServeTableDisagrees(t *testing.T) {
 			return "| " + s + " |"
 		case head:
 			return "<th>" + s + "</th>"
+		case s == "Error" || s == "Valid":
+			return `<td class="status">` + s + "</td>" // as render marks a failed load's status
 		}
 		return "<td>" + s + "</td>"
 	}

@@ -93,7 +93,11 @@ func writeHTML(b *bytes.Buffer, v *view) {
 		w("</tr></thead>\n<tbody>\n")
 		for _, r := range v.Serve.Rows {
 			w("<tr><th>", e(r[0]), "</th><th>", e(r[1]), "</th>")
-			for _, c := range r[2:] {
+			for j, c := range r[2:] {
+				if v.Serve.Header[2+j] == "Status" && c != StatusLabel(schema.StatusValid) {
+					w("<td class=\"status\">", e(c), "</td>") // a failed load stands out
+					continue
+				}
 				w("<td>", e(c), "</td>")
 			}
 			w("</tr>\n")

@@ -11,7 +11,7 @@ import (
 type serveKind int
 
 const (
-	servePerS     serveKind = iota // requests per second: "53.21"
+	servePerS     serveKind = iota // requests per second: "53.21", "143"
 	serveCount                     // a count: "1,024"
 	serveTokS                      // tokens per second: "6,783.7", "18.3K"
 	serveMs                        // a latency in ms: "830", "12.4"
@@ -91,14 +91,14 @@ func (c serveColumn) full(x *schema.Measurement) string {
 		return None
 	}
 	switch c.Kind {
-	case servePerS:
-		return FormatDecimal(v, 2)
+	case servePerS, serveMs:
+		// Note: the digits the run kept (request rates to four or six
+		// significant digits), no padding: "143" is not "143.00".
+		return FormatDecimal(v, 0)
 	case serveCount:
 		return FormatCount(int64(v))
 	case serveTokS:
 		return FormatTokS(v)
-	case serveMs:
-		return FormatDecimal(v, 0)
 	}
 	return FormatDecimal(v, 1) // serveTBT, serveInFlight
 }

@@ -87,7 +87,7 @@ func TestServeTable(t *testing.T) {
 		t.Errorf("header %q, last row %q: want a Status column saying Error", tb.Header, tb.Rows[4])
 	}
 	// Full precision: the cell reads back as the row's value.
-	if tb.Rows[1][3] != "191.764" || tb.Rows[1][4] != "160.10" || tb.Rows[1][9] != "174,137.8" || tb.Rows[1][len(tb.Header)-1] != "63.8" {
+	if tb.Rows[1][3] != "191.764" || tb.Rows[1][4] != "160.1" || tb.Rows[1][9] != "174,137.8" || tb.Rows[1][len(tb.Header)-1] != "63.8" {
 		t.Errorf("row 1 %q", tb.Rows[1])
 	}
 	m.Measurements = m.Measurements[:4]
