@@ -46,11 +46,7 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 		}
 		para("## ", secServe)
 		para(mdEscape(v.ServeCaption))
-		mdRow(b, v.Serve.Header)
-		mdRule(b, len(v.Serve.Header))
-		for _, r := range v.Serve.Rows {
-			mdRow(b, r)
-		}
+		mdTable(b, v.Serve)
 		b.WriteByte('\n')
 	}
 	for i, s := range v.Sections {
@@ -114,11 +110,7 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 	}
 	para("## ", secAll)
 	para(mdEscape(tableCap))
-	mdRow(b, v.Table.Header)
-	mdRule(b, len(v.Table.Header))
-	for _, r := range v.Table.Rows {
-		mdRow(b, r)
-	}
+	mdTable(b, &v.Table)
 	b.WriteByte('\n')
 	for _, n := range v.TableNotes {
 		para(mdEscape(n))
@@ -137,6 +129,15 @@ func mdCode(s string) string {
 		s = " " + s + " "
 	}
 	return fence + s + fence
+}
+
+// mdTable writes t as a GFM table: header, rule, rows.
+func mdTable(b *bytes.Buffer, t *table) {
+	mdRow(b, t.Header)
+	mdRule(b, len(t.Header))
+	for _, r := range t.Rows {
+		mdRow(b, r)
+	}
 }
 
 func mdRow(b *bytes.Buffer, cells []string) {

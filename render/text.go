@@ -38,11 +38,7 @@ func writeText(b *bytes.Buffer, v *view) {
 		}
 		line(secServe)
 		b.WriteString(v.ServeCaption) // glued to the header, as the seeds' captions are
-		textRow(b, v.Serve.Header)
-		textRule(b, len(v.Serve.Header))
-		for _, r := range v.Serve.Rows {
-			textRow(b, r)
-		}
+		textTable(b, v.Serve)
 	}
 	for i, s := range v.Sections {
 		if i == v.ServeAt {
@@ -101,15 +97,20 @@ func writeText(b *bytes.Buffer, v *view) {
 	}
 	line(secAll)
 	b.WriteString(tableCap)
-	textRow(b, v.Table.Header)
-	textRule(b, len(v.Table.Header))
-	for _, r := range v.Table.Rows {
-		textRow(b, r)
-	}
+	textTable(b, &v.Table)
 	if len(v.TableNotes) > 0 {
 		b.WriteString(strings.Join(v.TableNotes, " "))
 	} else {
 		b.Truncate(b.Len() - 1) // the seeds end without a newline
+	}
+}
+
+// textTable writes t's header, its rule and its rows.
+func textTable(b *bytes.Buffer, t *table) {
+	textRow(b, t.Header)
+	textRule(b, len(t.Header))
+	for _, r := range t.Rows {
+		textRow(b, r)
 	}
 }
 
