@@ -92,7 +92,11 @@ func (a *assembler) table(t *table, sec sectionKind, secName string) error {
 		for _, r := range t.Rows {
 			rows = append(rows, rawRow{Cells: cellTexts(r.Cells), Line: r.Line})
 		}
-		return a.doc.addServe(a.name, rawTable{Header: cellTexts(t.Header), HeaderLine: t.HeaderLine, Rows: rows})
+		caption := t.Caption
+		if caption == "" {
+			caption = a.lastText
+		}
+		return a.doc.addServe(a.name, rawTable{Header: cellTexts(t.Header), HeaderLine: t.HeaderLine, Rows: rows}, caption)
 	}
 	phase := ""
 	if k := classifyTable(t, sec); k != tableFull && k != tableMatrix && k != tableMatrixT && phaseless(t) {

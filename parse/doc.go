@@ -63,8 +63,9 @@
 //     render writes for serve rows) is a view of the serve rows: each of
 //     its rows names one by context and load ("4/s", "64 streams"), and
 //     each cell must agree with that row's figure at the printed
-//     precision; a row naming no serve row, a column it cannot check or a
-//     disagreeing cell is an error at the rate table's line.
+//     precision, and the arrival its caption names must be the run's
+//     Arrival pair; a row naming no serve row, a column it cannot check or
+//     a disagreeing cell or caption is an error at the rate table's line.
 //   - Metadata (metadata.go): model, GPU (and a "2×" count) and VRAM from
 //     the title "MODEL on GPU NNGB", overridden by the Hardware section;
 //     Engine and Run pairs fill their columns (keys matched case- and

@@ -68,13 +68,34 @@ func serveExtra(name string) func(*schema.Measurement) (float64, bool) {
 	}
 }
 
-// addServe files the rate table of a document; a second one is an error.
-func (d *rawDoc) addServe(name string, t rawTable) error {
+// addServe files the rate table of a document and its caption; a second
+// one is an error.
+func (d *rawDoc) addServe(name string, t rawTable, caption string) error {
 	if d.Serve.HeaderLine != 0 {
 		return errorf(name, t.HeaderLine, "a second rate table (the first is at line %d)", d.Serve.HeaderLine)
 	}
-	d.Serve = t
+	d.Serve, d.ServeCaption = t, collapse(caption)
 	return nil
+}
+
+// checkServeCaption checks the arrival a rate table's caption names
+// ("Arrival: poisson, seed 42.") against the run's Arrival pair, the
+// record of it.
+func checkServeCaption(raw *rawDoc) error {
+	_, said, ok := strings.Cut(raw.ServeCaption, "Arrival: ")
+	if !ok {
+		return nil
+	}
+	said = strings.TrimSuffix(strings.TrimSpace(said), ".")
+	for _, f := range raw.Fields {
+		if normKey(f.Key) == "arrival" {
+			if v := collapse(f.Value); v != said {
+				return errorf(raw.Name, raw.Serve.HeaderLine, "rate table: its caption says Arrival: %s, line %d says %s", said, f.Line, v)
+			}
+			return nil
+		}
+	}
+	return errorf(raw.Name, raw.Serve.HeaderLine, "rate table: its caption says Arrival: %s, but the document has no Arrival pair", said)
 }
 
 // serveLoad is a rate table's Load cell read: a request rate ("4/s",
@@ -140,6 +161,9 @@ func checkServe(raw *rawDoc, rows []*tableRow) error {
 	t := &raw.Serve
 	if t.HeaderLine == 0 {
 		return nil
+	}
+	if err := checkServeCaption(raw); err != nil {
+		return err
 	}
 	name := raw.Name
 	ctxCol, loadCol, statusCol := -1, -1, -1

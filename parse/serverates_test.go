@@ -84,6 +84,20 @@ func TestServeTableDisagrees(t *testing.T) {
 		{"a unit the column does not take", "178.3", "178.3 tok/s", false, `rate table: serve 1K at 1 stream: column "TTFT p99 (ms)": unit "tok/s" is not a time`},
 		{"unknown column", "In flight", "Queue depth", true, `rate table: column "Queue depth" is not a serve figure`},
 	}
+	// The caption's arrival against the Run section's pair; the error is
+	// at the table's header (the text form glues the caption to it).
+	for _, f := range serveForms {
+		doc := readServeDoc(t, f.ext)
+		changed := strings.Replace(doc, "Arrival: poisson, seed 42.", "Arrival: constant, seed 42.", 1)
+		_, err := ParseBytes([]byte(changed), "rates."+f.ext, f.format)
+		if err == nil || !strings.Contains(err.Error(), "rate table: its caption says Arrival: constant, seed 42, line ") {
+			t.Errorf("%s: a caption naming another arrival: %v", f.ext, err)
+		}
+		changed = strings.Replace(doc, "Arrival: poisson, seed 42.", "", 1)
+		if _, err := ParseBytes([]byte(changed), "rates."+f.ext, f.format); err != nil {
+			t.Errorf("%s: a caption without the arrival: %v", f.ext, err)
+		}
+	}
 	for _, f := range serveForms {
 		doc := readServeDoc(t, f.ext)
 		for _, tc := range tests {

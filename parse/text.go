@@ -471,7 +471,7 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 	line := x.lines[i].no
 	if x.kind == tsServe && kind != headerFull {
 		// The rate table, whatever its header: its section says what it is.
-		return n, x.doc.addServe(x.name, rawTable{Header: header, HeaderLine: line, Rows: rows})
+		return n, x.doc.addServe(x.name, rawTable{Header: header, HeaderLine: line, Rows: rows}, caption)
 	}
 	switch kind {
 	case headerFull:
