@@ -87,6 +87,17 @@ func rowsLookLikeContexts(t *table) bool {
 
 // table files a table under what its header says it is.
 func (a *assembler) table(t *table, sec sectionKind, secName string) error {
+	if sec == secServe && classifyTable(t, sec) != tableFull {
+		rows := make([]rawRow, 0, len(t.Rows))
+		for _, r := range t.Rows {
+			rows = append(rows, rawRow{Cells: cellTexts(r.Cells), Line: r.Line})
+		}
+		caption := t.Caption
+		if caption == "" {
+			caption = a.lastText
+		}
+		return a.doc.addServe(a.name, rawTable{Header: cellTexts(t.Header), HeaderLine: t.HeaderLine, Rows: rows}, caption)
+	}
 	phase := ""
 	if k := classifyTable(t, sec); k != tableFull && k != tableMatrix && k != tableMatrixT && phaseless(t) {
 		// A part of the full table printed under its phase's heading

@@ -138,6 +138,9 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 	if err := checkPrefill(raw, rows); err != nil {
 		return nil, err
 	}
+	if err := checkServe(raw, rows); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

@@ -59,6 +59,13 @@
 //     agrees with the table is taken ("5,319.4" and "1,644 ms"). A matrix
 //     cell without a table row is an error too. A matrix whose caption
 //     names per-request tok/s is compared with that column.
+//   - The rate table (serverates.go: the "Serve by request rate" section
+//     render writes for serve rows) is a view of the serve rows: each of
+//     its rows names one by context and load ("4/s", "64 streams"), and
+//     each cell must agree with that row's figure at the printed
+//     precision, and the arrival its caption names must be the run's
+//     Arrival pair; a row naming no serve row, a column it cannot check or
+//     a disagreeing cell or caption is an error at the rate table's line.
 //   - Metadata (metadata.go): model, GPU (and a "2×" count) and VRAM from
 //     the title "MODEL on GPU NNGB", overridden by the Hardware section;
 //     Engine and Run pairs fill their columns (keys matched case- and

@@ -530,7 +530,7 @@ func TestFixtureLines(t *testing.T) {
 
 // fxFuzzSeeds adds the fixtures and seeds of a format to a fuzz corpus.
 func fxFuzzSeeds(f *testing.F, exts ...string) {
-	for _, dir := range []string{filepath.Join("testdata", "forms"), filepath.Join("..", "testdata", "seeds")} {
+	for _, dir := range []string{filepath.Join("testdata", "forms"), filepath.Join("testdata", "serve"), filepath.Join("..", "testdata", "seeds")} {
 		for _, ext := range exts {
 			paths, _ := filepath.Glob(filepath.Join(dir, "*"+ext))
 			for _, p := range paths {

@@ -318,6 +318,7 @@ func addTextFuzzSeeds(f *testing.F) {
 	f.Add(readSeed(f, seed000))
 	f.Add(readSeed(f, seed001))
 	files, _ := filepath.Glob(filepath.Join("testdata", "bad", "*"))
+	files = append(files, filepath.Join("testdata", "serve", "rates.txt"))
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {

@@ -35,6 +35,13 @@ type rawDoc struct {
 	MatrixCaption string
 	// Table is the All measurements table.
 	Table rawTable
+	// Serve is the rate table (HeaderLine 0 when there is none): a view
+	// of the serve rows of Table, checked against them (serverates.go).
+	Serve rawTable `json:",omitzero"`
+	// ServeCaption is the text printed above the rate table ("… Arrival:
+	// poisson, seed 42."): the arrival it names is checked against the
+	// run's Arrival pair.
+	ServeCaption string `json:",omitempty"`
 }
 
 // rawField is one key/value pair as printed.

@@ -15,6 +15,7 @@ const (
 	secPrefill                    // Prefill
 	secDecode                     // Sustained decode
 	secFull                       // All measurements
+	secServe                      // Serve by request rate: a view of the serve rows
 )
 
 // knownSections maps normalized heading texts to their section kinds.
@@ -34,6 +35,8 @@ var knownSections = []struct {
 	{"prompt processing", secPrefill},
 	{"sustained decode", secDecode},
 	{"decode", secDecode},
+	{"serve by request rate", secServe},
+	{"request rates", secServe},
 	{"all measurements", secFull},
 	{"measurements", secFull},
 }

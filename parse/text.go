@@ -22,6 +22,7 @@ const (
 	tsPrefill                    // prefill figures
 	tsDecode                     // the decode matrix
 	tsTable                      // All measurements
+	tsServe                      // Serve by request rate
 )
 
 // textSections maps a normalized heading to its kind. Unknown headings
@@ -33,6 +34,7 @@ var textSections = map[string]textSection{
 	"prefill": tsPrefill, "prompt processing": tsPrefill,
 	"sustained decode": tsDecode, "decode": tsDecode,
 	"all measurements": tsTable, "measurements": tsTable, "full results": tsTable,
+	"serve by request rate": tsServe, "request rates": tsServe,
 }
 
 // sectionOf returns the kind of a heading line, or false when the line is
@@ -57,7 +59,7 @@ func sectionOf(line string) (textSection, bool) {
 
 // multiWordSections are the headings that are matched as a prefix too;
 // one-word ones ("Run", "Decode") are not, as prose starts with them.
-var multiWordSections = []string{"launch command", "sustained decode", "all measurements", "prompt processing", "server command"}
+var multiWordSections = []string{"launch command", "sustained decode", "all measurements", "prompt processing", "server command", "serve by request rate", "request rates"}
 
 // normHeading lower-cases a heading and drops surrounding space, "#"
 // marks and a trailing colon.
@@ -448,7 +450,7 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 			kind = classifyHeader(h)
 		}
 	}
-	if kind == headerOther {
+	if kind == headerOther && x.kind != tsServe {
 		return 0, nil
 	}
 	n := 1
@@ -467,6 +469,10 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 		rows = append(rows, rawRow{Cells: cells, Line: x.lines[j].no})
 	}
 	line := x.lines[i].no
+	if x.kind == tsServe && kind != headerFull {
+		// The rate table, whatever its header: its section says what it is.
+		return n, x.doc.addServe(x.name, rawTable{Header: header, HeaderLine: line, Rows: rows}, caption)
+	}
 	switch kind {
 	case headerFull:
 		if x.doc.Table.HeaderLine != 0 {

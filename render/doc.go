@@ -5,11 +5,11 @@
 // back the seed byte for byte.
 //
 // Pipeline: newView lays a matrix out once, as the strings a document
-// prints in order (title, subtitle, key/value sections, launch command,
-// prefill figures, decode matrix, full table, footnotes), every number
-// already formatted by the Format functions; then writeText,
-// writeMarkdown and writeHTML only arrange those strings, so the three
-// forms of one matrix cannot disagree.
+// prints in order (title, subtitle, a rate run's rate table, key/value
+// sections, launch command, prefill figures, decode matrix, full table,
+// footnotes), every number already formatted by the Format functions;
+// then writeText, writeMarkdown and writeHTML only arrange those
+// strings, so the three forms of one matrix cannot disagree.
 //
 // Numbers follow the seeds' style (55K, 1,627.8, 1,388 ms, 3.1 ms, 9,756,
 // 30.0 s, — for none) whenever that style reads back as the same float64,

@@ -11,7 +11,8 @@ import (
 )
 
 // fuzzMatrix builds a small matrix from fuzzed figures: a prefill row and
-// a valid decode cell carrying them, and a looped cell.
+// a valid decode cell carrying them, a looped cell, and a serve row
+// carrying them too (its rate table checked against its full row).
 func fuzzMatrix(tok, ttft, tbt, avg float64, out int64, conc uint8, ctxK uint16) *schema.Matrix {
 	ctx := int64(ctxK%2048) + 1
 	label := strconv.FormatInt(ctx, 10) + "K"
@@ -26,6 +27,12 @@ func fuzzMatrix(tok, ttft, tbt, avg float64, out int64, conc uint8, ctxK uint16)
 			CompletedRequests: schema.I64(out / 100), OutputTokens: schema.I64(out), MeasuredS: schema.F64(30)},
 		{Phase: schema.PhaseDecode, ContextLabel: label, ContextTokens: schema.I64(ctx * 1024), Concurrency: schema.I32(c + 1),
 			Status: schema.StatusLooped, OutputTokens: schema.I64(0), CompletedRequests: schema.I64(0)},
+		{Phase: schema.PhaseServe, ContextLabel: label, ContextTokens: schema.I64(ctx * 1024), RequestRate: schema.F64(avg),
+			Status: schema.StatusValid, TotalTokS: schema.F64(tok), TTFTMs: schema.F64(ttft), TTFTP99Ms: schema.F64(ttft * 3),
+			TBTMs: schema.F64(tbt), E2EP50Ms: schema.F64(ttft + tbt*float64(out%1000)), AvgActiveRequests: schema.F64(avg),
+			RequestThroughput: schema.F64(avg), GoodputReqS: schema.F64(avg / 3), CompletedRequests: schema.I64(out),
+			ErroredRequests: schema.I64(out % 7), Extra: []schema.Metric{{Name: "achieved_request_rate", Value: tbt},
+				{Name: "total_token_throughput", Value: tok * 1.5}}},
 	}
 	return m
 }

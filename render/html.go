@@ -48,6 +48,9 @@ td.status{color:#9a6700;text-align:center}
 .cell .ttft{display:block;color:#57606a;font-size:12px}
 .scroll{overflow-x:auto}
 .note{color:#57606a;font-size:13px}
+.serve{font-size:14px}
+.serve th,.serve td{padding:3px 5px}
+.serve thead th{white-space:normal;vertical-align:bottom}
 `
 
 func writeHTML(b *bytes.Buffer, v *view) {
@@ -79,9 +82,40 @@ func writeHTML(b *bytes.Buffer, v *view) {
 		w("</p>\n")
 	}
 	w("</header>\n")
+	serve := func() {
+		if v.Serve == nil {
+			return
+		}
+		w("<section>\n<h2>", secServe, "</h2>\n<p class=\"caption\">", e(v.ServeCaption), "</p>\n<div class=\"scroll\">\n<table class=\"serve\">\n<thead><tr>")
+		for _, h := range v.Serve.Header {
+			w("<th>", e(h), "</th>")
+		}
+		w("</tr></thead>\n<tbody>\n")
+		for _, r := range v.Serve.Rows {
+			w("<tr><th>", e(r[0]), "</th><th>", e(r[1]), "</th>")
+			for j, c := range r[2:] {
+				if v.Serve.Header[2+j] == "Status" && c != StatusLabel(schema.StatusValid) {
+					w("<td class=\"status\">", e(c), "</td>") // a failed load stands out
+					continue
+				}
+				w("<td>", e(c), "</td>")
+			}
+			w("</tr>\n")
+		}
+		w("</tbody>\n</table>\n</div>\n</section>\n")
+	}
+	if v.ServeAt == 0 {
+		serve()
+	}
 	if len(v.Sections) > 0 {
 		w("<div class=\"meta\">\n")
-		for _, s := range v.Sections {
+		for i, s := range v.Sections {
+			if i == v.ServeAt && i > 0 {
+				// The pairs printed before any heading come first.
+				w("</div>\n")
+				serve()
+				w("<div class=\"meta\">\n")
+			}
 			w("<section>\n")
 			if s.Name != "" { // pairs printed before any heading
 				w("<h2>", e(s.Name), "</h2>\n")
@@ -93,6 +127,9 @@ func writeHTML(b *bytes.Buffer, v *view) {
 			w("</dl>\n</section>\n")
 		}
 		w("</div>\n")
+		if v.ServeAt == len(v.Sections) && v.ServeAt > 0 {
+			serve()
+		}
 	}
 	if v.Launch != "" {
 		w("<section>\n<h2>", secLaunch, "</h2>\n<pre><code>", e(v.Launch), "</code></pre>\n</section>\n")

@@ -40,7 +40,19 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 	case head != "" || tail != "":
 		para(mdEscape(v.subtitle()))
 	}
-	for _, s := range v.Sections {
+	serve := func() {
+		if v.Serve == nil {
+			return
+		}
+		para("## ", secServe)
+		para(mdEscape(v.ServeCaption))
+		mdTable(b, v.Serve)
+		b.WriteByte('\n')
+	}
+	for i, s := range v.Sections {
+		if i == v.ServeAt {
+			serve()
+		}
 		if s.Name != "" { // pairs printed before any heading
 			para("## ", mdEscape(s.Name))
 		}
@@ -48,6 +60,9 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 			b.WriteString("- **" + mdEscape(f.Key) + ":** " + mdEscape(f.Value) + "\n")
 		}
 		b.WriteByte('\n')
+	}
+	if v.ServeAt == len(v.Sections) {
+		serve()
 	}
 	if v.Launch != "" {
 		para("## ", secLaunch)
@@ -95,11 +110,7 @@ func writeMarkdown(b *bytes.Buffer, v *view) {
 	}
 	para("## ", secAll)
 	para(mdEscape(tableCap))
-	mdRow(b, v.Table.Header)
-	mdRule(b, len(v.Table.Header))
-	for _, r := range v.Table.Rows {
-		mdRow(b, r)
-	}
+	mdTable(b, &v.Table)
 	b.WriteByte('\n')
 	for _, n := range v.TableNotes {
 		para(mdEscape(n))
@@ -118,6 +129,15 @@ func mdCode(s string) string {
 		s = " " + s + " "
 	}
 	return fence + s + fence
+}
+
+// mdTable writes t as a GFM table: header, rule, rows.
+func mdTable(b *bytes.Buffer, t *table) {
+	mdRow(b, t.Header)
+	mdRule(b, len(t.Header))
+	for _, r := range t.Rows {
+		mdRow(b, r)
+	}
 }
 
 func mdRow(b *bytes.Buffer, cells []string) {

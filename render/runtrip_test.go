@@ -168,6 +168,7 @@ var runVariants = []struct {
 }{
 	{"run", synthRun},
 	{"serve rows", func() *schema.Matrix { return withServe(synthRun()) }},
+	{"rate run", rateRun},
 	{"every column", func() *schema.Matrix { return withEveryColumn(synthRun()) }},
 	{"launch command", func() *schema.Matrix { return withLaunch(synthRun()) }},
 	{"failed prefill cells", func() *schema.Matrix { return withFailedPrefill(synthRun()) }},

@@ -3,25 +3,24 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"strings"
 	"text/tabwriter"
 
 	"speedmatrix/schema"
 )
 
-// writeServeRates writes the serve rows of m as a table a person reads:
-// the load (request rate, or streams), what was achieved, goodput,
-// output tok/s, TTFT, TBT and E2E medians and p99s, and requests in
-// flight on average. Nothing when m has no valid serve row.
+// writeServeRates writes the valid serve rows of m as a table a person
+// reads on a terminal: the context and load, then serveColumns rounded,
+// each p99 beside its p50 ("830 / 1,955"). Nothing when m has no valid
+// serve row.
 //
-// Note: the documents carry serve rows in the All measurements table,
-// with every figure under its column name, which is what reads back;
-// this table is for the terminal only.
+// Note: the documents print the same columns in full, a row for every
+// serve row (newServeTable); this one leaves the failed rows to the
+// summary's list of cells that are not valid.
 func writeServeRates(b *bytes.Buffer, m *schema.Matrix) {
 	var rows []*schema.Measurement
-	for i := range m.Measurements {
-		if x := &m.Measurements[i]; x.Phase == schema.PhaseServe && x.Status == schema.StatusValid {
+	for _, x := range serveRows(m.Measurements) {
+		if x.Status == schema.StatusValid {
 			rows = append(rows, x)
 		}
 	}
@@ -30,43 +29,26 @@ func writeServeRates(b *bytes.Buffer, m *schema.Matrix) {
 	}
 	b.WriteString("\nServe: by request rate (ms: p50 / p99)\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 3, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "context\tload\tachieved/s\tdone/s\tgoodput/s\tout tok/s\tTTFT\tTBT\tE2E\tin flight\terrors\t")
-	num := func(p *float64, digits int) string {
-		if p == nil {
-			return None
+	head := []string{"context", "load"}
+	for _, c := range serveColumns {
+		if c.Term != "" {
+			head = append(head, c.Term)
 		}
-		return FormatDecimal(math.Round(*p*math.Pow10(digits))/math.Pow10(digits), digits)
 	}
-	pair := func(a, b *float64) string {
-		if a == nil {
-			return None
-		}
-		s := strings.TrimSuffix(humanMs(*a), " ms")
-		if b != nil {
-			s += " / " + strings.TrimSuffix(humanMs(*b), " ms")
-		}
-		return s
-	}
+	fmt.Fprintf(tw, "%s\t\n", strings.Join(head, "\t"))
 	for _, x := range rows {
-		load := None
-		switch {
-		case x.RequestRate != nil && !math.IsInf(*x.RequestRate, 0):
-			load = FormatDecimal(*x.RequestRate, 0) + "/s"
-		case x.Concurrency != nil:
-			load = fmt.Sprintf("%d streams", *x.Concurrency)
-		case x.RequestRate != nil:
-			load = "all at once"
-		}
-		achieved := None
-		for _, e := range x.Extra {
-			if e.Name == "achieved_request_rate" {
-				achieved = num(&e.Value, 2)
+		cells := []string{label(x), serveLoad(x)}
+		for _, c := range serveColumns {
+			s := c.rounded(x)
+			if c.Term == "" { // a p99 after its p50
+				if last := &cells[len(cells)-1]; *last != None && s != None {
+					*last += " / " + s
+				}
+				continue
 			}
+			cells = append(cells, s)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", label(x), load, achieved,
-			num(x.RequestThroughput, 2), num(x.GoodputReqS, 2), num(x.TotalTokS, 1),
-			pair(x.TTFTMs, x.TTFTP99Ms), pair(x.TBTMs, x.TBTP99Ms), pair(x.E2EP50Ms, x.E2EP99Ms),
-			num(x.AvgActiveRequests, 1), optI(x.ErroredRequests))
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(cells, "\t"))
 	}
 	tw.Flush()
 }

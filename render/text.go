@@ -32,7 +32,18 @@ func writeText(b *bytes.Buffer, v *view) {
 	if sub := v.subtitle(); sub != "" {
 		line(sub)
 	}
-	for _, s := range v.Sections {
+	serve := func() {
+		if v.Serve == nil {
+			return
+		}
+		line(secServe)
+		b.WriteString(v.ServeCaption) // glued to the header, as the seeds' captions are
+		textTable(b, v.Serve)
+	}
+	for i, s := range v.Sections {
+		if i == v.ServeAt {
+			serve()
+		}
 		if s.Name != "" { // pairs printed before any heading
 			line(s.Name)
 		}
@@ -44,6 +55,9 @@ func writeText(b *bytes.Buffer, v *view) {
 				line("- ", f.Value)
 			}
 		}
+	}
+	if v.ServeAt == len(v.Sections) {
+		serve()
 	}
 	if v.Launch != "" {
 		line(secLaunch)
@@ -83,15 +97,20 @@ func writeText(b *bytes.Buffer, v *view) {
 	}
 	line(secAll)
 	b.WriteString(tableCap)
-	textRow(b, v.Table.Header)
-	textRule(b, len(v.Table.Header))
-	for _, r := range v.Table.Rows {
-		textRow(b, r)
-	}
+	textTable(b, &v.Table)
 	if len(v.TableNotes) > 0 {
 		b.WriteString(strings.Join(v.TableNotes, " "))
 	} else {
 		b.Truncate(b.Len() - 1) // the seeds end without a newline
+	}
+}
+
+// textTable writes t's header, its rule and its rows.
+func textTable(b *bytes.Buffer, t *table) {
+	textRow(b, t.Header)
+	textRule(b, len(t.Header))
+	for _, r := range t.Rows {
+		textRow(b, r)
 	}
 }
 

@@ -35,6 +35,13 @@ type view struct {
 	GridNotes     []string // status footnotes for the decode matrix
 	Table         table
 	TableNotes    []string // status footnotes for the full table
+	// Serve is the rate table (nil without serve rows), printed before
+	// the key/value section at ServeAt: first, after any pairs printed
+	// before a heading, so a rate run's results are what a reader meets
+	// first.
+	Serve        *table
+	ServeCaption string
+	ServeAt      int
 }
 
 // section is one key/value section (Hardware, Engine, Run, …).
@@ -93,6 +100,7 @@ const (
 	secPrefill    = "Prefill"
 	secDecode     = "Sustained decode"
 	secAll        = "All measurements"
+	secServe      = "Serve by request rate"
 	gridCornerHdr = "Context"
 )
 
@@ -186,6 +194,12 @@ func newView(m *schema.Matrix) *view {
 	v.SubtitleGlued = m.Run.Subtitle != "" && m.Run.Subtitle == strings.Join(v.SubtitleHead, " · ")+strings.Join(v.SubtitleTail, " · ")
 	v.Table = newTable(m.Measurements)
 	v.TableNotes = notes(m.Measurements, "")
+	if v.Serve = newServeTable(m); v.Serve != nil {
+		v.ServeCaption = serveCaption(&m.Run)
+		if len(v.Sections) > 0 && v.Sections[0].Name == "" {
+			v.ServeAt = 1
+		}
+	}
 	return v
 }
 

@@ -130,6 +130,13 @@ func TestRatesSimulate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The document leads with its rate table, a row per rate, which
+	// parse checks against the rows it reads.
+	doc := string(b)
+	if at := strings.Index(doc, "## Serve by request rate"); at < 0 || at > strings.Index(doc, "## Hardware") ||
+		!strings.Contains(doc, "| 400 | 20/s |") || !strings.Contains(doc, "| 400 | 40/s |") {
+		t.Errorf("the document has no rate table before its Hardware section, a row per rate:\n%s", doc)
+	}
 	again, err := parse.ParseBytes(b, out, "")
 	if err != nil {
 		t.Fatal(err)
