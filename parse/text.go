@@ -454,12 +454,21 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 	n := 1
 	var rows []rawRow
 	var chunks cellChunks
+	var scratch []string
 	for j := i + 1; j < len(x.lines); j++ {
 		s := trimSpace(x.lines[j].s)
 		if !strings.HasPrefix(s, "|") && (outer || !strings.Contains(s, "|")) {
 			break
 		}
 		n++
+		if kind == headerFull {
+			// Its rows keep their text, split when read (see rawRow).
+			scratch = appendCells(scratch[:0], trimRow(s))
+			if !isSeparatorRow(scratch) {
+				rows = append(rows, rawRow{Text: s, Line: x.lines[j].no})
+			}
+			continue
+		}
 		cells := chunks.splitRow(s)
 		if isSeparatorRow(cells) {
 			continue
