@@ -26,6 +26,11 @@ type Key struct {
 //
 // Note: request_rate identifies a cell only in serve rows, where it is
 // the rate the benchmark offered; in decode rows it is a measured figure.
+// An infinite rate under a concurrency cap (vLLM and SGLang
+// `--request-rate inf --max-concurrency 16`) is a closed loop of 16
+// streams, the load of guidellm's concurrent profile and of `run`'s
+// closed-loop probes: its key is the concurrency alone, so that such
+// runs line up. An infinite rate without a cap stays a burst (+Inf).
 func KeyOf(x *schema.Measurement) Key {
 	k := Key{Phase: x.Phase, ContextLabel: x.ContextLabel}
 	if x.Concurrency != nil {
@@ -33,6 +38,9 @@ func KeyOf(x *schema.Measurement) Key {
 	}
 	if x.Phase == schema.PhaseServe && x.RequestRate != nil && !math.IsNaN(*x.RequestRate) {
 		k.RequestRate = *x.RequestRate
+		if math.IsInf(k.RequestRate, 1) && k.Concurrency > 0 {
+			k.RequestRate = 0
+		}
 	}
 	return k
 }

@@ -382,7 +382,9 @@ func (c *Comparison) Note(other int, d *Delta) string {
 	case d.BaseState.String() == d.ValueState.String():
 		return d.BaseState.String() + " in both"
 	}
-	return d.BaseState.String() + " in " + bl + "; " + d.ValueState.String() + " in " + ol
+	// " and ", not "; ": summaries join their reasons with "; ", and a
+	// count before this note must read as one cell with both reasons.
+	return d.BaseState.String() + " in " + bl + " and " + d.ValueState.String() + " in " + ol
 }
 
 // Row is one delta as printed: the JSON, CSV and table shape.

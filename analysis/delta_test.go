@@ -104,7 +104,7 @@ func TestNotes(t *testing.T) {
 		{"missing in other", []schema.Measurement{valid(100)}, nil, "missing in B", ""},
 		{"missing in baseline", nil, []schema.Measurement{valid(100)}, "missing in A", ""},
 		{"looped baseline", []schema.Measurement{st(schema.StatusLooped)}, []schema.Measurement{valid(1)}, "looped in A", ""},
-		{"mixed", []schema.Measurement{st(schema.StatusLooped)}, []schema.Measurement{st(schema.StatusOverCapacity)}, "looped in A; over capacity in B", ""},
+		{"mixed", []schema.Measurement{st(schema.StatusLooped)}, []schema.Measurement{st(schema.StatusOverCapacity)}, "looped in A and over capacity in B", ""},
 		{"error", []schema.Measurement{valid(1)}, []schema.Measurement{st(schema.StatusError)}, "error in B", ""},
 		{"zero baseline", []schema.Measurement{valid(0)}, []schema.Measurement{valid(1)}, "baseline is zero", ""},
 	}

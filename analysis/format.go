@@ -71,23 +71,29 @@ func reportTables(r *Report) []*table {
 	for oi := range c.Others {
 		tables = append(tables, deltaTable(c, oi))
 	}
-	tables = append(tables, summaryTable(r))
+	tables = append(tables, machine(summaryTable(r), geomeansCSV(r)))
 	for _, a := range r.Runs {
 		// A run without decode cells (a tool's serving benchmark) has no
 		// scaling, context or frontier rows: no empty tables for it.
-		for _, t := range []*table{scalingTable(a), contextTable(a), frontierTable(a)} {
+		for _, t := range []*table{machine(scalingTable(a), scalingCSV(a)), machine(contextTable(a), contextCSV(a)), machine(frontierTable(a), frontierCSV(a))} {
 			if len(t.rows) > 0 {
 				tables = append(tables, t)
 			}
 		}
 		if r.MinUserTokS > 0 {
-			tables = append(tables, bestTable(a, r.MinUserTokS))
+			tables = append(tables, machine(bestTable(a, r.MinUserTokS), bestCSV(a, a.BestAtUserRate)))
 		}
 		if a.MeetSLO != nil {
-			tables = append(tables, sloTable(a, r.SLO))
+			tables = append(tables, machine(sloTable(a, r.SLO), bestCSV(a, a.MeetSLO)))
 		}
 	}
 	return tables
+}
+
+// machine sets the machine form of t.
+func machine(t *table, csv [][]string) *table {
+	t.csv = csv
+	return t
 }
 
 // cellN prints a cell's load: its concurrency, or the request rate of a
@@ -258,28 +264,35 @@ func scalingTable(a RunAnalysis) *table {
 		right:  []bool{false, true, true, true, true, true, true, true, true},
 	}
 	for _, s := range a.Scaling {
-		// Points and excluded cells, merged in concurrency order.
-		pi, ei := 0, 0
-		for pi < len(s.Points) || ei < len(s.Excluded) {
-			if ei < len(s.Excluded) && (pi == len(s.Points) || s.Excluded[ei].N < s.Points[pi].N) {
-				e := s.Excluded[ei]
-				t.add(s.ContextLabel, concurrency(e.N), e.State.String(), "", "", "", "", "", "")
-				ei++
-				continue
-			}
-			p := s.Points[pi]
-			pi++
+		s.inOrder(func(p ScalePoint) {
 			fit := "—"
 			if s.Fit != nil {
 				fit = num(s.Fit.Predict(float64(p.N)))
 			}
 			t.add(s.ContextLabel, concurrency(p.N), FormatValue(p.X, p.XSigFigs), group(p.Speedup, 2), group(p.Efficiency*100, 0)+pctSign(p.Efficiency), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs), fit)
-		}
+		}, func(e Excluded) {
+			t.add(s.ContextLabel, concurrency(e.N), e.State.String(), "", "", "", "", "", "")
+		})
 	}
 	for _, s := range a.Scaling {
 		t.notes = append(t.notes, "USL "+s.ContextLabel+": "+describeFit(s))
 	}
 	return t
+}
+
+// inOrder calls point and excluded for the points and the excluded cells
+// of s, merged in concurrency order.
+func (s Scaling) inOrder(point func(ScalePoint), excluded func(Excluded)) {
+	pi, ei := 0, 0
+	for pi < len(s.Points) || ei < len(s.Excluded) {
+		if ei < len(s.Excluded) && (pi == len(s.Points) || s.Excluded[ei].N < s.Points[pi].N) {
+			excluded(s.Excluded[ei])
+			ei++
+			continue
+		}
+		point(s.Points[pi])
+		pi++
+	}
 }
 
 func pctSign(v float64) string {
@@ -388,7 +401,7 @@ func bestTable(a RunAnalysis, minUser float64) *table {
 	}
 	for _, b := range a.BestAtUserRate {
 		if !b.Found {
-			t.add(b.ContextLabel, "none", "", "", "", "")
+			t.add(noneRow(b)...)
 			continue
 		}
 		p := b.Cell
@@ -396,8 +409,9 @@ func bestTable(a RunAnalysis, minUser float64) *table {
 		if ctx == "all" {
 			ctx = "all (" + p.ContextLabel + ")"
 		}
-		t.add(ctx, concurrency(p.Concurrency), FormatValue(p.TotalTokS, p.TotalSigFigs), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
+		t.add(ctx, concurrency(p.Concurrency), bestValue(b), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
 	}
+	boundNote(t, a.BestAtUserRate)
 	return t
 }
 
@@ -416,11 +430,41 @@ func sloTable(a RunAnalysis, slo SLO) *table {
 	}
 	for _, b := range a.MeetSLO {
 		if !b.Found {
-			t.add(b.ContextLabel, "none", "", "", "", "")
+			t.add(noneRow(b)...)
 			continue
 		}
 		p := b.Cell
-		t.add(b.ContextLabel, concurrency(p.Concurrency), FormatValue(p.TotalTokS, p.TotalSigFigs), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
+		t.add(b.ContextLabel, concurrency(p.Concurrency), bestValue(b), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
 	}
+	boundNote(t, a.MeetSLO)
 	return t
+}
+
+// bestValue prints the total tok/s of an answer, "≥ " first when it is a
+// lower bound (as the report's targets table does).
+func bestValue(b Best) string {
+	v := FormatValue(b.Cell.TotalTokS, b.Cell.TotalSigFigs)
+	if len(b.Beyond) > 0 {
+		v = "≥ " + v
+	}
+	return v
+}
+
+// noneRow is the row of a context no cell answers: "none measured" when
+// cells beyond were not measured, and which.
+func noneRow(b Best) []string {
+	if len(b.Beyond) > 0 {
+		return []string{b.ContextLabel, "none measured (" + strings.Join(b.Beyond, ", ") + ")", "", "", "", ""}
+	}
+	return []string{b.ContextLabel, "none", "", "", "", ""}
+}
+
+// boundNote adds LowerBoundNote under t when an answer is a lower bound.
+func boundNote(t *table, bs []Best) {
+	for _, b := range bs {
+		if len(b.Beyond) > 0 {
+			t.notes = append(t.notes, LowerBoundNote)
+			return
+		}
+	}
 }

@@ -84,7 +84,16 @@ type Best struct {
 	ContextLabel string
 	Found        bool
 	Cell         FrontierPoint
+	// Beyond lists the cells of the run past the answer that it could
+	// not measure (Comparison.Beyond): when there are any, the answer is
+	// a lower bound. NewReport sets it, except for the answer over all
+	// contexts.
+	Beyond []string
 }
+
+// LowerBoundNote explains the "≥" that marks an answer with cells
+// Beyond it.
+const LowerBoundNote = "≥: a lower bound — the run could not measure cells beyond the answer (looped, over capacity or missing), so its true answer may be higher."
 
 // BestAtUserRate answers "the most throughput while every request still
 // sees at least minPerRequest tok/s", per context, in context order, with

@@ -1,5 +1,12 @@
 package analysis
 
+import (
+	"slices"
+	"strconv"
+
+	"speedmatrix/schema"
+)
+
 // RunAnalysis is everything computed about one run of a comparison on its
 // own: its scaling curves and fits, context scaling, frontier and the
 // answers to the user's targets.
@@ -35,12 +42,56 @@ func NewReport(c *Comparison, minUserTokS float64, slo SLO) *Report {
 	for i, cs := range append([]*Cells{c.Baseline}, c.Others...) {
 		a := RunAnalysis{Label: c.Labels[i], Cells: cs, Scaling: Scale(cs), Context: ContextScaling(cs), Frontier: BuildFrontier(cs), Serve: Serve(cs)}
 		if minUserTokS > 0 {
-			a.BestAtUserRate = BestAtUserRate(a.Frontier, minUserTokS)
+			a.BestAtUserRate = c.bound(cs, BestAtUserRate(a.Frontier, minUserTokS))
 		}
 		if slo.MaxTTFTMs > 0 || slo.MaxTBTMs > 0 {
-			a.MeetSLO = MeetSLO(a.Frontier, slo)
+			a.MeetSLO = c.bound(cs, MeetSLO(a.Frontier, slo))
 		}
 		r.Runs = append(r.Runs, a)
 	}
 	return r
+}
+
+// Beyond lists the cells of run cs (one of c's runs) in phase and
+// context ctx at a higher concurrency than n that the run could not
+// measure: looped, over capacity or failed ("N=16 looped"), or aligned
+// cells it lacks ("N=64 missing"). An answer at n is then a lower bound.
+// A run without a cell of the phase (a serving benchmark asked about
+// decode) has no answer, not a lower bound: nil.
+func (c *Comparison) Beyond(cs *Cells, phase schema.Phase, ctx string, n int32) []string {
+	if !slices.ContainsFunc(cs.List, func(x Cell) bool { return x.Key.Phase == phase }) {
+		return nil
+	}
+	var out []string
+	for _, cell := range c.Cells {
+		k := cell.Key
+		if k.Phase != phase || k.ContextLabel != ctx || k.Concurrency <= n {
+			continue
+		}
+		own := cs.Get(k)
+		switch {
+		case own == nil:
+			out = append(out, "N="+strconv.Itoa(int(k.Concurrency))+" missing")
+		case own.Status != schema.StatusValid:
+			out = append(out, "N="+strconv.Itoa(int(k.Concurrency))+" "+string(own.Status))
+		}
+	}
+	return out
+}
+
+// bound sets Beyond of the decode answers bs of run cs (not of the
+// answer over all contexts, which mixes contexts).
+func (c *Comparison) bound(cs *Cells, bs []Best) []Best {
+	for i := range bs {
+		b := &bs[i]
+		if b.ContextLabel == "all" {
+			continue
+		}
+		n := int32(0)
+		if b.Found {
+			n = b.Cell.Concurrency
+		}
+		b.Beyond = c.Beyond(cs, schema.PhaseDecode, b.ContextLabel, n)
+	}
+	return bs
 }

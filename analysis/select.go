@@ -141,8 +141,13 @@ func Describe(r *schema.Run) string {
 // RunDate is when a run was measured (its start), the zero time when
 // the run does not say: its ingest date is not its date.
 func RunDate(r *schema.Run) time.Time {
-	if r.StartedAt != nil && !r.StartedAt.IsZero() {
-		return r.StartedAt.UTC()
+	return startedDate(r.StartedAt)
+}
+
+// startedDate is RunDate of a run started at t (nil when not known).
+func startedDate(t *time.Time) time.Time {
+	if t != nil && !t.IsZero() {
+		return t.UTC()
 	}
 	return time.Time{}
 }

@@ -132,7 +132,7 @@ func TestUndatedRun(t *testing.T) {
 		t.Errorf("undated run dated %v (%s), want zero and %q: its ingest date is not its date", RunDate(&r), DateText(RunDate(&r)), Undated)
 	}
 	var b strings.Builder
-	if err := WriteRuns(&b, []RunListing{{Run: r, Cells: 1}}, FormatText); err != nil {
+	if err := WriteRuns(&b, []RunListing{ListingOf(&r, 1)}, FormatText); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), Undated) || strings.Contains(b.String(), "2026-02-01") {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"speedmatrix/schema"
 )
@@ -127,11 +128,19 @@ func trendTables(trs []Trend) []*table {
 	return out
 }
 
-// RunListing is one archived run as -list prints it; Cells is the number
-// of cells, or -1 when not known.
+// RunListing is one archived run as -list prints it: the runs columns
+// the listing shows (StartedAt gives its date, RunDate), and Cells, the
+// number of cells, or -1 when not known.
 type RunListing struct {
-	Run   schema.Run
-	Cells int
+	RunID, Model, GPU, Engine, EngineVersion, Quantization string
+	StartedAt                                              *time.Time
+	Cells                                                  int
+}
+
+// ListingOf returns the listing of run r with cells cells.
+func ListingOf(r *schema.Run, cells int) RunListing {
+	return RunListing{RunID: r.RunID, Model: r.Model, GPU: r.GPU, Engine: r.Engine, EngineVersion: r.EngineVersion,
+		Quantization: r.Quantization, StartedAt: r.StartedAt, Cells: cells}
 }
 
 // WriteRuns lists runs: id, date, model, GPU, engine and version,
@@ -149,10 +158,9 @@ func WriteRuns(w io.Writer, runs []RunListing, f Format) error {
 			Cells         *int   `json:"cells"`
 		}
 		rows := make([]row, len(runs))
-		for i, l := range runs {
-			r := &l.Run
-			rows[i] = row{r.RunID, DateText(RunDate(r)), r.Model, r.GPU, r.Engine, r.EngineVersion, r.Quantization, nil}
-			if l.Cells >= 0 {
+		for i, r := range runs {
+			rows[i] = row{r.RunID, DateText(startedDate(r.StartedAt)), r.Model, r.GPU, r.Engine, r.EngineVersion, r.Quantization, nil}
+			if r.Cells >= 0 {
 				rows[i].Cells = &runs[i].Cells
 			}
 		}
@@ -161,13 +169,12 @@ func WriteRuns(w io.Writer, runs []RunListing, f Format) error {
 		return enc.Encode(rows)
 	}
 	t := &table{header: []string{"run id", "date", "model", "GPU", "engine", "quantization", "cells"}, right: []bool{false, false, false, false, false, false, true}}
-	for _, l := range runs {
-		r := &l.Run
+	for _, r := range runs {
 		cells := "?"
-		if l.Cells >= 0 {
-			cells = strconv.Itoa(l.Cells)
+		if r.Cells >= 0 {
+			cells = strconv.Itoa(r.Cells)
 		}
-		t.add(r.RunID, DateText(RunDate(r)), r.Model, r.GPU, strings.TrimSpace(r.Engine+" "+r.EngineVersion), r.Quantization, cells)
+		t.add(r.RunID, DateText(startedDate(r.StartedAt)), r.Model, r.GPU, strings.TrimSpace(r.Engine+" "+r.EngineVersion), r.Quantization, cells)
 	}
 	return t.write(w, f)
 }

@@ -257,15 +257,9 @@ type storedRun struct {
 // ingested the same document) is kept once: the earliest ingested, then
 // the smallest stem. The result is sorted by ingested_at, then run_id.
 func (a *Archive) readRuns(ctx context.Context, l *layout, stems []string, keep *runSet) ([]storedRun, error) {
-	return a.readRunsColumns(ctx, l, stems, keep, nil)
-}
-
-// readRunsColumns is readRuns reading only the runs columns cols (every
-// column when nil); cols must hold ingested_at, which orders the runs.
-func (a *Archive) readRunsColumns(ctx context.Context, l *layout, stems []string, keep *runSet, cols []string) ([]storedRun, error) {
 	files := make([][][]schema.Run, len(stems))
 	err := parallel(ctx, len(stems), func(k int) (err error) {
-		files[k], err = readRows[schema.Run](l.files[TableRuns][stems[k]], keep, cols)
+		files[k], err = readRows[schema.Run](l.files[TableRuns][stems[k]], keep, nil)
 		return err
 	})
 	if err != nil {

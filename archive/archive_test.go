@@ -481,22 +481,7 @@ func TestMergeByCopy(t *testing.T) {
 	if _, err := y.Append(ctx, testMatrices(2, 5)); err != nil {
 		t.Fatal(err)
 	}
-	merged := openTest(t)
-	for _, src := range []*Archive{x, y} {
-		for _, table := range Tables {
-			for _, p := range dataFiles(t, src.Dir(), table) {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sub := filepath.Join(merged.Dir(), table, "host-"+filepath.Base(src.Dir()+fmt.Sprint(src == x)))
-				os.MkdirAll(sub, 0o755)
-				if err := os.WriteFile(filepath.Join(sub, filepath.Base(p)), b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
+	merged := mergeByCopy(t, x, y)
 	checkArchive(t, merged.Dir(), 5)
 	// Run 2 is in both copies: loading it by id gives it once, with its
 	// rows once.
@@ -511,6 +496,30 @@ func TestMergeByCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkArchive(t, merged.Dir(), 5)
+}
+
+// mergeByCopy copies the data files of the archives into a new one, each
+// source's into its own subdirectory of each table (host-0, host-1, …), as
+// a user merging archives of several hosts would.
+func mergeByCopy(t *testing.T, srcs ...*Archive) *Archive {
+	t.Helper()
+	merged := openTest(t)
+	for k, src := range srcs {
+		for _, table := range Tables {
+			for _, p := range dataFiles(t, src.Dir(), table) {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sub := filepath.Join(merged.Dir(), table, fmt.Sprintf("host-%d", k))
+				os.MkdirAll(sub, 0o755)
+				if err := os.WriteFile(filepath.Join(sub, filepath.Base(p)), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return merged
 }
 
 // TestRecover simulates crashes between the renames of a transaction.

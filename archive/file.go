@@ -64,7 +64,7 @@ type rowSink interface {
 
 // sink is the rowSink of slices of T: a new chunk when the last one is
 // full, so rows are never copied to grow.
-type sink[T Row] struct{ chunks [][]T }
+type sink[T any] struct{ chunks [][]T }
 
 func (s *sink[T]) reserve(n int) { s.chunks = append(s.chunks, make([]T, 0, n)) }
 

@@ -1,13 +1,180 @@
 package archive
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"hash/maphash"
 	"math"
+	"os"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
 
 	"speedmatrix/schema"
 )
+
+// Listing is a run as listings show it: the few runs columns `compare
+// -list` prints, read straight from the runs files into this narrow row
+// (about a sixth of a schema.Run) without the other columns.
+type Listing struct {
+	RunID      string     `json:"run_id"`
+	IngestedAt time.Time  `json:"ingested_at"`
+	StartedAt  *time.Time `json:"started_at"`
+	// Cells is the number of cells of the run: from the runs table, or
+	// counted from the measurements for runs written before that column
+	// existed. ListRuns never returns it nil.
+	Cells         *int32 `json:"cells"`
+	Model         string `json:"model"`
+	GPU           string `json:"gpu"`
+	Engine        string `json:"engine"`
+	EngineVersion string `json:"engine_version"`
+	Quantization  string `json:"quantization"`
+}
+
+// listTable is the runs table seen through Listing: the same column
+// names and types (TestListingColumns), fewer of them.
+var listTable = sync.OnceValue(func() *table {
+	t, err := newTable(TableRuns, reflect.TypeFor[Listing]())
+	if err != nil {
+		panic(err) // fixed at compile time; every test catches it
+	}
+	return t
+})
+
+// listColumns are the runs columns Listing holds.
+var listColumns = func() []string {
+	var out []string
+	for _, c := range listTable().cols {
+		out = append(out, c.name)
+	}
+	return out
+}()
+
+// ListRuns returns every run of the archive as a Listing, sorted as Runs
+// (by ingested_at, then run_id). Only the columns of Listing are read, and
+// only from the runs files, except for runs written before the runs table
+// kept their cell count, whose cells are counted from four measurement
+// columns.
+//
+// Note: listing 100,000 runs is a benchmark (BenchmarkList100000 in
+// cmd/compare). Reading whole schema.Run rows (launch flags, metadata)
+// and copying them through the dedupe, the sort and the caller's rows
+// took most of its CPU time and memory; a Listing row is a sixth of a
+// Run, and the dedupe keeps an index, not a copy.
+func (a *Archive) ListRuns(ctx context.Context) ([]Listing, error) {
+	var out []Listing
+	err := a.underReadLock(ctx, func(l *layout) (err error) {
+		stems := l.committed()
+		files := make([][][]Listing, len(stems))
+		err = parallel(ctx, len(stems), func(k int) error {
+			path := l.files[TableRuns][stems[k]]
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			var s sink[Listing]
+			if err := listTable().read(f, path, nil, listColumns, &s); err != nil {
+				return damaged(path, err)
+			}
+			files[k] = s.chunks
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		var from []string // stem of each row of out
+		out, from = dedupeListings(stems, files)
+		return a.fillCells(ctx, l, out, from)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// dedupeListings keeps one row per run id of the rows read from each
+// stem (files[k] from stems[k], stems ascending), as readRuns
+// does: the earliest ingested, then the smallest stem. It returns them
+// sorted by ingested_at, then run_id, with the stem of each.
+func dedupeListings(stems []string, files [][][]Listing) ([]Listing, []string) {
+	n := 0
+	for _, chunks := range files {
+		for _, c := range chunks {
+			n += len(c)
+		}
+	}
+	// The rows stay where the read put them: the dedupe and the sort
+	// move pointers, and the result is the one copy.
+	type ref struct {
+		r    *Listing
+		stem string
+	}
+	refs := make([]ref, 0, n)
+	at := make(map[string]int, n)
+	for k, chunks := range files {
+		for _, c := range chunks {
+			for j := range c {
+				r := &c[j]
+				i, ok := at[r.RunID]
+				switch {
+				case !ok:
+					at[r.RunID] = len(refs)
+					refs = append(refs, ref{r, stems[k]})
+				case r.IngestedAt.Before(refs[i].r.IngestedAt):
+					refs[i] = ref{r, stems[k]}
+				}
+			}
+		}
+	}
+	slices.SortFunc(refs, func(x, y ref) int {
+		if c := x.r.IngestedAt.Compare(y.r.IngestedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.r.RunID, y.r.RunID)
+	})
+	out := make([]Listing, len(refs))
+	from := make([]string, len(refs))
+	for i, x := range refs {
+		out[i], from[i] = *x.r, x.stem
+	}
+	return out, from
+}
+
+// fillCells sets Cells of the listed runs written before the runs table
+// kept it (from[i] is the stem of ls[i]), counting them from four
+// measurement columns.
+func (a *Archive) fillCells(ctx context.Context, l *layout, ls []Listing, from []string) error {
+	var missing []storedRun
+	for i, r := range ls {
+		if r.Cells == nil {
+			missing = append(missing, storedRun{schema.Run{RunID: r.RunID, IngestedAt: r.IngestedAt}, from[i]})
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	ids := make([]string, len(missing))
+	for i, r := range missing {
+		ids[i] = r.run.RunID
+	}
+	ms, err := a.load(ctx, l, missing, ids, cellColumns)
+	if err != nil {
+		return err
+	}
+	counts := make(map[string]int32, len(ms))
+	for _, m := range ms {
+		counts[m.Run.RunID] = countCells(m.Measurements)
+	}
+	for i := range ls {
+		if ls[i].Cells == nil {
+			n := counts[ls[i].RunID]
+			ls[i].Cells = &n
+		}
+	}
+	return nil
+}
 
 // cellKey is the cell a measurement belongs to: the key compare aligns
 // runs by (analysis.KeyOf, which cmd/compare's tests check this against).
@@ -74,70 +241,3 @@ func (c *cellCounter) count() int32 { return int32(len(c.seen)) }
 
 // cellColumns are the measurement columns countCells reads.
 var cellColumns = []string{"phase", "context_label", "concurrency", "request_rate"}
-
-// ListRuns returns every run of the archive, sorted as Runs, with only
-// the named runs columns read (run_id, ingested_at and cells always; the
-// other fields stay zero), and Cells set for every run: from the runs
-// table, or, for runs written before that column existed, counted from
-// four measurement columns. It suits listings of many runs: 100,000 runs
-// read in a fraction of the time Runs takes, because the wide columns
-// (launch_flags, metadata) and the measurements are not read.
-func (a *Archive) ListRuns(ctx context.Context, columns []string) ([]schema.Run, error) {
-	known := map[string]bool{}
-	for _, c := range Columns(TableRuns) {
-		known[c.Name] = true
-	}
-	for _, c := range columns {
-		if !known[c] {
-			return nil, fmt.Errorf("archive: no runs column %q", c)
-		}
-	}
-	cols := append([]string{"ingested_at", "cells"}, columns...)
-	var srs []storedRun
-	err := a.underReadLock(ctx, func(l *layout) (err error) {
-		if srs, err = a.readRunsColumns(ctx, l, l.committed(), nil, cols); err != nil {
-			return err
-		}
-		return a.fillCells(ctx, l, srs)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]schema.Run, len(srs))
-	for i, r := range srs {
-		out[i] = r.run
-	}
-	return out, nil
-}
-
-// fillCells sets Cells of the runs written before the runs table kept
-// it, counting them from four measurement columns.
-func (a *Archive) fillCells(ctx context.Context, l *layout, srs []storedRun) error {
-	var missing []storedRun
-	for _, r := range srs {
-		if r.run.Cells == nil {
-			missing = append(missing, r)
-		}
-	}
-	if len(missing) > 0 {
-		ids := make([]string, len(missing))
-		for i, r := range missing {
-			ids[i] = r.run.RunID
-		}
-		ms, err := a.load(ctx, l, missing, ids, cellColumns)
-		if err != nil {
-			return err
-		}
-		counts := make(map[string]int32, len(ms))
-		for _, m := range ms {
-			counts[m.Run.RunID] = countCells(m.Measurements)
-		}
-		for i := range srs {
-			if srs[i].run.Cells == nil {
-				n := counts[srs[i].run.RunID]
-				srs[i].run.Cells = &n
-			}
-		}
-	}
-	return nil
-}

@@ -2,8 +2,11 @@ package archive
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"testing"
+	"time"
 
 	"speedmatrix/schema"
 )
@@ -34,31 +37,38 @@ func TestListRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	want := map[string]schema.Run{}
+	for _, m := range append(testMatrices(0, 3), old, extra) {
+		want[m.Run.RunID] = m.Run
+	}
 	check := func(when string) {
-		runs, err := a.ListRuns(ctx, []string{"model"})
+		runs, err := a.ListRuns(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(runs) != 5 {
 			t.Fatalf("%s: %d runs", when, len(runs))
 		}
-		for _, r := range runs {
-			want := int32(5) // testMatrix: prefill 8K×1, decode 8K×1,2,4, 123K×128
+		for i, r := range runs {
+			cells := int32(5) // testMatrix: prefill 8K×1, decode 8K×1,2,4, 123K×128
 			if r.RunID == extra.Run.RunID {
-				want = 7 // two serve rates; a decode row's rate is no key
+				cells = 7 // two serve rates; a decode row's rate is no key
 			}
-			if r.Cells == nil || *r.Cells != want {
-				t.Errorf("%s: run %s (%s): cells %v, want %d", when, r.RunID, r.Model, r.Cells, want)
+			if r.Cells == nil || *r.Cells != cells {
+				t.Errorf("%s: run %s (%s): cells %v, want %d", when, r.RunID, r.Model, r.Cells, cells)
 			}
-			if r.Model == "" || r.IngestedAt.IsZero() || r.GPU != "" || r.LaunchFlags != nil {
-				t.Errorf("%s: run %s read model %q ingested %v, and unasked gpu %q flags %v", when, r.RunID, r.Model, r.IngestedAt, r.GPU, r.LaunchFlags)
+			w := want[r.RunID]
+			got := Listing{r.RunID, r.IngestedAt, r.StartedAt, nil, r.Model, r.GPU, r.Engine, r.EngineVersion, r.Quantization}
+			exp := Listing{w.RunID, w.IngestedAt.UTC(), w.StartedAt, nil, w.Model, w.GPU, w.Engine, w.EngineVersion, w.Quantization}
+			if !reflect.DeepEqual(got, exp) || r.Model == "" || r.IngestedAt.IsZero() {
+				t.Errorf("%s: listed %+v, want %+v", when, got, exp)
+			}
+			if i > 0 && runs[i-1].IngestedAt.After(r.IngestedAt) {
+				t.Errorf("%s: run %d ingested before run %d", when, i, i-1)
 			}
 		}
 	}
 	check("before compaction")
-	if _, err := a.ListRuns(ctx, []string{"no_such_column"}); err == nil {
-		t.Error("ListRuns of an unknown column: no error")
-	}
 	if err := a.Compact(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -72,4 +82,67 @@ func TestListRuns(t *testing.T) {
 		}
 	}
 	check("after compaction")
+}
+
+// TestListingColumns: every field of Listing is a column of the runs
+// table with the same Arrow type, so a listing reads what Runs reads.
+func TestListingColumns(t *testing.T) {
+	runs := map[string]Column{}
+	for _, c := range Columns(TableRuns) {
+		runs[c.Name] = c
+	}
+	lt := listTable()
+	if len(lt.cols) != reflect.TypeFor[Listing]().NumField() {
+		t.Errorf("Listing has %d fields, %d columns", reflect.TypeFor[Listing]().NumField(), len(lt.cols))
+	}
+	for _, c := range lt.cols {
+		r, ok := runs[c.name]
+		if got := (Column{c.name, c.codec.dt.String(), c.codec.nullable}); !ok || got != r {
+			t.Errorf("Listing column %+v, runs column %+v", got, r)
+		}
+	}
+}
+
+// TestListRunsMerged: a run held by two archives merged by copying their
+// files is listed once, as Runs lists it: from its earlier ingest,
+// whichever copy that is.
+func TestListRunsMerged(t *testing.T) {
+	ctx := context.Background()
+	for early := range 2 {
+		t.Run(fmt.Sprintf("earlier ingest in host-%d", early), func(t *testing.T) {
+			srcs := []*Archive{openTest(t), openTest(t)}
+			two := testMatrix(2)
+			two.Run.IngestedAt = two.Run.IngestedAt.Add(-time.Hour)
+			// host-0 is written first: its stem sorts first.
+			for k, src := range srcs {
+				ms := testMatrices(1, 4)
+				if k == early {
+					ms = []*schema.Matrix{testMatrix(0), two}
+				}
+				if _, err := src.Append(ctx, ms); err != nil {
+					t.Fatal(err)
+				}
+			}
+			merged := mergeByCopy(t, srcs...)
+			runs, err := merged.Runs(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls, err := merged.ListRuns(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ls) != 4 || len(runs) != 4 {
+				t.Fatalf("%d listed, %d runs; want 4", len(ls), len(runs))
+			}
+			for i, r := range runs {
+				if ls[i].RunID != r.RunID || !ls[i].IngestedAt.Equal(r.IngestedAt) {
+					t.Errorf("listing %d: %s ingested %v; Runs: %s ingested %v", i, ls[i].RunID, ls[i].IngestedAt, r.RunID, r.IngestedAt)
+				}
+			}
+			if ls[0].RunID != two.Run.RunID || !ls[0].IngestedAt.Equal(two.Run.IngestedAt) {
+				t.Errorf("first listed %s ingested %v, want run 2 ingested %v", ls[0].RunID, ls[0].IngestedAt, two.Run.IngestedAt)
+			}
+		})
+	}
 }

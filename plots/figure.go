@@ -11,6 +11,7 @@ import (
 	"regexp"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -80,6 +81,7 @@ func (f *Figure) Draw(c draw.Canvas) {
 	// A shallow copy without the title: the plotters are shared, read only.
 	plt := *f.Plot
 	if title := plt.Title; title.Text != "" {
+		title.TextStyle = fitText(title.TextStyle, title.Text, c.Max.X-c.Min.X)
 		descent := title.TextStyle.FontExtents().Descent
 		c.FillText(title.TextStyle, vg.Point{X: c.Center().X, Y: c.Max.Y + descent}, title.Text)
 		c.Max.Y -= title.TextStyle.Rectangle(title.Text).Size().Y + title.Padding
@@ -120,20 +122,41 @@ func (f *Figure) Draw(c draw.Canvas) {
 	}
 }
 
+// legendRowPitch is the least distance between the rows of a legend:
+// the status glyphs (3.5 pt radius, 1.6 pt stroke) and the run markers
+// must not touch the next row's.
+const legendRowPitch = vg.Length(9.5)
+
 // fitLegend returns a copy of l whose text is small enough (down to 6 pt)
 // for the legend to fit in height and width; a long legend (many contexts
 // and runs) would otherwise run off the bottom of the figure, and long run
-// names would squeeze the plot. The copy shares l's entries, which
-// neither changes.
+// names would squeeze the plot. The rows keep legendRowPitch apart however
+// small the text. The copy shares l's entries, which neither changes.
+//
+// Note: plot.Legend spaces its rows by the text's height and draws the
+// thumbnails at their own size: with three long run labels the text went
+// down to 6 pt and the looped and over-capacity glyphs of the "No value"
+// rows drew over each other.
 func fitLegend(l plot.Legend, height, width vg.Length) plot.Legend {
 	c := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: width, Y: height}}}
-	for l.TextStyle.Font.Size > 6 {
-		if r := l.Rectangle(c).Size(); r.Y <= height && r.X <= width {
-			break
+	pad := l.Padding
+	for {
+		l.Padding = max(pad, legendRowPitch-l.TextStyle.Rectangle("X").Size().Y)
+		if r := l.Rectangle(c).Size(); r.Y <= height && r.X <= width || l.TextStyle.Font.Size <= 6 {
+			return l
 		}
 		l.TextStyle.Font.Size--
 	}
-	return l
+}
+
+// fitText returns sty with its font made small enough (down to 6 pt, as
+// legends) for text to fit width: a title naming a long run label ran
+// off both sides of the figure.
+func fitText(sty text.Style, txt string, width vg.Length) text.Style {
+	for sty.Font.Size > 6 && sty.Rectangle(txt).Size().X > width {
+		sty.Font.Size--
+	}
+	return sty
 }
 
 // size converts pixels at DPI to points.

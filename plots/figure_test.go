@@ -3,12 +3,14 @@ package plots
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -295,5 +297,46 @@ func TestFitLegend(t *testing.T) {
 	addEntry(wide, "RTX PRO 6000 Blackwell Server Edition 96GB · vLLM 0.30.1rc1.dev452+g73a583112 · INT4")
 	if got := fitLegend(*wide, h, 0.4*w); got.TextStyle.Font.Size >= legendSize {
 		t.Errorf("wide legend kept %v pt", got.TextStyle.Font.Size)
+	}
+	// However small the text, rows stay far enough apart for the glyphs
+	// (three long run labels took the text down to 6 pt, and the status
+	// glyphs of two rows overlapped).
+	for _, fit := range []plot.Legend{got, fitLegend(*wide, h, 0.4*w), fitLegend(*short, h, 0.4*w)} {
+		one := fit.TextStyle.Rectangle("X").Size().Y
+		if pitch := one + fit.Padding; pitch < legendRowPitch {
+			t.Errorf("%v pt text: rows %v pt apart, want ≥ %v", fit.TextStyle.Font.Size, pitch, legendRowPitch)
+		}
+	}
+}
+
+// TestFitTitle: a title naming a long run label shrinks to fit the
+// figure (it ran off both sides); a short one keeps its size.
+func TestFitTitle(t *testing.T) {
+	w, _, err := size(DefaultWidthPx, DefaultHeightPx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sty := textStyle(titleSize)
+	long := "Serving: total throughput: vLLM Model-14B nightly with FP8 KV cache on the same node"
+	if got := fitText(sty, long, w); got.Rectangle(long).Size().X > w || got.Font.Size >= sty.Font.Size {
+		t.Errorf("long title at %v pt is %v wide in %v", got.Font.Size, got.Rectangle(long).Size().X, w)
+	}
+	if got := fitText(sty, "Serving: total throughput", w); got.Font.Size != sty.Font.Size {
+		t.Errorf("short title shrank to %v pt", got.Font.Size)
+	}
+	// A figure draws its title so.
+	lc := LineChart{Title: long, XLabel: "x", YLabel: "y", Series: []Series{{Name: "a", Points: []Point{{X: 1, Y: 1}, {X: 2, Y: 2}}}}}
+	f, err := lc.Figure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := SaveSVG(f, &b, DefaultWidthPx, DefaultHeightPx); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, long+"</text>") && strings.Contains(l, fmt.Sprintf("font-size:%vpx", titleSize)) {
+			t.Errorf("title drawn at %v pt: %s", titleSize, l)
+		}
 	}
 }

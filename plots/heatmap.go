@@ -183,7 +183,9 @@ func (h Heatmap) Figure() (*Figure, error) {
 		}
 		size := cellTextSize(len(h.Rows), len(h.Cols))
 		for i := range lb.TextStyle {
-			lb.TextStyle[i] = textStyle(size)
+			// Each note its own size: one long note does not shrink the
+			// ratios of every other cell.
+			lb.TextStyle[i] = textStyle(fitCellText(labels[i:i+1], len(h.Cols), size))
 			lb.TextStyle[i].Color = styles[i]
 			lb.TextStyle[i].XAlign = draw.XCenter
 			lb.TextStyle[i].YAlign = draw.YCenter
@@ -252,6 +254,35 @@ func cellTextSize(rows, cols int) vg.Length {
 		size = math.Min(size, cellSize*6/float64(rows))
 	}
 	return vg.Length(math.Max(size, 6))
+}
+
+// heatOverheadPt is the width a heat map's figure spends beside its cells
+// (row labels, axis title, colour bar, gaps, margins), in points.
+const heatOverheadPt = 145
+
+// fitCellText returns pt, or less (down to 6 pt), so that the widest
+// line of the labels fits a cell of a heat map of cols columns drawn at
+// the default chart size (larger charts only gain room).
+//
+// Note: "missing\n(simulated)" in an eight-column matrix overflowed
+// into the next cell; cellTextSize counts cells, not characters.
+func fitCellText(labels []string, cols int, pt vg.Length) vg.Length {
+	w, _, err := size(DefaultWidthPx, DefaultHeightPx)
+	if err != nil || cols == 0 {
+		return pt
+	}
+	cell := (w - heatOverheadPt) / vg.Length(cols)
+	widest := vg.Length(0)
+	unit := textStyle(10)
+	for _, l := range labels {
+		for _, line := range strings.Split(l, "\n") {
+			widest = max(widest, unit.Rectangle(line).Size().X/10)
+		}
+	}
+	if widest == 0 {
+		return pt
+	}
+	return max(min(pt, cell/widest), 6)
 }
 
 // scale returns the colour map for z values in [lo, hi] (log2 ratios

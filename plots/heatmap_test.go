@@ -153,3 +153,24 @@ func TestHeatmapRatioOneIsFilled(t *testing.T) {
 		}
 	}
 }
+
+// TestFitCellText: a note too wide for its cell at the default chart
+// size shrinks until it fits ("missing (simulated)" overflowed into the
+// next cell of an eight-column matrix); the seeds' notes keep their size.
+func TestFitCellText(t *testing.T) {
+	w, _, err := size(DefaultWidthPx, DefaultHeightPx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := (w - heatOverheadPt) / 8
+	if got := fitCellText([]string{"0.47×", "over cap.\n(both)", "looped\n(RTX)"}, 8, cellSize); got != cellSize {
+		t.Errorf("seed notes shrank to %v pt", got)
+	}
+	got := fitCellText([]string{"1.02×", "missing\n(simulated)"}, 8, cellSize)
+	if width := textStyle(got).Rectangle("(simulated)").Size().X; got >= cellSize || width > cell*1.01 {
+		t.Errorf("(simulated) at %v pt is %v wide in a %v cell", got, width, cell)
+	}
+	if got := fitCellText([]string{strings.Repeat("x", 80)}, 8, cellSize); got != 6 {
+		t.Errorf("an overlong note went to %v pt, want the 6 pt floor", got)
+	}
+}

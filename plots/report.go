@@ -94,8 +94,9 @@ type reportView struct {
 type tocEntry struct{ ID, Text string }
 
 // numeric matches cells that read as numbers ("6,091.1", "−53.2%",
-// "0.47×", "1,388 ms") so they are right-aligned.
-var numeric = regexp.MustCompile(`^[+\-−]?[0-9][0-9,]*(\.[0-9]+)?\s*(%|×|[KM]|ms|s|tok/s)?$`)
+// "0.47×", "1,388 ms"), with the "≥ " of a lower bound, so they are
+// right-aligned (a bound left-aligned among figures read as text).
+var numeric = regexp.MustCompile(`^([≥≤] )?[+\-−]?[0-9][0-9,]*(\.[0-9]+)?\s*(%|×|[KM]|ms|s|tok/s)?$`)
 
 func viewTable(id string, t Table, markDiffs bool) tableView {
 	v := tableView{ID: id, Caption: t.Caption, Header: t.Header, Note: t.Note}

@@ -222,3 +222,19 @@ func TestReportInChromium(t *testing.T) {
 
 func max3(a, b, c uint32) uint32 { return max(a, max(b, c)) }
 func min3(a, b, c uint32) uint32 { return min(a, min(b, c)) }
+
+// TestNumericCells: figures, with their unit or the "≥ " of a lower
+// bound, are right-aligned; words and answers with a cell name are not.
+func TestNumericCells(t *testing.T) {
+	for _, c := range []struct {
+		cell string
+		want bool
+	}{
+		{"3,520.8", true}, {"≥ 3,520.8", true}, {"0.27×", true}, {"-24.4%", true}, {"125 ms", true},
+		{"looped", false}, {"≥ 3,520.8 tok/s (8K×32)", false}, {"N=16", false},
+	} {
+		if got := numeric.MatchString(c.cell); got != c.want {
+			t.Errorf("%q numeric %v, want %v", c.cell, got, c.want)
+		}
+	}
+}

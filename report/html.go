@@ -24,6 +24,7 @@ type Chart = plots.Named
 // against throughput and per-request against total.
 func (r *Report) Charts() (charts []Chart, notes []string) {
 	for _, ch := range append(r.charts(), r.serveCharts()...) {
+		ch = r.nameLoneRun(ch)
 		// Drawn once here: a chart that cannot be drawn is noted and left
 		// out, so the page and the files never fail on a valid comparison.
 		f, err := ch.Chart.Figure()
@@ -37,6 +38,30 @@ func (r *Report) Charts() (charts []Chart, notes []string) {
 		charts = append(charts, ch)
 	}
 	return charts, notes
+}
+
+// nameLoneRun names the run of a line chart drawn from one run of
+// several in its title and caption: its legend tells contexts apart, not
+// runs, so nothing said whose line it was (a serving chart by
+// concurrency when the other runs' loads are request rates).
+func (r *Report) nameLoneRun(ch Chart) Chart {
+	lc, ok := ch.Chart.(plots.LineChart)
+	if !ok || len(r.Runs) < 2 || len(lc.Series) == 0 {
+		return ch
+	}
+	run := lc.Series[0].Run
+	for _, s := range lc.Series {
+		if s.Run != run || run == "" {
+			return ch
+		}
+	}
+	if strings.Contains(lc.Title, run) {
+		return ch // a chart of one run by design (the USL fits)
+	}
+	lc.Title += ": " + run
+	ch.Chart = lc
+	ch.Caption += " (" + run + " only: the other runs have no such cells)"
+	return ch
 }
 
 // WriteHTML writes the self-contained report page: the outcome and the

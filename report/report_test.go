@@ -13,6 +13,7 @@ import (
 	"speedmatrix/analysis"
 	"speedmatrix/internal/testtool"
 	"speedmatrix/parse"
+	"speedmatrix/plots"
 	"speedmatrix/schema"
 )
 
@@ -219,4 +220,53 @@ func TestJSONObject(t *testing.T) {
 	if looped == 0 {
 		t.Error("no delta has status looped")
 	}
+}
+
+// TestLoneRunChart: a line chart drawn from one run of several (here the
+// serving charts by concurrency, which only the third run has) names
+// that run in its title and caption; its legend names only contexts.
+func TestLoneRunChart(t *testing.T) {
+	ms := append(deployments(t), load(t, pairs[1].base))
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	charts, _ := New(c, Options{}).Charts()
+	lone := 0
+	for _, ch := range charts {
+		lc, ok := ch.Chart.(plots.LineChart)
+		if !ok || len(lc.Series) == 0 {
+			continue
+		}
+		runs := map[string]bool{}
+		for _, s := range lc.Series {
+			runs[s.Run] = true
+		}
+		if len(runs) != 1 {
+			continue
+		}
+		lone++
+		run := lc.Series[0].Run
+		if !strings.Contains(lc.Title, run) || !strings.Contains(ch.Caption, run) {
+			t.Errorf("%s: one run's lines, title %q, caption %q name no run %q", ch.Name, lc.Title, ch.Caption, run)
+		}
+	}
+	if lone == 0 {
+		t.Error("no chart of one run among three")
+	}
+}
+
+// deployments returns the two serving runs of one vLLM file appended
+// with two --metadata deployments: they share their loads.
+func deployments(t *testing.T) []*schema.Matrix {
+	t.Helper()
+	b, err := os.ReadFile(peers + "vllm/append-deployments.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := parse.ParseAllBytes(b, "append-deployments.jsonl", "")
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("%d runs, %v", len(ms), err)
+	}
+	return ms
 }

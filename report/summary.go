@@ -186,28 +186,6 @@ func phaseRatios(c *analysis.Comparison, gms []analysis.GeoMean) []PhaseRatio {
 // cellName names a decode cell "8K×128".
 func cellName(ctx string, n int32) string { return fmt.Sprintf("%s×%d", ctx, n) }
 
-// beyond lists the cells of run a at context ctx, beyond concurrency n,
-// that the run could not measure: looped, over capacity, error, or
-// aligned cells it lacks.
-func beyond(r *Report, ai int, phase schema.Phase, ctx string, n int32) []string {
-	a := r.Runs[ai]
-	var out []string
-	for _, cell := range r.Comparison.Cells {
-		k := cell.Key
-		if k.Phase != phase || k.ContextLabel != ctx || k.Concurrency <= n {
-			continue
-		}
-		own := a.Cells.Get(k)
-		switch {
-		case own == nil:
-			out = append(out, "N="+fmt.Sprint(k.Concurrency)+" missing")
-		case own.Status != schema.StatusValid:
-			out = append(out, "N="+fmt.Sprint(k.Concurrency)+" "+string(own.Status))
-		}
-	}
-	return out
-}
-
 func pickOf(r *Report, ai int, phase schema.Phase, b analysis.Best) Pick {
 	a := r.Runs[ai]
 	p := Pick{Run: a.Label, SigFigs: analysis.MaxSigFigs}
@@ -219,7 +197,7 @@ func pickOf(r *Report, ai int, phase schema.Phase, b analysis.Best) Pick {
 		k := analysis.Key{Phase: phase, ContextLabel: b.Cell.ContextLabel, Concurrency: b.Cell.Concurrency}
 		p.SigFigs = analysis.SigFigs(a.Cells.Get(k), analysis.TotalTokS)
 	}
-	if bs := beyond(r, ai, phase, b.ContextLabel, n); len(bs) > 0 && b.ContextLabel != "all" {
+	if bs := r.Comparison.Beyond(a.Cells, phase, b.ContextLabel, n); len(bs) > 0 && b.ContextLabel != "all" {
 		p.LowerBound, p.Why = true, strings.Join(bs, ", ")
 	}
 	return p
@@ -324,6 +302,7 @@ func best(r *Report) []Answer {
 				for _, sp := range sc.Points {
 					if sp.State == analysis.StateValue && !math.IsNaN(sp.TotalTokS) && (!p.Found || sp.TotalTokS > p.TotalTokS) {
 						p.Found, p.Cell, p.Concurrency, p.TotalTokS, p.PerRequestTokS = true, sc.LoadLabel(sp), sp.Key.Concurrency, sp.TotalTokS, 0
+						p.SigFigs = analysis.SigFigs(a.Cells.Get(sp.Key), analysis.TotalTokS)
 						if !sc.ByRate {
 							p.Cell = "N=" + p.Cell
 						}

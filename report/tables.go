@@ -53,6 +53,15 @@ func (r *Report) Tables() []Table {
 				}
 			}
 			t.Rows = rows
+			if len(t.CSV) > 0 {
+				csv := [][]string{t.CSV[0]}
+				for _, row := range t.CSV[1:] {
+					if row[1] != "all" { // the run, then the context
+						csv = append(csv, row)
+					}
+				}
+				t.CSV = csv
+			}
 		}
 		out = append(out, Table{Name: name, Table: t})
 	}
@@ -115,10 +124,12 @@ func (r *Report) summaryTable() Table {
 		Right:  []bool{false, false, false, true, true, true, true, false, true, false},
 	}
 	anyCI := false
+	var shown []PhaseRatio
 	for _, p := range r.Summary.Ratios {
 		if p.Compared == 0 && slices.Contains(r.Summary.Disjoint, p.Other) {
 			continue // the outcome says the runs share no cell
 		}
+		shown = append(shown, p)
 		rng, ci := "—", ""
 		if p.Min != nil && p.Compared > 1 {
 			rng = optRatio(p.Min, p.RangeSigFigs) + "–" + optRatio(p.Max, p.RangeSigFigs)
@@ -165,6 +176,7 @@ func (r *Report) summaryTable() Table {
 			t.Notes = append(t.Notes, "No interval (one figure per cell, or fewer than six in a cell) for: "+strings.Join(point, ", ")+"; their verdicts are point estimates within the ±"+tol+"% band.")
 		}
 	}
+	t.CSV = summaryCSV(shown)
 	return Table{Name: "summary", Table: t, Lead: true}
 }
 
@@ -201,21 +213,44 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 	lower := false
 	for _, a := range as {
 		row := []string{a.Question, a.Context}
-		sig := analysis.MaxSigFigs
 		for _, p := range a.Runs {
 			row = append(row, pickText(p))
 			lower = lower || p.LowerBound
-			sig = min(sig, p.SigFigs)
 		}
-		for _, v := range a.Ratios {
-			row = append(row, optRatio(v, sig))
+		// Each ratio has the precision of its own two inputs, as in the
+		// delta table: a third run printed with fewer figures does not
+		// round this one.
+		for j, v := range a.Ratios {
+			row = append(row, boundRatio(v, a.Runs[0], a.Runs[j+1]))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	if lower {
-		t.Notes = append(t.Notes, "≥: a lower bound — the run could not measure cells beyond the answer (looped, over capacity or missing), so its true answer may be higher.")
+		t.Notes = append(t.Notes, analysis.LowerBoundNote, ratioBoundNote)
 	}
+	t.CSV = answersCSV(as)
 	return Table{Name: name, Table: t, Lead: true}, true
+}
+
+// ratioBoundNote explains the marks of a ratio with a lower bound on
+// either side.
+const ratioBoundNote = "A ratio is a lower bound (≥) when only the run's answer is one, an upper bound (≤) when only the baseline's is; where both are, it compares what each could measure."
+
+// boundRatio prints the ratio v of the answers other / base with the
+// precision of its two inputs, marked as the bound it is: a ratio
+// printed to four figures beside "≥ 2,199.0" read as a measurement.
+func boundRatio(v *float64, base, other Pick) string {
+	if v == nil {
+		return "—"
+	}
+	s := optRatio(v, analysis.RatioSigFigs(base.SigFigs, other.SigFigs))
+	switch {
+	case other.LowerBound && !base.LowerBound:
+		return "≥ " + s
+	case base.LowerBound && !other.LowerBound:
+		return "≤ " + s
+	}
+	return s
 }
 
 // matrices are the compact ratio tables: context × load, one metric and
@@ -262,6 +297,7 @@ func (r *Report) matrices() []Table {
 				for _, ctx := range ctxs {
 					grid[ctx] = make([]string, len(loads))
 				}
+				t.CSV = [][]string{matrixHeader}
 				any := false
 				for i := range c.Deltas[oi] {
 					d := &c.Deltas[oi][i]
@@ -269,6 +305,7 @@ func (r *Report) matrices() []Table {
 					if k.Phase != ph || int(d.Metric) != mi {
 						continue
 					}
+					t.CSV = append(t.CSV, matrixRow(c, oi, d))
 					col := 0
 					for j, l := range loads {
 						if l.Concurrency == k.Concurrency && l.RequestRate == k.RequestRate {
@@ -355,5 +392,6 @@ func serveTable(a analysis.RunAnalysis) Table {
 				v(p.TTFTMs), v(p.TTFTP99Ms), v(p.TBTMs), v(p.TBTP99Ms), v(p.E2EMs), v(p.E2EP99Ms)})
 		}
 	}
+	t.CSV = serveCSV(a)
 	return Table{Name: "serve", Table: t}
 }

@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,14 +44,7 @@ func TestRatioMatrix(t *testing.T) {
 // file appended with two --metadata deployments): a ratio per load, the
 // summary's verdict, every serving chart.
 func TestServeOverlap(t *testing.T) {
-	b, err := os.ReadFile(peers + "vllm/append-deployments.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := parse.ParseAllBytes(b, "append-deployments.jsonl", "")
-	if err != nil || len(ms) != 2 {
-		t.Fatalf("%d runs, %v", len(ms), err)
-	}
+	ms := deployments(t)
 	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms), SameWithin: 0.03})
 	if err != nil {
 		t.Fatal(err)
@@ -142,5 +137,137 @@ func TestPointEstimateNote(t *testing.T) {
 	notes := strings.Join(New(c, Options{}).summaryTable().Notes, " ")
 	if !c.Spread || !strings.Contains(notes, "prefill TTFT ms") || strings.Contains(notes, "decode TTFT ms") {
 		t.Errorf("spread %v, notes %q", c.Spread, notes)
+	}
+}
+
+// TestAnswerRatioPrecision: each ratio of the targets table has the
+// precision of its own two printed inputs, whatever the other runs
+// printed: 2,199.0 / 7,598.9 keeps four figures beside a run printed
+// as "13K", whose ratio gets two.
+func TestAnswerRatioPrecision(t *testing.T) {
+	mk := func(id string, total float64, printed string) *schema.Matrix {
+		m := &schema.Matrix{Run: schema.Run{RunID: id, Model: id}}
+		for _, n := range []int32{1, 8} {
+			m.Measurements = append(m.Measurements, schema.Measurement{
+				Phase: schema.PhaseDecode, ContextLabel: "8K", Concurrency: schema.I32(n), Status: schema.StatusValid,
+				TotalTokS: schema.F64(total * float64(n) / 8), PerRequestTokS: schema.F64(total / 8 * 1.1),
+				TTFTMs: schema.F64(100), TBTMs: schema.F64(5),
+			})
+		}
+		m.Measurements[1].Printed = []schema.KV{{Key: "Total tok/s", Value: printed}}
+		return m
+	}
+	ms := []*schema.Matrix{mk("base", 7598.9, "7,598.9"), mk("five", 2199.0, "2,199.0"), mk("two", 13000, "13K")}
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: []string{"base", "five", "two"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(c, Options{MinUserTokS: 100})
+	var answers *Table
+	for _, tb := range r.Tables() {
+		if tb.Name == "answers" {
+			answers = &tb
+		}
+	}
+	if answers == nil || len(answers.Rows) != 1 {
+		t.Fatalf("answers table %+v", answers)
+	}
+	row := answers.Rows[0]
+	if got := row[len(row)-2:]; got[0] != "0.2894×" || got[1] != "1.7×" {
+		t.Errorf("ratios %q, want 0.2894× (2,199.0 / 7,598.9) and 1.7× (13K / 7,598.9)", got)
+	}
+}
+
+// TestPerRunBounds: the per-run tables of the targets (min_user_tps,
+// slo) mark with ≥ exactly the answers the summary's targets table
+// marks as lower bounds, and explain the mark.
+func TestPerRunBounds(t *testing.T) {
+	r := build(t, pairs[0])
+	tables := map[string]Table{}
+	for _, tb := range r.Tables() {
+		tables[tb.Name] = tb
+	}
+	kinds := []struct{ table, question string }{{"min_user_tps", "most total tok/s"}, {"slo", "most requests at once"}}
+	marked := 0
+	for _, kind := range kinds {
+		for ai := range r.Runs {
+			name := kind.table
+			if ai > 0 {
+				name += "_" + strconv.Itoa(ai+1)
+			}
+			tb, ok := tables[name]
+			if !ok {
+				t.Fatalf("no table %s in %v", name, r.TableNames())
+			}
+			for _, row := range tb.Rows {
+				var pick *Pick
+				for _, a := range r.Summary.Answers {
+					if strings.HasPrefix(a.Question, kind.question) && a.Context == row[0] {
+						pick = &a.Runs[ai]
+					}
+				}
+				if pick == nil {
+					t.Fatalf("%s: no answer for context %s", name, row[0])
+				}
+				if got := strings.HasPrefix(row[2], "≥ "); got != pick.LowerBound {
+					t.Errorf("%s %s: %q, the targets table's lower bound is %v (%s)", name, row[0], row[2], pick.LowerBound, pick.Why)
+				}
+				if pick.LowerBound {
+					marked++
+					if !slices.Contains(tb.Notes, analysis.LowerBoundNote) {
+						t.Errorf("%s: ≥ without its note: %q", name, tb.Notes)
+					}
+				}
+			}
+		}
+	}
+	if marked < 10 {
+		t.Errorf("%d lower bounds in the seeds' per-run tables, want 10 or more (every RTX answer, H200 at 123K)", marked)
+	}
+}
+
+// TestNoPhaseNoBound: a serving benchmark compared with a matrix has no
+// decode answer at all, which is no lower bound ("none", not "none
+// measured (N=1 missing, …)").
+func TestNoPhaseNoBound(t *testing.T) {
+	ms := []*schema.Matrix{load(t, seedBF16), load(t, pairs[1].base)}
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(c, Options{})
+	n := 0
+	for _, a := range r.Summary.Best {
+		if a.Phase != schema.PhaseDecode {
+			continue
+		}
+		n++
+		if p := a.Runs[1]; p.Found || p.LowerBound {
+			t.Errorf("%s %s: serving run's pick %+v", a.Question, a.Context, p)
+		}
+	}
+	if n == 0 {
+		t.Error("no decode answer")
+	}
+}
+
+// TestBoundRatio: a targets ratio is marked as the bound it is: ≥ when
+// only the run's answer is a lower bound, ≤ when only the baseline's is,
+// unmarked when neither or both are.
+func TestBoundRatio(t *testing.T) {
+	v := 2199.0 / 7598.9
+	exact, bound := Pick{Found: true, SigFigs: 5}, Pick{Found: true, SigFigs: 5, LowerBound: true}
+	for _, c := range []struct {
+		base, other Pick
+		want        string
+	}{
+		{exact, bound, "≥ 0.2894×"}, {bound, exact, "≤ 0.2894×"}, {exact, exact, "0.2894×"}, {bound, bound, "0.2894×"},
+	} {
+		if got := boundRatio(&v, c.base, c.other); got != c.want {
+			t.Errorf("base bound %v, run bound %v: %q, want %q", c.base.LowerBound, c.other.LowerBound, got, c.want)
+		}
+	}
+	if got := boundRatio(nil, exact, bound); got != "—" {
+		t.Errorf("no ratio: %q", got)
 	}
 }

@@ -177,7 +177,14 @@ func fitPrompt(ctx context.Context, head, body string, target int64, count count
 			return Prompt{}, fmt.Errorf("prompt: padding text too short for %d tokens", target)
 		}
 		if next < 0 {
-			return Prompt{}, headError(ctx, head, target, count)
+			// Note: a secant through a count the server cut to its
+			// context (Ollama counts at most num_ctx tokens) is too
+			// flat and can overshoot below zero: try the head alone
+			// before saying it is longer than the target.
+			if l == 0 {
+				return Prompt{}, headError(ctx, head, target, count)
+			}
+			next = 0
 		}
 		l = next
 		if n, err = eval(l); err != nil {

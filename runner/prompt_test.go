@@ -60,6 +60,31 @@ func TestPromptBelowHead(t *testing.T) {
 	}
 }
 
+// TestPromptFitAfterTruncatedCount: the first guess of a small target is
+// cut to the server's context (Ollama counts at most num_ctx tokens), so
+// the secant through it and the next count is too flat and steps below
+// an empty padding; the fit tries the head alone and then lands, instead
+// of saying the head is longer than the target (seen against Ollama with
+// num_ctx 256: counts 256 at 512 bytes, 183 at 201, next step -33).
+func TestPromptFitAfterTruncatedCount(t *testing.T) {
+	body := neutralText(newRand(3), 400000)
+	head := promptHead("0123abcd", "128")
+	// The head takes 63 tokens and the padding 0.6 a byte, like the tiny
+	// model's small vocabulary, cut to 256.
+	dense := func(_ context.Context, text string) (int64, error) {
+		return min(63+int64(float64(len(text)-len(head))*0.6), 256), nil
+	}
+	for _, exact := range []bool{true, false} {
+		p, err := fitPrompt(context.Background(), head, body, 128, dense, exact)
+		if err != nil {
+			t.Fatalf("exact %v: %v", exact, err)
+		}
+		if math.Abs(float64(p.Tokens-128)) > 1.28 {
+			t.Errorf("exact %v: %d tokens for 128", exact, p.Tokens)
+		}
+	}
+}
+
 // TestPromptTruncatedByServer: a server that cuts every prompt to its
 // context (Ollama keeps num_ctx tokens and counts those) is named as the
 // reason a longer context cannot be fitted, not the padding text.

@@ -83,7 +83,7 @@ func TestListColumns(t *testing.T) {
 			}
 			// The count the archive keeps in its runs table (what -list
 			// without selectors prints) is analysis's count too.
-			listed, err := a.ListRuns(ctx, listColumns)
+			listed, err := a.ListRuns(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -262,28 +262,27 @@ func compare(ctx context.Context, in *inputs, o *options, stdout, stderr io.Writ
 // (context_tokens only orders them).
 var cellColumns = []string{"phase", "context_label", "concurrency", "request_rate"}
 
-// listColumns are the runs columns -list prints (analysis.WriteRuns and
-// analysis.RunDate), besides run_id and ingested_at.
-var listColumns = []string{"started_at", "model", "gpu", "engine", "engine_version", "quantization"}
-
 // list prints the archive's runs (or those the selectors match).
 //
-// Note: without selectors it reads only listColumns and the cells column
-// of the runs table (archive.ListRuns), not the measurements: 100,000
-// runs list in well under a second (BenchmarkList100000).
+// Note: without selectors it reads only the runs columns it prints and
+// the cells column of the runs table (archive.ListRuns), not the
+// measurements: 100,000 runs list in well under a second
+// (BenchmarkList100000).
 func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
 	if len(o.args) == 0 {
 		a, err := in.archive()
 		if err != nil {
 			return err
 		}
-		runs, err := a.ListRuns(ctx, listColumns)
+		ls, err := a.ListRuns(ctx)
 		if err != nil {
 			return fmt.Errorf("archive %s: %w", in.dir, err)
 		}
-		out := make([]analysis.RunListing, len(runs))
-		for i, r := range runs {
-			out[i] = analysis.RunListing{Run: r, Cells: int(*r.Cells)}
+		out := make([]analysis.RunListing, len(ls))
+		for i := range ls {
+			l := &ls[i]
+			out[i] = analysis.RunListing{RunID: l.RunID, Model: l.Model, GPU: l.GPU, Engine: l.Engine,
+				EngineVersion: l.EngineVersion, Quantization: l.Quantization, StartedAt: l.StartedAt, Cells: int(*l.Cells)}
 		}
 		return analysis.WriteRuns(stdout, out, o.format)
 	}
@@ -306,12 +305,13 @@ func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
 	}
 	out := make([]analysis.RunListing, len(runs))
 	k := 0
-	for i, r := range runs {
+	for i := range runs {
+		r := &runs[i]
 		if r.Cells != nil {
-			out[i] = analysis.RunListing{Run: r, Cells: int(*r.Cells)}
+			out[i] = analysis.ListingOf(r, int(*r.Cells))
 			continue
 		}
-		out[i] = analysis.RunListing{Run: r, Cells: len(analysis.IndexCells(ms[k]).List)}
+		out[i] = analysis.ListingOf(r, len(analysis.IndexCells(ms[k]).List))
 		k++
 	}
 	return analysis.WriteRuns(stdout, out, o.format)

@@ -16,8 +16,8 @@ import (
 )
 
 // TestRatesCompareWithVLLM measures the simulator at 10 requests/s with
-// 1,024-token prompts, as a real vLLM bench serve result in the
-// fixtures was measured (its deployment=base run: 10/s and all at once,
+// 1,024-token prompts, as a vLLM bench serve result in the fixtures
+// (synthetic, in the shape of `--append-result` lines) was measured (its deployment=base run: 10/s and all at once,
 // 1K input), and compares the two: the 10/s cells align by context and
 // rate with every default figure on both sides, and the report draws the
 // serving charts by rate with a line for each run.
@@ -83,5 +83,65 @@ func TestRatesCompareWithVLLM(t *testing.T) {
 	}
 	if p := os.Getenv("SPEEDMATRIX_KEEP_REPORT"); p != "" {
 		os.WriteFile(p, page.Bytes(), 0o644) // to look at it in a browser
+	}
+}
+
+// TestRatesSweepCompareWithRealVLLM sets a `run -rates sweep` result
+// beside a real vLLM benchmark_serving file (InferenceX, gpt-oss-120b on
+// 16 GPUs: 160 prompts of 1,024 tokens, --request-rate inf
+// --max-concurrency 16, copied from ../shared/peer-results): the sweep's
+// closed-loop probe of 16 streams at 1,024 tokens is the same load, so
+// the two line up at serve 1K ×16 with every default figure, and the
+// HTML report draws the serving charts.
+func TestRatesSweepCompareWithRealVLLM(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sweep.md")
+	code, stdout, stderr := runCmd(t, context.Background(), "-simulate", "default", "-rates", "sweep", "-concurrency", "16",
+		"-requests", "40", "-seed", "1", "-input-tokens", "1024", "-output-tokens", "64", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := parse.ParseBytes(b, out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := "../../parse/testdata/peers/vllm/inferencex-multinode-gptoss120b-conc16-p999.json"
+	pb, err := os.ReadFile(peer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vllm, err := parse.ParseBytes(pb, peer, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := analysis.Compare(vllm, []*schema.Matrix{ours}, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := 0
+	for _, d := range c.Deltas[0] {
+		k := c.Cells[d.Cell].Key
+		if _, ok := d.Ratio(); ok {
+			if k != (analysis.Key{Phase: schema.PhaseServe, ContextLabel: "1K", Concurrency: 16}) {
+				t.Errorf("a ratio at %+v", k)
+			}
+			both++
+		}
+	}
+	if both != len(c.Metrics) {
+		t.Errorf("%d figures compared at serve 1K ×16, want all %d metrics", both, len(c.Metrics))
+	}
+	r := report.New(c, report.Options{})
+	charts, _ := r.Charts()
+	var page bytes.Buffer
+	if err := r.WriteHTML(&page, charts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "<svg") || len(charts) == 0 {
+		t.Errorf("the HTML report has %d charts", len(charts))
 	}
 }
