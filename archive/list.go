@@ -213,31 +213,32 @@ func cellOf(x *schema.Measurement) cellKey {
 	return k
 }
 
-// cellCounter counts the distinct cells of rows added in pieces, by a
-// 128-bit hash of each cell.
+// CellCounter counts the distinct cells of rows added in pieces (the
+// runs table's cells), by a 128-bit hash of each cell.
 //
 // Note: a map of the cells themselves was 70 MB for a run of 540,000
 // rows, of their hashes 15; two distinct cells of one 128-bit hash are
 // not to be expected (one in 10^27 for a million cells).
-type cellCounter struct {
+type CellCounter struct {
 	seeds [2]maphash.Seed
 	seen  map[[2]uint64]struct{}
 }
 
-func newCellCounter() *cellCounter {
-	return &cellCounter{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, seen: map[[2]uint64]struct{}{}}
+// NewCellCounter returns a counter of no cells.
+func NewCellCounter() *CellCounter {
+	return &CellCounter{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, seen: map[[2]uint64]struct{}{}}
 }
 
-// add adds the cells of rows.
-func (c *cellCounter) add(rows []schema.Measurement) {
+// Add adds the cells of rows.
+func (c *CellCounter) Add(rows []schema.Measurement) {
 	for i := range rows {
 		k := cellOf(&rows[i])
 		c.seen[[2]uint64{maphash.Comparable(c.seeds[0], k), maphash.Comparable(c.seeds[1], k)}] = struct{}{}
 	}
 }
 
-// count returns the number of distinct cells added.
-func (c *cellCounter) count() int32 { return int32(len(c.seen)) }
+// Count returns the number of distinct cells added.
+func (c *CellCounter) Count() int32 { return int32(len(c.seen)) }
 
 // cellColumns are the measurement columns countCells reads.
 var cellColumns = []string{"phase", "context_label", "concurrency", "request_rate"}

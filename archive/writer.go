@@ -114,8 +114,10 @@ func (w *Writer) Add(m *schema.Matrix) (Item, error) {
 // (the writer may keep a piece until it is written). Unless the run is a
 // duplicate (each is then not called), its rows are written as they come,
 // into one row group of the measurements file, so that a document of
-// 500,000 rows is never whole in memory. An error of each leaves rows of
-// the run in the transaction's files: the caller must Abort.
+// 500,000 rows is never whole in memory. Its cells are counted as they
+// come unless m.Run.Cells is set (a caller that counted them before, with
+// a CellCounter). An error of each leaves rows of the run in the
+// transaction's files: the caller must Abort.
 func (w *Writer) AddRows(m *schema.Matrix, each func(yield func([]schema.Measurement) error) error) (Item, error) {
 	if w.done {
 		return Item{}, errors.New("archive: Add after Close")
@@ -123,6 +125,7 @@ func (w *Writer) AddRows(m *schema.Matrix, each func(yield func([]schema.Measure
 	if len(m.Measurements) > 0 || m.Run.RunID == "" {
 		return Item{}, errors.New("archive: AddRows of a matrix with measurements or without a run id")
 	}
+	counted := m.Run.Cells != nil
 	r, err := prepare(m, w.now)
 	if err != nil {
 		return Item{}, err
@@ -135,7 +138,10 @@ func (w *Writer) AddRows(m *schema.Matrix, each func(yield func([]schema.Measure
 	if err := w.flush(); err != nil {
 		return it, err
 	}
-	cells := newCellCounter()
+	var cells *CellCounter
+	if !counted {
+		cells = NewCellCounter()
+	}
 	err = w.files.writeStream(TableMeasurements, func(put func(reflect.Value) error) error {
 		return each(func(ms []schema.Measurement) error {
 			if err := w.ctx.Err(); err != nil {
@@ -147,15 +153,19 @@ func (w *Writer) AddRows(m *schema.Matrix, each func(yield func([]schema.Measure
 				}
 				ms[i].RunID = r.RunID
 			}
-			cells.add(ms)
+			if cells != nil {
+				cells.Add(ms)
+			}
 			return put(reflect.ValueOf(ms))
 		})
 	})
 	if err != nil {
 		return it, err
 	}
-	n := cells.count()
-	r.Cells = &n
+	if cells != nil {
+		n := cells.Count()
+		r.Cells = &n
+	}
 	w.have[r.RunID] = true
 	it.Outcome = Added
 	w.items = append(w.items, it)

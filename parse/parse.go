@@ -109,14 +109,14 @@ func ParseAllBytes(b []byte, name, format string) (ms []*schema.Matrix, err erro
 
 // parseAllBytes is ParseAllBytes without the recovery.
 func parseAllBytes(b []byte, name, format string) ([]*schema.Matrix, error) {
-	ms, _, err := parseAllStream(b, name, format, false)
+	ms, _, err := parseAllStream(b, name, format, false, nil)
 	return ms, err
 }
 
 // parseAllStream is parseAllBytes that, when stream is set, reads the
 // measurements of a document of more than streamRows rows in pieces: the
 // matrix comes without them and rows reads them again (see Rows).
-func parseAllStream(b []byte, name, format string, stream bool) ([]*schema.Matrix, *Rows, error) {
+func parseAllStream(b []byte, name, format string, stream bool, see func([]schema.Measurement)) ([]*schema.Matrix, *Rows, error) {
 	if _, doc := extractors[format]; !doc {
 		// Result files of other tools (JSON, JSON Lines, AIPerf CSV).
 		ms, ok, err := parsePeerFile(b, name, format)
@@ -150,7 +150,7 @@ func parseAllStream(b []byte, name, format string, stream bool) ([]*schema.Matri
 	}
 	raw.Name, raw.Format = name, format
 	if stream && len(raw.Table.Rows) > streamRows {
-		m, rows, err := buildStream(raw)
+		m, rows, err := buildStream(raw, see)
 		if err != nil {
 			return nil, nil, err
 		}

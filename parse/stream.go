@@ -56,7 +56,9 @@ func (r *Rows) Each(yield func([]schema.Measurement) error) error {
 // streamRows rows in pieces: its one matrix comes without measurements
 // (with its run id) and rows reads them (rows is nil otherwise). A
 // document with a bad row anywhere is an error here, as in ParseAll.
-func ParseAllStream(r io.Reader, name, format string) (ms []*schema.Matrix, rows *Rows, err error) {
+// see, when not nil, is shown each piece of such a document as it is
+// checked (to count its cells before Each).
+func ParseAllStream(r io.Reader, name, format string, see func([]schema.Measurement)) (ms []*schema.Matrix, rows *Rows, err error) {
 	b, err := readAll(r)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: read: %w", name, err)
@@ -69,13 +71,13 @@ func ParseAllStream(r io.Reader, name, format string) (ms []*schema.Matrix, rows
 			ms, rows, err = nil, nil, errorf(name, 0, "internal error reading this document (please report it with the file): %v", p)
 		}
 	}()
-	return parseAllStream(b, name, format, true)
+	return parseAllStream(b, name, format, true, see)
 }
 
 // buildStream is build for a large table: it reads the rows in pieces,
 // checks them as build does (the same errors, in the same order) and
 // hashes them for the run id, keeping of each row only its key.
-func buildStream(raw *rawDoc) (*schema.Matrix, *Rows, error) {
+func buildStream(raw *rawDoc, see func([]schema.Measurement)) (*schema.Matrix, *Rows, error) {
 	m := &schema.Matrix{}
 	if err := buildRun(raw, &m.Run); err != nil {
 		return nil, nil, err
@@ -92,6 +94,9 @@ func buildStream(raw *rawDoc) (*schema.Matrix, *Rows, error) {
 			return nil, nil, err
 		}
 		h.Add(ms)
+		if see != nil {
+			see(ms)
+		}
 	}
 	// As in build: a bad row anywhere comes before a duplicated one.
 	if c.dup != nil {

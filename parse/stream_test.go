@@ -18,7 +18,7 @@ import (
 // measurements Each gives put back.
 func streamed(t *testing.T, b []byte, name string) ([]*schema.Matrix, error) {
 	t.Helper()
-	ms, rows, err := ParseAllStream(bytes.NewReader(b), name, "")
+	ms, rows, err := ParseAllStream(bytes.NewReader(b), name, "", nil)
 	if err != nil || rows == nil {
 		return ms, err
 	}
@@ -68,7 +68,7 @@ func sameAsWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 		compareStream(t, b, p)
-		if _, rows, err := ParseAllStream(bytes.NewReader(b), p, ""); err == nil && rows != nil {
+		if _, rows, err := ParseAllStream(bytes.NewReader(b), p, "", nil); err == nil && rows != nil {
 			streams++
 		}
 	}
@@ -129,7 +129,7 @@ func TestStreamBadLateRow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := grow(tc.extra)
-			_, rows, err := ParseAllStream(bytes.NewReader(b), tc.name, "")
+			_, rows, err := ParseAllStream(bytes.NewReader(b), tc.name, "", nil)
 			if tc.want == "" {
 				if err != nil || rows == nil || rows.Len() <= streamRows {
 					t.Fatalf("grown seed: rows %v, err %v; want it streamed", rows, err)
