@@ -141,3 +141,15 @@ func TestStreamBadLateRow(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseStream checks that a text document read in pieces (every
+// table streams, in pieces of 3 rows) gives the whole parse's matrix or
+// its error.
+func FuzzParseStream(f *testing.F) {
+	addTextFuzzSeeds(f)
+	defer func(s, p int) { streamRows, pieceRows = s, p }(streamRows, pieceRows)
+	streamRows, pieceRows = 0, 3
+	f.Fuzz(func(t *testing.T, b []byte) {
+		compareStream(t, b, "fuzz.txt")
+	})
+}
