@@ -258,6 +258,27 @@ func (t *table) writePieces(fw *pqarrow.FileWriter, rows reflect.Value, groups [
 	return nil
 }
 
+// writeStream writes the rows fill calls put with, in pieces of at most
+// recordRows rows each, as one buffered row group of fw: the group a
+// single write of them all would make (one run's rows stay in one group),
+// without holding them all.
+func (t *table) writeStream(fw *pqarrow.FileWriter, fill func(put func(reflect.Value) error) error) error {
+	if err := fw.NewBufferedRowGroupChecked(); err != nil {
+		return fmt.Errorf("archive: write %s: %w", t.name, err)
+	}
+	return fill(func(rows reflect.Value) error {
+		for from := 0; from < rows.Len(); from += recordRows {
+			rec := t.record(rows.Slice(from, min(from+recordRows, rows.Len())))
+			err := fw.WriteBuffered(rec)
+			rec.Release()
+			if err != nil {
+				return fmt.Errorf("archive: write %s: %w", t.name, err)
+			}
+		}
+		return nil
+	})
+}
+
 // groups returns the [start, end) row ranges of the row groups of rows:
 // consecutive rows of one run stay in one group, and a group is closed
 // before a run that would take it past groupRows.

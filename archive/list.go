@@ -3,6 +3,7 @@ package archive
 import (
 	"cmp"
 	"context"
+	"hash/maphash"
 	"math"
 	"os"
 	"reflect"
@@ -195,18 +196,49 @@ type cellKey struct {
 func countCells(rows []schema.Measurement) int32 {
 	seen := make(map[cellKey]struct{}, len(rows))
 	for i := range rows {
-		x := &rows[i]
-		k := cellKey{phase: x.Phase, label: x.ContextLabel}
-		if x.Concurrency != nil {
-			k.conc = *x.Concurrency
-		}
-		if x.Phase == schema.PhaseServe && x.RequestRate != nil && !math.IsNaN(*x.RequestRate) {
-			k.rate, k.hasRate = *x.RequestRate, true
-		}
-		seen[k] = struct{}{}
+		seen[cellOf(&rows[i])] = struct{}{}
 	}
 	return int32(len(seen))
 }
+
+// cellOf returns the cell of row x.
+func cellOf(x *schema.Measurement) cellKey {
+	k := cellKey{phase: x.Phase, label: x.ContextLabel}
+	if x.Concurrency != nil {
+		k.conc = *x.Concurrency
+	}
+	if x.Phase == schema.PhaseServe && x.RequestRate != nil && !math.IsNaN(*x.RequestRate) {
+		k.rate, k.hasRate = *x.RequestRate, true
+	}
+	return k
+}
+
+// CellCounter counts the distinct cells of rows added in pieces (the
+// runs table's cells), by a 128-bit hash of each cell.
+//
+// Note: a map of the cells themselves was 70 MB for a run of 540,000
+// rows, of their hashes 15; two distinct cells of one 128-bit hash are
+// not to be expected (one in 10^27 for a million cells).
+type CellCounter struct {
+	seeds [2]maphash.Seed
+	seen  map[[2]uint64]struct{}
+}
+
+// NewCellCounter returns a counter of no cells.
+func NewCellCounter() *CellCounter {
+	return &CellCounter{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, seen: map[[2]uint64]struct{}{}}
+}
+
+// Add adds the cells of rows.
+func (c *CellCounter) Add(rows []schema.Measurement) {
+	for i := range rows {
+		k := cellOf(&rows[i])
+		c.seen[[2]uint64{maphash.Comparable(c.seeds[0], k), maphash.Comparable(c.seeds[1], k)}] = struct{}{}
+	}
+}
+
+// Count returns the number of distinct cells added.
+func (c *CellCounter) Count() int32 { return int32(len(c.seen)) }
 
 // cellColumns are the measurement columns countCells reads.
 var cellColumns = []string{"phase", "context_label", "concurrency", "request_rate"}

@@ -109,6 +109,70 @@ func (w *Writer) Add(m *schema.Matrix) (Item, error) {
 	return it, nil
 }
 
+// AddRows is Add for a run whose measurements come in pieces: m holds
+// none, and each ranges over them, handing pieces to its yield in order
+// (the writer may keep a piece until it is written). Unless the run is a
+// duplicate (each is then not called), its rows are written as they come,
+// into one row group of the measurements file, so that a document of
+// 500,000 rows is never whole in memory. Its cells are counted as they
+// come unless m.Run.Cells is set (a caller that counted them before, with
+// a CellCounter). An error of each leaves rows of the run in the
+// transaction's files: the caller must Abort.
+func (w *Writer) AddRows(m *schema.Matrix, each func(yield func([]schema.Measurement) error) error) (Item, error) {
+	if w.done {
+		return Item{}, errors.New("archive: Add after Close")
+	}
+	if len(m.Measurements) > 0 || m.Run.RunID == "" {
+		return Item{}, errors.New("archive: AddRows of a matrix with measurements or without a run id")
+	}
+	counted := m.Run.Cells != nil
+	r, err := prepare(m, w.now)
+	if err != nil {
+		return Item{}, err
+	}
+	it := Item{RunID: r.RunID, Outcome: Duplicate}
+	if w.have[r.RunID] {
+		w.items = append(w.items, it)
+		return it, nil
+	}
+	if err := w.flush(); err != nil {
+		return it, err
+	}
+	var cells *CellCounter
+	if !counted {
+		cells = NewCellCounter()
+	}
+	err = w.files.writeStream(TableMeasurements, func(put func(reflect.Value) error) error {
+		return each(func(ms []schema.Measurement) error {
+			if err := w.ctx.Err(); err != nil {
+				return err
+			}
+			for i := range ms {
+				if id := ms[i].RunID; id != "" && id != r.RunID {
+					return fmt.Errorf("archive: run %s: measurement has run_id %s", r.RunID, id)
+				}
+				ms[i].RunID = r.RunID
+			}
+			if cells != nil {
+				cells.Add(ms)
+			}
+			return put(reflect.ValueOf(ms))
+		})
+	})
+	if err != nil {
+		return it, err
+	}
+	if cells != nil {
+		n := cells.Count()
+		r.Cells = &n
+	}
+	w.have[r.RunID] = true
+	it.Outcome = Added
+	w.items = append(w.items, it)
+	w.added = append(w.added, r.RunID)
+	return it, w.files.write([]schema.Run{r}, nil, nil)
+}
+
 // flush writes the batch's rows to the transaction's files, in run_id
 // order, so that the run_id statistics of each row group bound few runs
 // and Load by id skips the others.
@@ -299,6 +363,26 @@ func (tf *tempFiles) write(runs []schema.Run, ms []schema.Measurement, samples [
 }
 
 func (tf *tempFiles) writeTable(k int, rows reflect.Value) error {
+	f, err := tf.open(k)
+	if err != nil {
+		return err
+	}
+	return f.t.writeGroups(f.fw, rows)
+}
+
+// writeStream writes the rows of table name that fill calls put with as
+// one row group (see table.writeStream).
+func (tf *tempFiles) writeStream(name string, fill func(put func(reflect.Value) error) error) error {
+	k := slices.Index(renameOrder[:], name)
+	f, err := tf.open(k)
+	if err != nil {
+		return err
+	}
+	return f.t.writeStream(f.fw, fill)
+}
+
+// open returns the file of table k, created on first use.
+func (tf *tempFiles) open(k int) (*tempFile, error) {
 	f := tf.files[k]
 	if f == nil {
 		t := tableByName(renameOrder[k])
@@ -307,15 +391,15 @@ func (tf *tempFiles) writeTable(k int, rows reflect.Value) error {
 			final: filepath.Join(tf.dir, t.name, tf.stem+dataExt)}
 		var err error
 		if f.f, err = os.OpenFile(f.temp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
-			return fmt.Errorf("archive: %w", err)
+			return nil, fmt.Errorf("archive: %w", err)
 		}
 		tf.files[k] = f
 		f.bw = bufio.NewWriterSize(f.f, 1<<16)
 		if f.fw, err = t.newFileWriter(f.bw); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return f.t.writeGroups(f.fw, rows)
+	return f, nil
 }
 
 // close finishes and fsyncs the files.

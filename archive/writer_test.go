@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -75,5 +76,102 @@ func TestWriterBatches(t *testing.T) {
 	w.Abort()
 	if after := treeHash(t, a.Dir()); !reflect.DeepEqual(before, after) {
 		t.Fatalf("Abort changed the archive: %d files before, %d after", len(before), len(after))
+	}
+}
+
+// pieces returns an each for AddRows that yields ms in pieces of size
+// rows, copies the caller may not see changed.
+func pieces(ms []schema.Measurement, size int) func(func([]schema.Measurement) error) error {
+	return func(yield func([]schema.Measurement) error) error {
+		for i := 0; i < len(ms); i += size {
+			if err := yield(append([]schema.Measurement(nil), ms[i:min(i+size, len(ms))]...)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// TestWriterAddRows writes runs whose rows come in pieces between runs
+// added whole: every run reads back as Add would have written it (rows,
+// cell count), a duplicate is not read, and an error of the pieces
+// leaves the archive unchanged once the writer is aborted.
+func TestWriterAddRows(t *testing.T) {
+	defer func(b, r int) { batchRows, recordRows = b, r }(batchRows, recordRows)
+	batchRows, recordRows = 12, 2
+	ctx := context.Background()
+	a := openTest(t)
+	w, err := a.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := testMatrices(0, 6)
+	for i, m := range in {
+		if i%2 == 0 {
+			if _, err := w.Add(m); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		head := *m
+		head.Measurements = nil
+		head.Run.RunID = schema.ComputeRunID(m)
+		m.Run.RunID = head.Run.RunID
+		it, err := w.AddRows(&head, pieces(m.Measurements, 3))
+		if err != nil || it.Outcome != Added {
+			t.Fatalf("AddRows %d: %v %v", i, it.Outcome, err)
+		}
+		it, err = w.AddRows(&head, func(func([]schema.Measurement) error) error {
+			t.Fatal("the rows of a duplicate were read")
+			return nil
+		})
+		if err != nil || it.Outcome != Duplicate {
+			t.Fatalf("AddRows %d again: %v %v", i, it.Outcome, err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*schema.Matrix{}
+	for _, m := range got {
+		byID[m.Run.RunID] = m
+	}
+	for i, m := range in {
+		g := byID[m.Run.RunID]
+		if g == nil || !reflect.DeepEqual(g.Measurements, stored(m).Measurements) {
+			t.Fatalf("run %d read back differently", i)
+		}
+		if want := countCells(m.Measurements); g.Run.Cells == nil || *g.Run.Cells != want {
+			t.Fatalf("run %d: cells %v, want %d", i, g.Run.Cells, want)
+		}
+	}
+	checkArchive(t, a.Dir(), 6)
+
+	before := treeHash(t, a.Dir())
+	w, err = a.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := testMatrix(7)
+	head := *m
+	head.Measurements = nil
+	head.Run.RunID = schema.ComputeRunID(m)
+	boom := errors.New("bad row")
+	_, err = w.AddRows(&head, func(yield func([]schema.Measurement) error) error {
+		if err := pieces(m.Measurements[:4], 2)(yield); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("AddRows: %v, want the pieces' error", err)
+	}
+	w.Abort()
+	if after := treeHash(t, a.Dir()); !reflect.DeepEqual(before, after) {
+		t.Fatalf("a failed AddRows changed the archive: %d files before, %d after", len(before), len(after))
 	}
 }

@@ -111,18 +111,7 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 	for _, r := range rows {
 		k := keyOf(r)
 		if prev, ok := index[k]; ok {
-			what := "repeats"
-			for i, kv := range r.m.Printed {
-				switch columnOf(kv.Key) {
-				case colPhase, colContext, colConcurrency:
-					continue // equal once normalized ("Decode" and "Sustained decode")
-				}
-				if i < len(prev.m.Printed) && kv.Value != prev.m.Printed[i].Value {
-					what = fmt.Sprintf("contradicts (%s %q vs %q)", kv.Key, kv.Value, prev.m.Printed[i].Value)
-					break
-				}
-			}
-			return nil, errorf(raw.Name, r.line, "%s: duplicated row: line %d %s line %d", rowName(r), r.line, what, prev.line)
+			return nil, duplicated(raw, r, prev)
 		}
 		index[k] = r
 		if _, ok := cells[k.tableCell]; !ok {
@@ -142,6 +131,22 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// duplicated is the error of row r, whose key row prev has already.
+func duplicated(raw *rawDoc, r, prev *tableRow) error {
+	what := "repeats"
+	for i, kv := range r.m.Printed {
+		switch columnOf(kv.Key) {
+		case colPhase, colContext, colConcurrency:
+			continue // equal once normalized ("Decode" and "Sustained decode")
+		}
+		if i < len(prev.m.Printed) && kv.Value != prev.m.Printed[i].Value {
+			what = fmt.Sprintf("contradicts (%s %q vs %q)", kv.Key, kv.Value, prev.m.Printed[i].Value)
+			break
+		}
+	}
+	return errorf(raw.Name, r.line, "%s: duplicated row: line %d %s line %d", rowName(r), r.line, what, prev.line)
 }
 
 // lastLine is the last line the document is known to have, for errors

@@ -17,6 +17,12 @@
 // (raw.go). One builder, build (build.go), interprets a rawDoc, so every
 // form of a document yields identical rows and the same run id.
 //
+// ParseAllStream (stream.go) is ParseAll for a document of more than
+// 65,536 rows (one 60 MB table): buildStream checks its rows and hashes
+// them for the run id in pieces, keeping a hashed key per row, and Rows
+// reads them again, in pieces, for the archive's writer — the same rows,
+// id and errors as build, without holding ~1 KB per row.
+//
 // # What build does
 //
 //   - The "All measurements" table is the record: one Measurement per row.

@@ -520,7 +520,7 @@ func TestFixtureLines(t *testing.T) {
 			at("matrix cell", c.Line, c.TokS+c.Glued)
 		}
 		for _, r := range raw.Table.Rows {
-			at("row", r.Line, r.Cells[4])
+			at("row", r.Line, r.cells(nil)[4])
 		}
 		if len(raw.Matrix) != 40 || len(raw.Prefill) != 6 || len(raw.Table.Rows) != 46 || len(raw.Fields) != 18 {
 			t.Errorf("%s: %d cells, %d prefill, %d rows, %d fields; want 40, 6, 46, 18", p, len(raw.Matrix), len(raw.Prefill), len(raw.Table.Rows), len(raw.Fields))

@@ -109,49 +109,79 @@ func ParseAllBytes(b []byte, name, format string) (ms []*schema.Matrix, err erro
 
 // parseAllBytes is ParseAllBytes without the recovery.
 func parseAllBytes(b []byte, name, format string) ([]*schema.Matrix, error) {
+	ms, _, err := parseAllStream(b, name, format, false, nil)
+	return ms, err
+}
+
+// parseAllStream is parseAllBytes that, when stream is set, reads the
+// measurements of a document of more than streamRows rows in pieces: the
+// matrix comes without them and rows reads them again (see Rows).
+func parseAllStream(b []byte, name, format string, stream bool, see func([]schema.Measurement)) ([]*schema.Matrix, *Rows, error) {
 	if _, doc := extractors[format]; !doc {
 		// Result files of other tools (JSON, JSON Lines, AIPerf CSV).
 		ms, ok, err := parsePeerFile(b, name, format)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if ok {
 			for _, m := range ms {
 				finish(m, b, name, m.Run.SourceFormat)
 			}
-			return ms, nil
+			return ms, nil, nil
 		}
 	}
 	if format == "" {
 		f, err := Detect(b)
 		if err != nil {
-			return nil, errorf(name, nulLine(b), "%v", err)
+			return nil, nil, errorf(name, nulLine(b), "%v", err)
 		}
 		format = f
 	}
 	extract, ok := extractors[format]
 	if !ok {
-		return nil, fmt.Errorf("%s: unknown format %q (want one of %v)", name, format, Formats)
+		return nil, nil, fmt.Errorf("%s: unknown format %q (want one of %v)", name, format, Formats)
 	}
+	// The source's hash first: the rest reads the document's text only
+	// (see extractText), so b can go while a large one is read.
+	sum := sha256.Sum256(b)
 	raw, err := extract(b, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	raw.Name, raw.Format = name, format
+	if stream && len(raw.Table.Rows) > streamRows {
+		m, rows, err := buildStream(raw, see)
+		if err != nil {
+			return nil, nil, err
+		}
+		stamp(m, sum, name, format)
+		m.Run.RunID = rows.id
+		return []*schema.Matrix{m}, rows, nil
+	}
 	m, err := build(raw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return []*schema.Matrix{finish(m, b, name, format)}, nil
+	stamp(m, sum, name, format)
+	return []*schema.Matrix{identify(m)}, nil, nil
 }
 
-// finish stamps a parsed matrix with its source and its content id.
-func finish(m *schema.Matrix, b []byte, name, format string) *schema.Matrix {
-	sum := sha256.Sum256(b)
+// stamp sets a parsed matrix's source: its path, hash and format.
+func stamp(m *schema.Matrix, sum [sha256.Size]byte, name, format string) {
 	m.Run.SchemaVersion = schema.Version
 	m.Run.SourcePath = name
 	m.Run.SourceSHA256 = hex.EncodeToString(sum[:])
 	m.Run.SourceFormat = format
+}
+
+// finish stamps a parsed matrix with its source and its content id.
+func finish(m *schema.Matrix, b []byte, name, format string) *schema.Matrix {
+	stamp(m, sha256.Sum256(b), name, format)
+	return identify(m)
+}
+
+// identify sets the run id of a parsed matrix and of its measurements.
+func identify(m *schema.Matrix) *schema.Matrix {
 	m.Run.RunID = schema.ComputeRunID(m)
 	for i := range m.Measurements {
 		m.Measurements[i].RunID = m.Run.RunID

@@ -31,6 +31,12 @@ func (s *slab[T]) ptr(v T) *T {
 // readRows is buildRows that also returns the measurements the rows
 // point into, in table order (the matrix's measurements).
 func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
+	return readRange(raw, 0, len(raw.Table.Rows), true)
+}
+
+// readRange reads rows [lo, hi) of the All measurements table into new
+// measurements; drop lets go of the cells of the rows read.
+func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measurement, error) {
 	t := raw.Table
 	cols, typed, at := tableColumns(t.Header)
 	for _, need := range []column{colPhase, colContext} {
@@ -41,7 +47,7 @@ func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
 	if len(t.Rows) == 0 {
 		return nil, nil, errorf(raw.Name, t.HeaderLine, "All measurements table has no rows")
 	}
-	n, w := len(t.Rows), len(t.Header)
+	n, w := hi-lo, len(t.Header)
 	rows := make([]*tableRow, 0, n)
 	backing := make([]tableRow, n)
 	measurements := make([]schema.Measurement, n)
@@ -49,9 +55,15 @@ func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
 	floats := slab[float64]{make([]float64, 0, 6*n)}
 	ints := slab[int64]{make([]int64, 0, 3*n)}
 	int32s := slab[int32]{make([]int32, 0, n)}
-	for ri, tr := range t.Rows {
-		if len(tr.Cells) != len(t.Header) {
-			return nil, nil, errorf(raw.Name, tr.Line, "row has %d cells, the All measurements header at line %d has %d (truncated or misaligned row)", len(tr.Cells), t.HeaderLine, len(t.Header))
+	var buf []string
+	for ri := range t.Rows[lo:hi] {
+		tr := &t.Rows[lo+ri]
+		cells := tr.cells(buf)
+		if tr.Cells == nil {
+			buf = cells
+		}
+		if len(cells) != len(t.Header) {
+			return nil, nil, errorf(raw.Name, tr.Line, "row has %d cells, the All measurements header at line %d has %d (truncated or misaligned row)", len(cells), t.HeaderLine, len(t.Header))
 		}
 		r := &backing[ri]
 		r.m, r.line = &measurements[ri], tr.Line
@@ -64,7 +76,7 @@ func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
 		// Typed columns are set after the row's base columns, so that
 		// context_tokens overrides the label's nominal tokens.
 		var late []int
-		for i, text := range tr.Cells {
+		for i, text := range cells {
 			h := t.Header[i]
 			ms.Printed[i] = schema.KV{Key: h, Value: text}
 			c := cols[i]
@@ -159,7 +171,7 @@ func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
 			}
 		}
 		for _, i := range late {
-			if err := typed[i].set(ms, tr.Cells[i]); err != nil {
+			if err := typed[i].set(ms, cells[i]); err != nil {
 				return nil, nil, errorf(raw.Name, tr.Line, "column %q: %v", t.Header[i], err)
 			}
 		}
@@ -173,7 +185,9 @@ func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
 		// Note: the row's cells are read (their texts live on in the
 		// measurement); dropping them lets the collector take them while
 		// the rest of a large table is read (200 bytes a row).
-		t.Rows[ri].Cells = nil
+		if drop {
+			tr.Cells = nil
+		}
 	}
 	return rows, measurements, nil
 }

@@ -421,6 +421,16 @@ func cellText(s string, escaped bool) string {
 	return trimSpace(s)
 }
 
+// hasAlnum reports whether s holds an ASCII letter or digit.
+func hasAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c >= 'a' && c <= 'z' || s[i] >= '0' && s[i] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
 // isSeparatorRow reports whether cells are a Markdown header rule
 // (---, :--, --:).
 func isSeparatorRow(cells []string) bool {
@@ -456,12 +466,24 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 	n := 1
 	var rows []rawRow
 	var chunks cellChunks
+	var scratch []string
 	for j := i + 1; j < len(x.lines); j++ {
 		s := trimSpace(x.lines[j].s)
 		if !strings.HasPrefix(s, "|") && (outer || !strings.Contains(s, "|")) {
 			break
 		}
 		n++
+		if kind == headerFull {
+			// Its rows keep their text, split when read (see rawRow); a
+			// rule has no letter or digit.
+			if !hasAlnum(s) {
+				if scratch = appendCells(scratch[:0], trimRow(s)); isSeparatorRow(scratch) {
+					continue
+				}
+			}
+			rows = append(rows, rawRow{Text: s, Line: x.lines[j].no})
+			continue
+		}
 		cells := chunks.splitRow(s)
 		if isSeparatorRow(cells) {
 			continue

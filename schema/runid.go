@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"encoding/hex"
 	"encoding/json"
+	"hash"
 	"io"
 	"math"
 	"reflect"
@@ -293,22 +294,41 @@ func (e *canonEncoder) encode(m *Matrix) []byte {
 		e.buf = marshalContent(m)
 		return e.buf
 	}
+	b := e.begin(e.buf[:0], &m.Run)
+	b = e.rows(b, m.Measurements, 0)
+	b = e.end(b)
+	e.buf = b
+	return b
+}
+
+// begin starts the canonical JSON of a matrix with run r.
+func (e *canonEncoder) begin(b []byte, r *Run) []byte {
 	e.nonFinite = e.nonFinite[:0]
-	b := append(e.buf[:0], `{"run":`...)
-	b = e.appendStruct(b, unsafe.Pointer(&m.Run), runPlan, -1)
-	b = append(b, `,"measurements":[`...)
-	for i := range m.Measurements {
-		if i > 0 {
+	b = append(b, `{"run":`...)
+	b = e.appendStruct(b, unsafe.Pointer(r), runPlan, -1)
+	return append(b, `,"measurements":[`...)
+}
+
+// rows appends measurements ms, the first of which is row first of the
+// matrix, handing full pieces to the sink.
+func (e *canonEncoder) rows(b []byte, ms []Measurement, first int) []byte {
+	for i := range ms {
+		if first+i > 0 {
 			b = append(b, ',')
 		}
 		e.rowNonFinite, e.extraNonFinite = e.rowNonFinite[:0], e.extraNonFinite[:0]
-		b = e.appendStruct(b, unsafe.Pointer(&m.Measurements[i]), measurementPlan, i)
+		b = e.appendStruct(b, unsafe.Pointer(&ms[i]), measurementPlan, first+i)
 		e.nonFinite = append(append(e.nonFinite, e.rowNonFinite...), e.extraNonFinite...)
 		if e.sink != nil && len(b) >= flushAt {
 			e.sink.Write(b)
 			b = b[:0]
 		}
 	}
+	return b
+}
+
+// end closes the canonical JSON begun by begin.
+func (e *canonEncoder) end(b []byte) []byte {
 	b = append(b, ']')
 	if len(e.nonFinite) > 0 {
 		b = append(b, `,"non_finite":[`...)
@@ -320,9 +340,52 @@ func (e *canonEncoder) encode(m *Matrix) []byte {
 		}
 		b = append(b, ']')
 	}
-	b = append(b, '}')
-	e.buf = b
-	return b
+	return append(b, '}')
+}
+
+// RunIDHasher computes ComputeRunID of a matrix whose measurements come
+// in pieces, so that a document of 500,000 rows need not hold them all.
+// Its id equals ComputeRunID of the matrix with run r and the
+// measurements given to Add, in order.
+type RunIDHasher struct {
+	e   *canonEncoder
+	h   hash.Hash
+	b   []byte
+	run Run
+	n   int
+	// all keeps the measurements when the canonical encoder is off
+	// (marshalContent needs the whole matrix).
+	all []Measurement
+}
+
+// NewRunIDHasher starts the id of a matrix with run r.
+func NewRunIDHasher(r *Run) *RunIDHasher {
+	x := &RunIDHasher{e: &canonEncoder{}, h: sha256.New(), run: *r}
+	x.e.sink = x.h
+	if canonOK {
+		x.b = x.e.begin(nil, r)
+	}
+	return x
+}
+
+// Add hashes the next measurements of the matrix.
+func (x *RunIDHasher) Add(ms []Measurement) {
+	if !canonOK {
+		x.all = append(x.all, ms...)
+		return
+	}
+	x.b = x.e.rows(x.b, ms, x.n)
+	x.n += len(ms)
+}
+
+// Sum returns the run id.
+func (x *RunIDHasher) Sum() string {
+	if !canonOK {
+		return ComputeRunID(&Matrix{Run: x.run, Measurements: x.all})
+	}
+	x.h.Write(x.e.end(x.b))
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(x.h.Sum(sum[:0]))[:RunIDLen]
 }
 
 // empty is encoding/json's omitempty test for the value at p.

@@ -78,3 +78,28 @@ func BenchmarkComputeRunID(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ids/s")
 }
+
+// TestRunIDHasherPieces checks that the id of a matrix hashed in pieces
+// of every size equals ComputeRunID of the whole.
+func TestRunIDHasherPieces(t *testing.T) {
+	m := &Matrix{Run: Run{Title: "pieces", Model: "m"}}
+	for i := 0; i < 2000; i++ {
+		rate := float64(i)
+		if i == 7 {
+			rate = math.Inf(1) // a non-finite figure is listed at its row
+		}
+		m.Measurements = append(m.Measurements, Measurement{Phase: PhaseDecode, ContextLabel: "8K",
+			Concurrency: I32(int32(i)), RequestRate: F64(rate), Status: StatusValid, SourceLine: int64(i),
+			Extra: []Metric{{Name: "x", Value: float64(i) / 3}}})
+	}
+	want := ComputeRunID(m)
+	for _, size := range []int{1, 7, 64, 200, 1000} {
+		h := NewRunIDHasher(&m.Run)
+		for i := 0; i < len(m.Measurements); i += size {
+			h.Add(m.Measurements[i:min(i+size, len(m.Measurements))])
+		}
+		if got := h.Sum(); got != want {
+			t.Errorf("pieces of %d: id %s, want %s", size, got, want)
+		}
+	}
+}

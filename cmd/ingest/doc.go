@@ -25,7 +25,11 @@
 // commit and publish → one line per run → archive.Compact when -compact
 // is given. Documents are parsed concurrently (one worker per CPU), at
 // most a few per worker ahead of the writer, so memory does not grow with
-// the number of files; output keeps the order of the arguments.
+// the number of files; output keeps the order of the arguments. A
+// document of more than 65,536 rows is parsed with parse.ParseAllStream
+// (its rows checked and hashed for the run id in pieces) and its rows go
+// to the writer's AddRows in pieces, read again from its text, so that
+// one 60 MB document is not held as ~1 KB per row.
 //
 // The lock: a command that has waited a second for the archive's lock
 // says on stderr who holds it (command, pid, host, since when);

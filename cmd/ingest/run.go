@@ -40,9 +40,12 @@ const stdinName = "<stdin>"
 // their one-line reports stay (ms is dropped), so memory does not grow
 // with the number of files.
 type doc struct {
-	arg   string // as given
-	name  string // for messages: the path, or stdinName
-	ms    []*schema.Matrix
+	arg  string // as given
+	name string // for messages: the path, or stdinName
+	ms   []*schema.Matrix
+	// rows, when set, reads the measurements of ms's one matrix in
+	// pieces (a document of more than parse's streamRows rows).
+	rows  *parse.Rows
 	err   error
 	lines []string // the report of each run, once written
 	done  chan struct{}
@@ -189,7 +192,7 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 			w.Abort()
 		}
 	}()
-	docs := parseStream(ctx, files, format, stdin, newProgress(stderr), func(d *doc) error {
+	docs := parseStream(ctx, files, format, true, stdin, newProgress(stderr), func(d *doc) error {
 		if d.err != nil {
 			fmt.Fprintln(stderr, d.err)
 			return nil
@@ -201,13 +204,20 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 				}
 			}
 			m.Run.IngestedAt = now
-			it, err := w.Add(m)
+			var it archive.Item
+			n := len(m.Measurements)
+			if d.rows != nil {
+				n = d.rows.Len()
+				it, err = w.AddRows(m, d.rows.Each)
+			} else {
+				it, err = w.Add(m)
+			}
 			if err != nil {
 				return err
 			}
-			d.lines = append(d.lines, fmt.Sprintf("%s\t%s\t%d rows\t%s", it.RunID, oneLine(m.Run.Title), len(m.Measurements), it.Outcome))
+			d.lines = append(d.lines, fmt.Sprintf("%s\t%s\t%d rows\t%s", it.RunID, oneLine(m.Run.Title), n, it.Outcome))
 		}
-		d.ms = nil
+		d.ms, d.rows = nil, nil
 		return nil
 	}, &err)
 	if err != nil {
@@ -318,7 +328,7 @@ func oneLine(s string) string {
 // parseAll reads and parses every FILE and keeps them all (for -json).
 func parseAll(ctx context.Context, files []string, format string, stdin io.Reader, prog *progress) []*doc {
 	var err error
-	return parseStream(ctx, files, format, stdin, prog, func(*doc) error { return nil }, &err)
+	return parseStream(ctx, files, format, false, stdin, prog, func(*doc) error { return nil }, &err)
 }
 
 // parseStream reads and parses every FILE, one worker per CPU, and hands
@@ -327,7 +337,7 @@ func parseAll(ctx context.Context, files []string, format string, stdin io.Reade
 // ahead of consume, so memory stays bounded. The first error of consume
 // stops the parsing and is stored in *errp. Standard input is read once,
 // however often "-" appears.
-func parseStream(ctx context.Context, files []string, format string, stdin io.Reader, prog *progress,
+func parseStream(ctx context.Context, files []string, format string, stream bool, stdin io.Reader, prog *progress,
 	consume func(*doc) error, errp *error) []*doc {
 	docs := make([]*doc, len(files))
 	var stdinBytes []byte
@@ -360,10 +370,12 @@ func parseStream(ctx context.Context, files []string, format string, stdin io.Re
 					d.err = fmt.Errorf("%s: %w", d.name, ctx.Err())
 				case d.arg == "-" && stdinErr != nil:
 					d.err = fmt.Errorf("%s: read: %w", d.name, stdinErr)
+				case d.arg == "-" && stream:
+					d.ms, d.rows, d.err = parseStreamed(bytes.NewReader(stdinBytes), d.name, format)
 				case d.arg == "-":
 					d.ms, d.err = parse.ParseAll(bytes.NewReader(stdinBytes), d.name, format)
 				default:
-					d.ms, d.err = parseFile(d.arg, format)
+					d.ms, d.rows, d.err = parseFile(d.arg, format, stream)
 				}
 				close(d.done)
 			}
@@ -403,16 +415,39 @@ func parseStream(ctx context.Context, files []string, format string, stdin io.Re
 	return docs
 }
 
-func parseFile(path, format string) ([]*schema.Matrix, error) {
+func parseFile(path, format string, stream bool) ([]*schema.Matrix, *parse.Rows, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err // *PathError reads "open FILE: reason"
+		return nil, nil, err // *PathError reads "open FILE: reason"
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil {
 		roomFor(st.Size())
 	}
-	return parse.ParseAll(f, path, format)
+	if stream {
+		return parseStreamed(f, path, format)
+	}
+	ms, err := parse.ParseAll(f, path, format)
+	return ms, nil, err
+}
+
+// parseStreamed is parse.ParseAllStream that counts the cells of a
+// document read in pieces while it is checked, so that the writer need
+// not count them while it holds the run's Parquet pages (27 MB for
+// 540,000 rows).
+func parseStreamed(r io.Reader, name, format string) ([]*schema.Matrix, *parse.Rows, error) {
+	var cells *archive.CellCounter
+	ms, rows, err := parse.ParseAllStream(r, name, format, func(p []schema.Measurement) {
+		if cells == nil {
+			cells = archive.NewCellCounter()
+		}
+		cells.Add(p)
+	})
+	if rows != nil && cells != nil {
+		n := cells.Count()
+		ms[0].Run.Cells = &n
+	}
+	return ms, rows, err
 }
 
 // progress shows "parsed i/n" on stderr when it is a terminal, and
