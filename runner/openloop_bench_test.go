@@ -10,17 +10,36 @@ import (
 )
 
 // BenchmarkOpenLoopSendLag offers 2,000 requests/s (Poisson arrivals) to
-// the default simulator for 2 s per iteration and reports how late the
-// client handed requests to the transport: send-lag p50, p99 and max
-// (ms), requests late by more than 10 ms, and the achieved rate. Each
-// request is a short prompt with 8 output tokens, so the simulator
-// keeps up and the lag is the client's own.
+// the simulator for 2 s per iteration and reports how late the client
+// handed requests to the transport: send-lag p50, p99 and max (ms),
+// requests late by more than 10 ms, and the achieved rate. Each request
+// is a short prompt with 8 output tokens, so the simulator keeps up and
+// the lag is the client's own. The simulator runs in this process
+// (sim=in-process: the client's goroutines share two Ps with the
+// server's, and cpu-ms/req counts both) or in its own (sim=own-process:
+// the client alone in this process, as against a real server).
 //
 //	go test ./runner -run '^$' -bench OpenLoopSendLag -benchtime 3x
 func BenchmarkOpenLoopSendLag(b *testing.B) {
-	p := sim.DefaultProfile()
-	p.MaxRecords = 1024
-	_, c := startSim(b, p, ClientConfig{MaxConns: 1024})
+	b.Run("sim=in-process", func(b *testing.B) {
+		p := sim.DefaultProfile()
+		p.MaxRecords = 1024
+		_, c := startSim(b, p, ClientConfig{MaxConns: 1024})
+		benchSendLag(b, c)
+	})
+	b.Run("sim=own-process", func(b *testing.B) {
+		url := simProcess(b, "-step", "2ms")
+		c, err := NewClient(ClientConfig{URL: url, Model: "sim", MaxConns: 1024})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(c.Close)
+		benchSendLag(b, c)
+	})
+}
+
+// benchSendLag is one sub-benchmark of BenchmarkOpenLoopSendLag.
+func benchSendLag(b *testing.B, c *Client) {
 	body := c.completionBody("A short prompt for the send-lag benchmark.", 8)
 	const rate, seconds = 2000, 2
 	var lags []float64
