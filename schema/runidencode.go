@@ -1,0 +1,336 @@
+package schema
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strconv"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// empty is encoding/json's omitempty test for the value at p.
+func empty(p unsafe.Pointer, tc *typeCodec) bool {
+	switch tc.codec {
+	case codecString:
+		return len(*(*string)(p)) == 0
+	case codecPointer:
+		return *(*unsafe.Pointer)(p) == nil
+	case codecSlice:
+		return sliceLen(p) == 0
+	case codecBool:
+		return !*(*bool)(p)
+	case codecInt:
+		return intAt(p, tc.size) == 0
+	case codecUint:
+		return uintAt(p, tc.size) == 0
+	case codecFloat64:
+		return *(*float64)(p) == 0
+	case codecStruct:
+		return false
+	}
+	return isEmpty(reflect.NewAt(tc.typ, p).Elem())
+}
+
+// sliceLen and sliceData read the length and the array of the slice at p,
+// whatever its element type.
+//
+// Note: every slice type has the same header (array pointer, length,
+// capacity), so the slice is read as a []byte; a nil slice has no array.
+func sliceLen(p unsafe.Pointer) int { return len(*(*[]byte)(p)) }
+
+func sliceData(p unsafe.Pointer) unsafe.Pointer {
+	return unsafe.Pointer(unsafe.SliceData(*(*[]byte)(p)))
+}
+
+// intAt reads a signed integer of size bytes at p.
+func intAt(p unsafe.Pointer, size uintptr) int64 {
+	switch size {
+	case 1:
+		return int64(*(*int8)(p))
+	case 2:
+		return int64(*(*int16)(p))
+	case 4:
+		return int64(*(*int32)(p))
+	}
+	return *(*int64)(p)
+}
+
+// uintAt reads an unsigned integer of size bytes at p.
+func uintAt(p unsafe.Pointer, size uintptr) uint64 {
+	switch size {
+	case 1:
+		return uint64(*(*uint8)(p))
+	case 2:
+		return uint64(*(*uint16)(p))
+	case 4:
+		return uint64(*(*uint32)(p))
+	}
+	return *(*uint64)(p)
+}
+
+// appendStruct writes the struct at base by plan. row is the
+// measurement's index, or -1 outside measurements (where a NaN or ±Inf
+// cannot be encoded).
+func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldPlan, row int) []byte {
+	b = append(b, '{')
+	first := true
+	for i := range plan {
+		p := &plan[i]
+		if p.tc.codec == codecConstBytes {
+			if len(p.zero) == 0 {
+				continue
+			}
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, p.key...)
+			b = append(b, p.zero...)
+			continue
+		}
+		f := unsafe.Add(base, p.offset)
+		if row >= 0 && p.floatPtr {
+			if x := *(**float64)(f); x != nil && (math.IsInf(*x, 0) || math.IsNaN(*x)) {
+				e.rowNonFinite = append(e.rowNonFinite, strconv.Itoa(row)+"."+p.name+"="+strconv.FormatFloat(*x, 'g', -1, 64))
+				if p.omitEmpty {
+					continue
+				}
+				if !first {
+					b = append(b, ',')
+				}
+				first = false
+				b = append(b, p.key...)
+				b = append(b, "null"...)
+				continue
+			}
+		}
+		if p.omitEmpty {
+			// Most such fields are nil pointers: test them inline.
+			if p.tc.codec == codecPointer {
+				if *(*unsafe.Pointer)(f) == nil {
+					continue
+				}
+			} else if empty(f, p.tc) {
+				continue
+			}
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, p.key...)
+		if row >= 0 && p.extra {
+			b = e.appendExtra(b, *(*[]Metric)(f), row)
+			continue
+		}
+		b = e.appendValue(b, f, p.tc)
+	}
+	return append(b, '}')
+}
+
+// appendExtra writes a measurement's extra figures, a NaN or ±Inf one as
+// 0 (listed as non-finite).
+func (e *canonEncoder) appendExtra(b []byte, ms []Metric, row int) []byte {
+	if len(ms) == 0 {
+		return append(b, "null"...) // the copy encoding/json saw was nil
+	}
+	b = append(b, '[')
+	for i, x := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		v := x.Value
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			e.extraNonFinite = append(e.extraNonFinite, strconv.Itoa(row)+".extra."+x.Name+"="+strconv.FormatFloat(v, 'g', -1, 64))
+			v = 0
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, x.Name)
+		b = append(b, `,"value":`...)
+		b = appendFloat(b, v)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendValue writes the value at p as encoding/json does.
+func (e *canonEncoder) appendValue(b []byte, p unsafe.Pointer, tc *typeCodec) []byte {
+	switch tc.codec {
+	case codecString:
+		return appendString(b, *(*string)(p))
+	case codecBool:
+		return strconv.AppendBool(b, *(*bool)(p))
+	case codecInt:
+		return strconv.AppendInt(b, intAt(p, tc.size), 10)
+	case codecUint:
+		return strconv.AppendUint(b, uintAt(p, tc.size), 10)
+	case codecFloat64:
+		x := *(*float64)(p)
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			panic("schema: run id: json: unsupported value: " + strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		return appendFloat(b, x)
+	case codecPointer:
+		q := *(*unsafe.Pointer)(p)
+		if q == nil {
+			return append(b, "null"...)
+		}
+		return e.appendValue(b, q, tc.elem)
+	case codecSlice:
+		data := sliceData(p)
+		if data == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		n, size := sliceLen(p), tc.elem.size
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.appendValue(b, unsafe.Add(data, uintptr(i)*size), tc.elem)
+		}
+		return append(b, ']')
+	case codecStruct:
+		return e.appendStruct(b, p, tc.plan, -1) // not a measurement: no non-finite list
+	}
+	j, err := json.Marshal(reflect.NewAt(tc.typ, p).Elem().Interface())
+	if err != nil {
+		// Only NaN/Inf floats (or a time past year 9999) make Marshal
+		// fail; measurements' non-finite figures were set aside, so any
+		// left are a programming error.
+		panic("schema: run id: " + err.Error())
+	}
+	return append(b, j...)
+}
+
+// appendFloat writes a float64 as encoding/json does: like %g, with the
+// exponent cutoffs of ES6 number formatting and unpadded exponents.
+func appendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendString writes s as a JSON string the way encoding/json does:
+// HTML-safe (<, >, & escaped), invalid UTF-8 as U+FFFD, U+2028 and
+// U+2029 escaped.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// marshalContent is the canonical JSON of m written by encoding/json: the
+// definition canonEncoder reproduces, used when a plan cannot be built.
+func marshalContent(m *Matrix) []byte {
+	r := m.Run
+	r.RunID, r.SourcePath, r.SourceSHA256, r.SourceFormat = "", "", "", ""
+	r.IngestedAt = time.Time{}
+	r.Cells = nil
+	r.SchemaVersion = 0
+	r.Subtitle = ""
+	ms := make([]Measurement, len(m.Measurements))
+	var nonFinite []string
+	for i, x := range m.Measurements {
+		x.RunID = ""
+		x.SourceLine = 0
+		x.Printed = nil
+		x.Extra = append([]Metric(nil), x.Extra...) // cleared below; keep the caller's
+		nonFinite = append(nonFinite, clearNonFinite(i, &x)...)
+		ms[i] = x
+	}
+	b, err := json.Marshal(struct {
+		Run          Run           `json:"run"`
+		Measurements []Measurement `json:"measurements"`
+		NonFinite    []string      `json:"non_finite,omitempty"`
+	}{r, ms, nonFinite})
+	if err != nil {
+		panic("schema: run id: " + err.Error())
+	}
+	return b
+}
+
+// clearNonFinite sets every *float64 field of m holding NaN or ±Inf (such
+// as a request rate of "inf") to nil and returns them as "row.field=value"
+// strings, because encoding/json cannot encode them.
+func clearNonFinite(row int, m *Measurement) []string {
+	var out []string
+	v := reflect.ValueOf(m).Elem()
+	t := v.Type()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		p, ok := f.Interface().(*float64)
+		if !ok || p == nil || !(math.IsInf(*p, 0) || math.IsNaN(*p)) {
+			continue
+		}
+		out = append(out, strconv.Itoa(row)+"."+t.Field(i).Name+"="+strconv.FormatFloat(*p, 'g', -1, 64))
+		f.Set(reflect.Zero(f.Type()))
+	}
+	for j, e := range m.Extra {
+		if math.IsInf(e.Value, 0) || math.IsNaN(e.Value) {
+			out = append(out, strconv.Itoa(row)+".extra."+e.Name+"="+strconv.FormatFloat(e.Value, 'g', -1, 64))
+			m.Extra[j].Value = 0
+		}
+	}
+	return out
+}
