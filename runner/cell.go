@@ -169,30 +169,20 @@ func (c *Client) runCell(ctx context.Context, cfg cellConfig, pool []*stream) ce
 	// arrival time it stamps anyway) and the cell one goroutine waking
 	// every idle/4 (at most every second) to look at C streams: nothing
 	// per byte, no timer reset per read.
-	watchDone := make(chan struct{})
-	go func() {
-		pre := max(cfg.idle, cfg.startTimeout)
-		t := time.NewTicker(watchPeriod(cfg.idle))
-		defer t.Stop()
-		for {
-			select {
-			case <-watchDone:
-				return
-			case <-t.C:
-				now := int64(time.Since(epoch))
-				for i := 0; i < C; i++ {
-					if !active[i].Load() {
-						continue
-					}
-					if err := pool[i].silent(now, pre, pre, cfg.idle); err != nil {
-						if f := cancels[i].Load(); f != nil {
-							(*f)(err)
-						}
-					}
+	pre := max(cfg.idle, cfg.startTimeout)
+	stopWatch := watch(cfg.idle, epoch, func(now int64) bool {
+		for i := 0; i < C; i++ {
+			if !active[i].Load() {
+				continue
+			}
+			if err := pool[i].silent(now, pre, pre, cfg.idle); err != nil {
+				if f := cancels[i].Load(); f != nil {
+					(*f)(err)
 				}
 			}
 		}
-	}()
+		return true
+	})
 
 	total := func() int64 {
 		var n int64
@@ -318,7 +308,7 @@ wait:
 		sampler.Wait()
 	}
 	stop(errStopped)
-	close(watchDone)
+	stopWatch()
 	wg.Wait()
 	abortMu.Lock()
 	run.errReason, run.looped = abortWhy, looped

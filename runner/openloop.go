@@ -124,26 +124,16 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 	epoch := run.epoch
 
 	// Stall watchdog, as in closed-loop cells: nothing per byte.
-	watchDone := make(chan struct{})
-	go func() {
-		t := time.NewTicker(watchPeriod(min(cfg.idle, cfg.header)))
-		defer t.Stop()
-		for {
-			select {
-			case <-watchDone:
-				return
-			case <-t.C:
-				now := int64(time.Since(epoch))
-				mu.Lock()
-				for i, cancel := range active {
-					if err := run.streams[i].silent(now, cfg.header, cfg.header, cfg.idle); err != nil {
-						cancel(err)
-					}
-				}
-				mu.Unlock()
+	stopWatch := watch(min(cfg.idle, cfg.header), epoch, func(now int64) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for i, cancel := range active {
+			if err := run.streams[i].silent(now, cfg.header, cfg.header, cfg.idle); err != nil {
+				cancel(err)
 			}
 		}
-	}()
+		return true
+	})
 	progressDone := make(chan struct{})
 	if cfg.onTokens != nil {
 		go func() {
@@ -227,7 +217,7 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 	if ctx.Err() != nil {
 		run.interrupted = true
 	}
-	close(watchDone)
+	stopWatch()
 	close(progressDone)
 	run.recs = run.recs[:run.sent]
 	run.lag = run.lag[:run.sent]

@@ -118,6 +118,30 @@ func watchPeriod(limit time.Duration) time.Duration {
 	return max(min(limit/4, time.Second), 10*time.Millisecond)
 }
 
+// watch starts a stall watchdog: every watchPeriod(limit) it calls look
+// with the time since epoch (ns), until look returns false or the
+// returned stop is called (which waits for nothing: the watchdog ends at
+// its next tick at the latest). Probes, closed-loop cells and open-loop
+// loads share it; each look checks its streams with stream.silent.
+func watch(limit time.Duration, epoch time.Time, look func(now int64) bool) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(watchPeriod(limit))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if !look(int64(time.Since(epoch))) {
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
 // capReader fails a body past max bytes; n is what is left.
 type capReader struct {
 	r      io.Reader
@@ -355,24 +379,15 @@ func (c *Client) probe(ctx context.Context, prompt string) record {
 	pctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	epoch := time.Now()
-	done := make(chan struct{})
-	go func() {
-		to := c.timeouts
-		t := time.NewTicker(watchPeriod(min(to.Header, to.Idle)))
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if err := s.silent(int64(time.Since(epoch)), to.Header, to.Header, to.Idle); err != nil {
-					cancel(err)
-					return
-				}
-			}
+	to := c.timeouts
+	stop := watch(min(to.Header, to.Idle), epoch, func(now int64) bool {
+		if err := s.silent(now, to.Header, to.Header, to.Idle); err != nil {
+			cancel(err)
+			return false
 		}
-	}()
+		return true
+	})
 	c.do(pctx, c.completionBody(prompt, 1), epoch, s, &rec)
-	close(done)
+	stop()
 	return rec
 }
