@@ -22,30 +22,8 @@ import (
 // rate with every default figure on both sides, and the report draws the
 // serving charts by rate with a line for each run.
 func TestRatesCompareWithVLLM(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "rates.md")
-	code, stdout, stderr := runCmd(t, context.Background(), "-simulate", "default", "-rates", "10,40", "-requests", "40",
-		"-seed", "1", "-input-tokens", "1024", "-output-tokens", "64", "-out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ours, err := parse.ParseBytes(b, out, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer := "../../parse/testdata/peers/vllm/append-deployments.jsonl"
-	pb, err := os.ReadFile(peer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vllm, err := parse.ParseAllBytes(pb, peer, "")
-	if err != nil || len(vllm) == 0 {
-		t.Fatalf("%s: %d runs, %v", peer, len(vllm), err)
-	}
+	ours := simulatedRates(t, "-rates", "10,40")
+	vllm := peerRuns(t, "vllm/append-deployments.jsonl")
 	c, err := analysis.Compare(vllm[0], []*schema.Matrix{ours}, analysis.Options{Metrics: []string{"ttft_p99_ms"}})
 	if err != nil {
 		t.Fatal(err)
@@ -94,31 +72,9 @@ func TestRatesCompareWithVLLM(t *testing.T) {
 // the two line up at serve 1K ×16 with every default figure, and the
 // HTML report draws the serving charts.
 func TestRatesSweepCompareWithRealVLLM(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "sweep.md")
-	code, stdout, stderr := runCmd(t, context.Background(), "-simulate", "default", "-rates", "sweep", "-concurrency", "16",
-		"-requests", "40", "-seed", "1", "-input-tokens", "1024", "-output-tokens", "64", "-out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ours, err := parse.ParseBytes(b, out, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer := "../../parse/testdata/peers/vllm/inferencex-multinode-gptoss120b-conc16-p999.json"
-	pb, err := os.ReadFile(peer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vllm, err := parse.ParseBytes(pb, peer, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := analysis.Compare(vllm, []*schema.Matrix{ours}, analysis.Options{})
+	ours := simulatedRates(t, "-rates", "sweep", "-concurrency", "16")
+	vllm := peerRuns(t, "vllm/inferencex-multinode-gptoss120b-conc16-p999.json")
+	c, err := analysis.Compare(vllm[0], []*schema.Matrix{ours}, analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,4 +100,42 @@ func TestRatesSweepCompareWithRealVLLM(t *testing.T) {
 	if !strings.Contains(page.String(), "<svg") || len(charts) == 0 {
 		t.Errorf("the HTML report has %d charts", len(charts))
 	}
+}
+
+// simulatedRates runs `run -simulate default` with the rate flags given
+// (40 requests per rate, 1,024 input and 64 output tokens, seed 1) and
+// returns the matrix its document reads back to.
+func simulatedRates(t *testing.T, rates ...string) *schema.Matrix {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "rates.md")
+	args := append([]string{"-simulate", "default"}, rates...)
+	args = append(args, "-requests", "40", "-seed", "1", "-input-tokens", "1024", "-output-tokens", "64", "-out", out)
+	code, stdout, stderr := runCmd(t, context.Background(), args...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parse.ParseBytes(b, out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// peerRuns reads the runs of a fixture under parse/testdata/peers.
+func peerRuns(t *testing.T, name string) []*schema.Matrix {
+	t.Helper()
+	path := filepath.Join("../../parse/testdata/peers", name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := parse.ParseAllBytes(b, path, "")
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("%s: %d runs, %v", path, len(ms), err)
+	}
+	return ms
 }
