@@ -56,10 +56,11 @@ func NewReport(c *Comparison, minUserTokS float64, slo SLO) *Report {
 // context ctx at a higher concurrency than n that the run could not
 // measure: looped, over capacity or failed ("N=16 looped"), or aligned
 // cells it lacks ("N=64 missing"). An answer at n is then a lower bound.
-// A run without a cell of the phase (a serving benchmark asked about
-// decode) has no answer, not a lower bound: nil.
+// A run without a cell of the phase at that context (a serving
+// benchmark asked about decode, a matrix that never measured 8K) has no
+// answer there, not a lower bound: nil.
 func (c *Comparison) Beyond(cs *Cells, phase schema.Phase, ctx string, n int32) []string {
-	if !slices.ContainsFunc(cs.List, func(x Cell) bool { return x.Key.Phase == phase }) {
+	if !slices.ContainsFunc(cs.List, func(x Cell) bool { return x.Key.Phase == phase && x.Key.ContextLabel == ctx }) {
 		return nil
 	}
 	var out []string

@@ -251,6 +251,44 @@ func TestNoPhaseNoBound(t *testing.T) {
 	}
 }
 
+// TestNoContextNoBound: a run that never measured a context (the seed
+// without its 16K decode cells) has no answer there ("none"), not a
+// lower bound listing every concurrency as missing; at the contexts it
+// measured its answers stand.
+func TestNoContextNoBound(t *testing.T) {
+	base := load(t, seedBF16)
+	other := *base
+	other.Run.RunID = "no16k"
+	other.Measurements = nil
+	for _, x := range base.Measurements {
+		if !(x.Phase == schema.PhaseDecode && x.ContextLabel == "16K") {
+			other.Measurements = append(other.Measurements, x)
+		}
+	}
+	c, err := analysis.Compare(base, []*schema.Matrix{&other}, analysis.Options{Labels: []string{"seed", "no 16K"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(c, Options{})
+	seen := map[string]bool{}
+	for _, a := range r.Summary.Best {
+		if a.Phase != schema.PhaseDecode {
+			continue
+		}
+		seen[a.Context] = true
+		p := a.Runs[1]
+		if a.Context == "16K" && (p.Found || p.LowerBound || pickText(p) != "none") {
+			t.Errorf("16K: pick %+v (%q), want none", p, pickText(p))
+		}
+		if a.Context == "8K" && !p.Found {
+			t.Errorf("8K: no answer %+v", p)
+		}
+	}
+	if !seen["16K"] || !seen["8K"] {
+		t.Errorf("decode answers at %v, want 8K and 16K", seen)
+	}
+}
+
 // TestBoundRatio: a targets ratio is marked as the bound it is: ≥ when
 // only the run's answer is a lower bound, ≤ when only the baseline's is,
 // unmarked when neither or both are.
