@@ -114,15 +114,7 @@ func simulatedRates(t *testing.T, rates ...string) *schema.Matrix {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := parse.ParseBytes(b, out, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return readDocument(t, out)
 }
 
 // peerRuns reads the runs of a fixture under parse/testdata/peers.

@@ -30,6 +30,20 @@ func runCmd(t *testing.T, ctx context.Context, args ...string) (int, string, str
 	return code, stdout.String(), stderr.String()
 }
 
+// readDocument reads the document run wrote to path back into a matrix.
+func readDocument(t *testing.T, path string) *schema.Matrix {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parse.ParseBytes(b, path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // noSecret fails when the API key appears in any file under dir.
 func noSecret(t *testing.T, dir string, outputs ...string) {
 	t.Helper()
@@ -195,14 +209,7 @@ func TestInterruptResume(t *testing.T) {
 	if !strings.Contains(stderr, "resuming") {
 		t.Errorf("stderr %q", stderr)
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := parse.ParseBytes(b, out, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := readDocument(t, out)
 	if len(doc.Measurements) != 4 {
 		t.Fatalf("resumed run has %d cells, want 4", len(doc.Measurements))
 	}
@@ -301,14 +308,7 @@ func TestSimulateFromDocument(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := parse.ParseBytes(b, out, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := readDocument(t, out)
 	if len(doc.Measurements) != 2 {
 		t.Fatalf("%d cells, want prefill and decode at 8K", len(doc.Measurements))
 	}
