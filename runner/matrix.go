@@ -213,15 +213,10 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 		return nil, fmt.Errorf("server %s: %w", r.c.base, err)
 	}
 	r.warnSlots(info)
-	dropped, err := r.c.Negotiate(ctx)
+	dropped, err := r.settle(ctx, m, info, started)
 	if err != nil {
-		return nil, fmt.Errorf("server %s: %w", r.c.base, err)
+		return nil, err
 	}
-	// /tokenize is checked with probe requests, so after Negotiate has
-	// settled which request fields the server takes.
-	info.PromptFit = r.c.checkTokenize(ctx)
-	r.info = info
-	r.fillRun(m, info, started)
 	if cfg.Done == nil {
 		if len(dropped) > 0 {
 			m.Run.Metadata = append(m.Run.Metadata, schema.Field{Section: "Run", Key: "Request fields the server rejected", Value: strings.Join(dropped, ", ")})
@@ -404,4 +399,20 @@ func (r *Runner) sortMeasurements(m *schema.Matrix) {
 		}
 		return int(ca - cb)
 	})
+}
+
+// settle negotiates the request fields the server takes, checks how it
+// counts prompts, and fills m's run with what was learnt. It returns the
+// fields the server refused.
+func (r *Runner) settle(ctx context.Context, m *schema.Matrix, info ServerInfo, started time.Time) ([]string, error) {
+	dropped, err := r.c.Negotiate(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("server %s: %w", r.c.base, err)
+	}
+	// /tokenize is checked with probe requests, so after Negotiate has
+	// settled which request fields the server takes.
+	info.PromptFit = r.c.checkTokenize(ctx)
+	r.info = info
+	r.fillRun(m, info, started)
+	return dropped, nil
 }

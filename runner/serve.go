@@ -120,13 +120,10 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 	if info.MaxModelLen > 0 && sc.Input.Max+sc.Output.Max+contextMargin > info.MaxModelLen {
 		return nil, fmt.Errorf("server %s: %d input + %d output tokens do not fit max_model_len %d", r.c.base, sc.Input.Max, sc.Output.Max, info.MaxModelLen)
 	}
-	dropped, err := r.c.Negotiate(ctx)
+	dropped, err := r.settle(ctx, m, info, started)
 	if err != nil {
-		return nil, fmt.Errorf("server %s: %w", r.c.base, err)
+		return nil, err
 	}
-	info.PromptFit = r.c.checkTokenize(ctx)
-	r.info = info
-	r.fillRun(m, info, started)
 	run := &m.Run
 	run.DecodeTest, run.PrefillMode = "Open-loop request rate", ""
 	run.MaxOutputTokens = schema.I64(sc.Output.Max)
