@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,19 @@ func TestOllamaContextBeyondEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	c, err := NewClient(ClientConfig{URL: o.URL, Model: o.Model, MaxConns: 2})
+	defer func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(o.LogPath); err == nil {
+				t.Logf("ollama log (last 6 KB):\n%s", b[max(0, len(b)-6000):])
+			}
+		}
+	}()
+	// Note: bounds well inside the test's two minutes (a stream idle for
+	// the default 2 m ran into the deadline once in CI with no reason
+	// given): an engine that stalls ends as a cell with its reason, and
+	// the engine's log is printed.
+	to := Timeouts{Header: 20 * time.Second, Idle: 20 * time.Second}
+	c, err := NewClient(ClientConfig{URL: o.URL, Model: o.Model, MaxConns: 2, Timeouts: to})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +59,8 @@ func TestOllamaContextBeyondEngine(t *testing.T) {
 	if err != nil || info.Version != want.Version {
 		t.Errorf("Discover: version %q, err %v; want %q", info.Version, err, want.Version)
 	}
-	r, err := New(c, Config{Contexts: []int64{128, 512}, Concurrency: []int{1}, Duration: 500 * time.Millisecond, MaxTokens: 16})
+	r, err := New(c, Config{Contexts: []int64{128, 512}, Concurrency: []int{1}, Duration: 500 * time.Millisecond, MaxTokens: 16,
+		IdleTimeout: 20 * time.Second, StartTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
