@@ -112,6 +112,9 @@ func buildStream(raw *rawDoc, see func([]schema.Measurement)) (*schema.Matrix, *
 	if err := checkPrefill(raw, prefill); err != nil {
 		return nil, nil, err
 	}
+	if err := checkServe(raw, c.serve); err != nil {
+		return nil, nil, err
+	}
 	return m, &Rows{raw: raw, id: h.Sum(), n: n}, nil
 }
 
@@ -130,7 +133,8 @@ type rowChecker struct {
 	wanted  map[tableCell]bool
 	cells   map[tableCell]*tableRow
 	prefill map[int64]*tableRow
-	dup     error // the first duplicated row
+	serve   []*tableRow // serve rows, in table order, when a rate table shows them
+	dup     error       // the first duplicated row
 }
 
 func newRowChecker(raw *rawDoc) *rowChecker {
@@ -162,6 +166,14 @@ func (c *rowChecker) add(rows []*tableRow, lo int) error {
 			if p, ok := c.prefill[r.ctx]; !ok || r.conc == 1 && p.conc != 1 {
 				c.prefill[r.ctx] = detach(r)
 			}
+		}
+		if r.m.Phase == schema.PhaseServe && c.raw.Serve.HeaderLine != 0 {
+			// Note: the rate table checks every figure of a serve row, so
+			// the whole measurement is kept; a rate table shows a sweep's
+			// few rows, not a table's thousands.
+			d, m := *r, *r.m
+			d.m = &m
+			c.serve = append(c.serve, &d)
 		}
 	}
 	return nil
