@@ -264,6 +264,9 @@ func scalingTable(a RunAnalysis) *table {
 		right:  []bool{false, true, true, true, true, true, true, true, true},
 	}
 	for _, s := range a.Scaling {
+		if !s.Curve() {
+			continue
+		}
 		s.inOrder(func(p ScalePoint) {
 			fit := "—"
 			if s.Fit != nil {
@@ -275,7 +278,9 @@ func scalingTable(a RunAnalysis) *table {
 		})
 	}
 	for _, s := range a.Scaling {
-		t.notes = append(t.notes, "USL "+s.ContextLabel+": "+describeFit(s))
+		if s.Curve() {
+			t.notes = append(t.notes, "USL "+s.ContextLabel+": "+describeFit(s))
+		}
 	}
 	return t
 }

@@ -55,6 +55,9 @@ func geomeansCSV(r *Report) [][]string {
 func scalingCSV(a RunAnalysis) [][]string {
 	out := [][]string{{"run", "context", "concurrency", "status", "total_tok_s", "speedup", "efficiency", "per_request_tok_s", "ttft_ms", "tbt_ms", "usl_tok_s"}}
 	for _, s := range a.Scaling {
+		if !s.Curve() {
+			continue
+		}
 		s.inOrder(func(p ScalePoint) {
 			fit := ""
 			if s.Fit != nil {

@@ -35,6 +35,11 @@ type Scaling struct {
 	FitError string
 }
 
+// Curve reports whether s has two loads or more (measured or not): a
+// context measured at one load has no curve, and its figure is in the
+// run's decode or serving table already.
+func (s Scaling) Curve() bool { return len(s.Points)+len(s.Excluded) >= 2 }
+
 // Excluded is a cell left out of a curve.
 type Excluded struct {
 	N     int32
