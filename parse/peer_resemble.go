@@ -3,6 +3,7 @@ package parse
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -54,6 +55,8 @@ var peerCompanions = []peerCompanion{
 		[]string{"ttft_s", "end_to_end_latency_s", "inter_token_latency_s", "request_output_throughput_token_per_s", "number_input_tokens", "number_output_tokens", "number_total_tokens", "error_code"}, 4},
 	{"genai-bench's experiment_metadata.json (the folder's settings, no figures)", "the result files of the folder (<scenario>_…_num_concurrency_<n>_time_<t>s.json)",
 		[]string{"benchmark_version", "api_backend", "api_model_name", "traffic_scenario", "iteration_type", "num_concurrency", "experiment_folder_name", "metrics_time_unit"}, 4},
+	{"llmperf-bench's table of figures per concurrency (first-time-to-token_mean_in_ms, latency_ms_per_token), made from llmperf's summaries", "the *_results.json beside it (llmperf's summaries keyed by concurrency)",
+		[]string{"concurrency", "input_token_length", "output_token_length", "first-time-to-token_mean_in_ms", "throughput_token_per_s", "latency_ms_per_token"}, 4},
 	{"GenAI-Perf's per-request profile_export.json", "profile_export_genai_perf.json (or its CSV)",
 		[]string{"experiments", "service_kind", "endpoint"}, 2},
 	{"an InferenceX (InferenceMAX) aggregate, computed from a benchmark's raw result (seconds without a unit, per-GPU throughput)", "the raw result it was computed from (a benchmark_serving JSON, an AIPerf export)",
@@ -106,4 +109,28 @@ func resemblance(keys map[string]json.RawMessage) string {
 	}
 	sig := peerSignatures[best]
 	return fmt.Sprintf("it most resembles %s (shares %s), of which speedmatrix reads %s", sig.tool, strings.Join(shared, ", "), sig.versions)
+}
+
+// keyedResemblance is resemblance for a JSON object whose values are all
+// objects (one per key: a concurrency, a stage): what its first value
+// resembles, or "".
+func keyedResemblance(t []byte) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(sanitizeJSON(t), &top) != nil || len(top) == 0 {
+		return ""
+	}
+	var first map[string]json.RawMessage
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		var v map[string]json.RawMessage
+		if json.Unmarshal(top[k], &v) != nil {
+			return ""
+		}
+		if first == nil {
+			first = v
+		}
+	}
+	if r := resemblance(first); r != "" {
+		return "each of its values: " + r
+	}
+	return ""
 }

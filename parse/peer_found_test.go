@@ -1,0 +1,152 @@
+package parse
+
+import (
+	"slices"
+	"testing"
+
+	"speedmatrix/schema"
+)
+
+// foundCheck is one figure of a fixture written in the shape of a real
+// file found in a public repository, and the value the source gives it
+// (converted to the column's unit).
+type foundCheck struct {
+	what string
+	got  func(m *schema.Matrix) *float64
+	want float64 // none: the figure must be absent
+}
+
+// none marks a figure that must not be stored.
+const none = -1e308
+
+// TestPeerFoundShapes checks, field by field against the numbers of the
+// source, the fixtures written in the shapes of real files found in public
+// repositories that speedmatrix once read wrong or rejected (see
+// testdata/peers/SYNTHETIC.md for their origins).
+func TestPeerFoundShapes(t *testing.T) {
+	cell := func(i int, f func(c *schema.Measurement) *float64) func(m *schema.Matrix) *float64 {
+		return func(m *schema.Matrix) *float64 {
+			if i >= len(m.Measurements) {
+				return nil
+			}
+			return f(&m.Measurements[i])
+		}
+	}
+	num := func(v float64) *float64 { return &v }
+	i64 := func(p *int64) *float64 {
+		if p == nil {
+			return nil
+		}
+		return num(float64(*p))
+	}
+	i32 := func(p *int32) *float64 {
+		if p == nil {
+			return nil
+		}
+		return num(float64(*p))
+	}
+	x := func(i int, name string) func(m *schema.Matrix) *float64 {
+		return cell(i, func(c *schema.Measurement) *float64 { return extra(c, name) })
+	}
+	tests := []struct {
+		file  string
+		model string
+		cells int
+		warn  string // a Warnings field the run must carry
+		check []foundCheck
+	}{
+		// genai-bench against an endpoint that did not stream (basetenlabs/
+		// genai-bench's TRT-LLM gpt-oss-120b folder): every request's TTFT
+		// is the tool's 1 ms stand-in, tpot the whole request per token.
+		{"genai-bench/nonstreamed-D2000_200_text-to-text_num_concurrency_8_time_60s.json", "", 1, "ttft", []foundCheck{
+			{"no TTFT column", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), none},
+			{"no TTFT p99", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), none},
+			{"no TTFT mean", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMeanMs }), none},
+			{"no TBT column", cell(0, func(c *schema.Measurement) *float64 { return c.TBTMs }), none},
+			{"no TBT p90", cell(0, func(c *schema.Measurement) *float64 { return c.TBTP90Ms }), none},
+			{"no decode rate", cell(0, func(c *schema.Measurement) *float64 { return c.PerRequestTokS }), none},
+			{"placeholder kept, in ms", x(0, "nonstreamed_ttft_placeholder_p50_ms"), 1.0000000002037268},
+			{"tpot kept as e2e per output token, ms", x(0, "e2e_per_output_token_p50_ms"), 6.0625},
+			{"its p99", x(0, "e2e_per_output_token_p99_ms"), 8.1875},
+			{"output_inference_speed kept as request tok/s", x(0, "request_output_tok_s_p50"), 164.9375},
+			{"e2e p50 s to ms", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP50Ms }), 1207.4},
+			{"e2e p90", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP90Ms }), 1356.7},
+			{"e2e p99", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP99Ms }), 1630.3},
+			{"e2e mean", cell(0, func(c *schema.Measurement) *float64 { return c.E2EMeanMs }), 1219.8},
+			{"concurrency", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), 8},
+			{"no rate", cell(0, func(c *schema.Measurement) *float64 { return c.RequestRate }), none},
+			{"context = requested 2000", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ContextTokens) }), 2000},
+			{"prompt tokens", cell(0, func(c *schema.Measurement) *float64 { return i64(c.PromptTokens) }), 2001},
+			{"total tok/s", cell(0, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 331.875},
+			{"input tok/s", cell(0, func(c *schema.Measurement) *float64 { return c.InputTokS }), 3318.75},
+			{"request throughput", cell(0, func(c *schema.Measurement) *float64 { return c.RequestThroughput }), 1.65625},
+			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 100},
+			{"errored (error_rate says 0)", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ErroredRequests) }), 3},
+			{"error code", x(0, "error_code_500_count"), 3},
+			{"output tokens", cell(0, func(c *schema.Measurement) *float64 { return i64(c.OutputTokens) }), 20000},
+			{"input tokens", cell(0, func(c *schema.Measurement) *float64 { return i64(c.InputTokensTotal) }), 200100},
+			{"duration", cell(0, func(c *schema.Measurement) *float64 { return c.MeasuredS }), 60.25},
+		}},
+		// llmperf-bench (philschmid/llmperf-bench, results/2.0.1/*_results.json):
+		// llmperf's summaries keyed by concurrency, one cell each.
+		{"llmperf/llmperf-bench-keyed-results.json", "Model-8B-Instruct", 2, "", []foundCheck{
+			{"concurrency of the first", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), 4},
+			{"concurrency of the second", cell(1, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), 16},
+			{"ttft p50 s to ms", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 196.07},
+			{"ttft p90", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP90Ms }), 209.005},
+			{"ttft p99", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), 209.954},
+			{"ttft mean", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMeanMs }), 197.673},
+			{"e2e p50", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP50Ms }), 6608.84},
+			{"e2e p90", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP90Ms }), 6620.4},
+			{"e2e p99", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP99Ms }), 6635.58},
+			{"e2e mean", cell(0, func(c *schema.Measurement) *float64 { return c.E2EMeanMs }), 6610.78},
+			{"no tbt (llmperf's ITL has the first token in it)", cell(0, func(c *schema.Measurement) *float64 { return c.TBTMs }), none},
+			{"its ITL kept by formula", x(0, "e2e_per_token_ms_p50"), 38.0412},
+			{"total tok/s", cell(0, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 45.6505},
+			{"requests per minute to per second", cell(0, func(c *schema.Measurement) *float64 { return c.RequestThroughput }), 15.6883 / 60},
+			{"context = mean_input_tokens", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ContextTokens) }), 1000},
+			{"prompt tokens measured", cell(0, func(c *schema.Measurement) *float64 { return i64(c.PromptTokens) }), 754},
+			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 64},
+			{"errored", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ErroredRequests) }), 0},
+			{"second: ttft p50", cell(1, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 209.537},
+			{"second: ttft p99", cell(1, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), 356.637},
+			{"second: e2e p90", cell(1, func(c *schema.Measurement) *float64 { return c.E2EP90Ms }), 7121.28},
+			{"second: total tok/s", cell(1, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 84.5668},
+			{"second: requests per second", cell(1, func(c *schema.Measurement) *float64 { return c.RequestThroughput }), 29.1459 / 60},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			m, err := readPeer(t, tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Run.Model != tt.model {
+				t.Errorf("model = %q, want %q", m.Run.Model, tt.model)
+			}
+			if len(m.Measurements) != tt.cells {
+				t.Fatalf("%d cells, want %d", len(m.Measurements), tt.cells)
+			}
+			if tt.warn != "" && !slices.ContainsFunc(m.Run.Metadata, func(f schema.Field) bool { return f.Section == "Warnings" && f.Key == tt.warn }) {
+				t.Errorf("no warning %q in %v", tt.warn, m.Run.Metadata)
+			}
+			for _, c := range tt.check {
+				got := c.got(m)
+				switch {
+				case c.want == none && got != nil:
+					t.Errorf("%s: got %g, want nothing", c.what, *got)
+				case c.want != none && !near(got, c.want):
+					t.Errorf("%s: got %v, want %g", c.what, shown(got), c.want)
+				}
+			}
+		})
+	}
+}
+
+// shown prints a figure or "none".
+func shown(p *float64) any {
+	if p == nil {
+		return "none"
+	}
+	return *p
+}
