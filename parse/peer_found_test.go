@@ -50,6 +50,7 @@ func TestPeerFoundShapes(t *testing.T) {
 	}
 	tests := []struct {
 		file  string
+		id    string // the model id, as the source names it
 		model string
 		cells int
 		warn  string // a Warnings field the run must carry
@@ -58,7 +59,8 @@ func TestPeerFoundShapes(t *testing.T) {
 		// genai-bench against an endpoint that did not stream (basetenlabs/
 		// genai-bench's TRT-LLM gpt-oss-120b folder): every request's TTFT
 		// is the tool's 1 ms stand-in, tpot the whole request per token.
-		{"genai-bench/nonstreamed-D2000_200_text-to-text_num_concurrency_8_time_60s.json", "", 1, "ttft", []foundCheck{
+		// Its file name holds the model (api_model_name, "/" written "_").
+		{"genai-bench/nonstreamed-D2000_200_text-to-text_org_Model-120B_num_concurrency_8_time_60s.json", "org/Model-120B", "Model-120B", 1, "ttft", []foundCheck{
 			{"no TTFT column", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), none},
 			{"no TTFT p99", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), none},
 			{"no TTFT mean", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMeanMs }), none},
@@ -89,7 +91,7 @@ func TestPeerFoundShapes(t *testing.T) {
 		}},
 		// llmperf-bench (philschmid/llmperf-bench, results/2.0.1/*_results.json):
 		// llmperf's summaries keyed by concurrency, one cell each.
-		{"llmperf/llmperf-bench-keyed-results.json", "Model-8B-Instruct", 2, "", []foundCheck{
+		{"llmperf/llmperf-bench-keyed-results.json", "org/Model-8B-Instruct", "Model-8B-Instruct", 2, "", []foundCheck{
 			{"concurrency of the first", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), 4},
 			{"concurrency of the second", cell(1, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), 16},
 			{"ttft p50 s to ms", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 196.07},
@@ -120,6 +122,9 @@ func TestPeerFoundShapes(t *testing.T) {
 			m, err := readPeer(t, tt.file)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if m.Run.ModelID != tt.id {
+				t.Errorf("model id = %q, want %q", m.Run.ModelID, tt.id)
 			}
 			if m.Run.Model != tt.model {
 				t.Errorf("model = %q, want %q", m.Run.Model, tt.model)

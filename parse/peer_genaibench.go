@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"math"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -143,6 +144,11 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 	m := peerMatrix("genai-bench", "")
 	m.Run.SourceFormat = FormatGenAIBench
 	m.Run.Title = "genai-bench: model not recorded in the result file"
+	if raw, id := genaiBenchFileModel(name); id != "" {
+		m.Run.ModelID, m.Run.Model = id, modelBase(id)
+		m.Run.Title = "genai-bench: " + m.Run.Model
+		addField(&m.Run, "Run", "Model (file name)", raw)
+	}
 	if a.Scenario != "" {
 		m.Run.Title += " (scenario " + a.Scenario + ")"
 		m.Run.Dataset = a.Scenario
@@ -156,6 +162,30 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 	}
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
+}
+
+// genaiBenchFileName is a result file's name as genai-bench 2025–2026
+// writes it: <scenario>_<task>_<model>_<iteration>_<n>_time_<t>s.json,
+// the model (api_model_name) with "/" written "_"
+// (D8000_700_text-to-text_openai_gpt-oss-120b_num_concurrency_4_time_66s.json).
+// Older files have no model part (N2000_200_200_20_text-to-text_num_concurrency_16_time_15s.json).
+var genaiBenchFileName = regexp.MustCompile(`_([a-z]+(?:-[a-z]+)*-to-[a-z]+)_(.+)_(?:num_concurrency|batch_size|request_rate|num_workers)_[0-9.]+_time_[0-9.]+s\.json$`)
+
+// genaiBenchFileModel reads the model from a result file's name: the
+// text as written, and the model id with its first "_" read back as the
+// "/" between organisation and model ("zai-org_GLM-4.6" →
+// "zai-org/GLM-4.6"). Note: a model name of its own with "_" in it and no
+// organisation is misread; the text as written is kept beside it.
+func genaiBenchFileModel(name string) (raw, id string) {
+	m := genaiBenchFileName.FindStringSubmatch(filepath.Base(name))
+	if m == nil {
+		return "", ""
+	}
+	raw = m[2]
+	if org, model, ok := strings.Cut(raw, "_"); ok && org != "" && model != "" {
+		return raw, org + "/" + model
+	}
+	return raw, raw
 }
 
 // genaiBenchPlaceholderMs is the TTFT genai-bench records for a response
