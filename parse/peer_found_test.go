@@ -116,6 +116,31 @@ func TestPeerFoundShapes(t *testing.T) {
 			{"second: total tok/s", cell(1, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 84.5668},
 			{"second: requests per second", cell(1, func(c *schema.Measurement) *float64 { return c.RequestThroughput }), 29.1459 / 60},
 		}},
+		// inference-perf's Prometheus report of a whole run (kubernetes-sigs/
+		// inference-perf, demos/kubecon-na-2025/vllm/results, copied): the
+		// KV cache gauge is vLLM's 0–1 fraction under a "percentage" name.
+		{"inference-perf/stage_-1_prometheus_metrics.json", "", "", 1, "", []foundCheck{
+			{"kv cache usage p99, a fraction", x(0, "kv_cache_usage_fraction_p99"), 0.716064},
+			{"kv cache usage mean", x(0, "kv_cache_usage_fraction_avg"), 0.508616},
+			{"prefix cache hits, a fraction", x(0, "prefix_cache_hit_fraction_avg"), 0.7709618557536707},
+			{"no percentage name", x(0, "kv_cache_usage_percentage_p99"), none},
+			{"queue length", x(0, "queue_len_avg"), 146},
+			{"ttft median s to ms", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 13460.196},
+			{"ttft mean", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMeanMs }), 10175.961},
+			{"ttft p90", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP90Ms }), 18692.039},
+			{"ttft p99", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), 19869.204},
+			{"tbt (server tpot) median", cell(0, func(c *schema.Measurement) *float64 { return c.TBTMs }), 62.05},
+			{"tbt p99", cell(0, func(c *schema.Measurement) *float64 { return c.TBTP99Ms }), 185.341},
+			{"e2e median", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP50Ms }), 19181.818},
+			{"e2e p99", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP99Ms }), 98828.571},
+			{"output tok/s (output_len rate)", cell(0, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 2907.440465},
+			{"input tok/s (prompt_len rate)", cell(0, func(c *schema.Measurement) *float64 { return c.InputTokS }), 3351.862376},
+			{"requests/s (successes rate)", cell(0, func(c *schema.Measurement) *float64 { return c.RequestThroughput }), 14.116359},
+			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 1976},
+			{"context = mean prompt", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ContextTokens) }), 3570},
+			{"no load recorded: no concurrency", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), none},
+			{"no load recorded: no rate", cell(0, func(c *schema.Measurement) *float64 { return c.RequestRate }), none},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -166,6 +166,10 @@ func inferencePerfRest(c *schema.Measurement, b []byte, promptTokensRead, prom b
 	if err := dec.Decode(&v); err != nil {
 		return err
 	}
+	shares := map[string]string{}
+	if prom {
+		shares = inferencePerfShares(v)
+	}
 	var walk func(path []string, v any)
 	walk = func(path []string, v any) {
 		switch x := v.(type) {
@@ -183,6 +187,9 @@ func inferencePerfRest(c *schema.Measurement, b []byte, promptTokensRead, prom b
 				return
 			}
 			seconds := prom && len(path) > 1 && path[0] == "successes" && inferencePerfPromSeconds.MatchString(path[1])
+			if len(path) > 1 && path[0] == "successes" && shares[path[1]] != "" {
+				path = append([]string{path[0], shares[path[1]]}, path[2:]...)
+			}
 			metric(c, inferencePerfName(path, &f, seconds), num{V: f, Set: true})
 		}
 	}
