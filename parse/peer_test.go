@@ -465,7 +465,9 @@ func TestPeerFiles(t *testing.T) {
 			{"block lifetime in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "kv_block_lifetime_avg_ms") }, 12500},
 			{"kv cache share, a 0–1 fraction named so", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "kv_cache_usage_fraction_p99") }, 0.6125},
 			{"prefix cache hits, a fraction", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prefix_cache_hit_fraction_avg") }, 0.125},
-			{"no percentage name left", func(m *schema.Matrix) *float64 { return set(extra(&m.Measurements[0], "kv_cache_usage_percentage_p99")) }, 0},
+			{"no percentage name left", func(m *schema.Matrix) *float64 {
+				return set(extra(&m.Measurements[0], "kv_cache_usage_percentage_p99"))
+			}, 0},
 			{"cached prompt tokens", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prompt_tokens_cached") }, 153600},
 			{"running", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "num_requests_running_avg") }, 48.5},
 		}},
