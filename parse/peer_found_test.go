@@ -54,13 +54,14 @@ func TestPeerFoundShapes(t *testing.T) {
 		model string
 		cells int
 		warn  string // a Warnings field the run must carry
+		gpu   string // the GPU the run names, when it names one
 		check []foundCheck
 	}{
 		// genai-bench against an endpoint that did not stream (basetenlabs/
 		// genai-bench's TRT-LLM gpt-oss-120b folder): every request's TTFT
 		// is the tool's 1 ms stand-in, tpot the whole request per token.
 		// Its file name holds the model (api_model_name, "/" written "_").
-		{"genai-bench/nonstreamed-D2000_200_text-to-text_org_Model-120B_num_concurrency_8_time_60s.json", "org/Model-120B", "Model-120B", 1, "ttft", []foundCheck{
+		{"genai-bench/nonstreamed-D2000_200_text-to-text_org_Model-120B_num_concurrency_8_time_60s.json", "org/Model-120B", "Model-120B", 1, "ttft", "", []foundCheck{
 			{"no TTFT column", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), none},
 			{"no TTFT p99", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), none},
 			{"no TTFT mean", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMeanMs }), none},
@@ -91,7 +92,7 @@ func TestPeerFoundShapes(t *testing.T) {
 		}},
 		// llmperf-bench (philschmid/llmperf-bench, results/2.0.1/*_results.json):
 		// llmperf's summaries keyed by concurrency, one cell each.
-		{"llmperf/llmperf-bench-keyed-results.json", "org/Model-8B-Instruct", "Model-8B-Instruct", 2, "", []foundCheck{
+		{"llmperf/llmperf-bench-keyed-results.json", "org/Model-8B-Instruct", "Model-8B-Instruct", 2, "", "", []foundCheck{
 			{"concurrency of the first", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), 4},
 			{"concurrency of the second", cell(1, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), 16},
 			{"ttft p50 s to ms", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 196.07},
@@ -119,7 +120,7 @@ func TestPeerFoundShapes(t *testing.T) {
 		// inference-perf's Prometheus report of a whole run (kubernetes-sigs/
 		// inference-perf, demos/kubecon-na-2025/vllm/results, copied): the
 		// KV cache gauge is vLLM's 0–1 fraction under a "percentage" name.
-		{"inference-perf/stage_-1_prometheus_metrics.json", "", "", 1, "", []foundCheck{
+		{"inference-perf/stage_-1_prometheus_metrics.json", "", "", 1, "", "", []foundCheck{
 			{"kv cache usage p99, a fraction", x(0, "kv_cache_usage_fraction_p99"), 0.716064},
 			{"kv cache usage mean", x(0, "kv_cache_usage_fraction_avg"), 0.508616},
 			{"prefix cache hits, a fraction", x(0, "prefix_cache_hit_fraction_avg"), 0.7709618557536707},
@@ -141,6 +142,50 @@ func TestPeerFoundShapes(t *testing.T) {
 			{"no load recorded: no concurrency", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), none},
 			{"no load recorded: no rate", cell(0, func(c *schema.Measurement) *float64 { return c.RequestRate }), none},
 		}},
+		// inference-benchmarker's first writer (text-generation-inference-
+		// benchmark, 2024: venkateshops/inference-benchmarker src/writers.rs):
+		// avg, p90 and p95 as flat keys, e2e in whole milliseconds.
+		{"hf-inference-benchmarker/results-flat-2024.json", "org/Model-12B-it", "Model-12B-it", 1, "", "", []foundCheck{
+			{"rate, not the VU cap", cell(0, func(c *schema.Measurement) *float64 { return c.RequestRate }), 2},
+			{"no concurrency", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), none},
+			{"VU cap kept", x(0, "max_vus_cap_avg"), 64},
+			{"ttft mean", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMeanMs }), 88.125},
+			{"ttft p90", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP90Ms }), 131.75},
+			{"ttft p95 kept", x(0, "time_to_first_token_p95_ms"), 152.5},
+			{"no ttft median (not written)", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), none},
+			{"tbt mean", cell(0, func(c *schema.Measurement) *float64 { return c.TBTMeanMs }), 17.375},
+			{"tbt p90", cell(0, func(c *schema.Measurement) *float64 { return c.TBTP90Ms }), 19.625},
+			{"itl p95 kept", x(0, "inter_token_latency_p95_ms"), 21.125},
+			{"e2e mean", cell(0, func(c *schema.Measurement) *float64 { return c.E2EMeanMs }), 6981},
+			{"e2e p90", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP90Ms }), 7652},
+			{"e2e p95 kept", x(0, "request_latency_p95_ms"), 7894},
+			{"total tok/s", cell(0, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 793.5},
+			{"request throughput", cell(0, func(c *schema.Measurement) *float64 { return c.RequestThroughput }), 1.98375},
+			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 119},
+			{"failed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ErroredRequests) }), 2},
+			{"output tokens", cell(0, func(c *schema.Measurement) *float64 { return i64(c.OutputTokens) }), 47600},
+			{"prompt tokens sent / successful", cell(0, func(c *schema.Measurement) *float64 { return i64(c.PromptTokens) }), 1005},
+			{"context = configured prompt", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ContextTokens) }), 1000},
+			{"duration ms to s", cell(0, func(c *schema.Measurement) *float64 { return c.MeasuredS }), 59.987},
+			{"configured seconds", func(m *schema.Matrix) *float64 { return m.Run.MeasureSeconds }, 60},
+			{"max output tokens (decode_options)", func(m *schema.Matrix) *float64 { return i64(m.Run.MaxOutputTokens) }, 400},
+		}},
+		// inference-benchmarker's newest writer (arewa-ai/inference-benchmarker
+		// src/writers.rs, after upstream's input throughput): the input
+		// token throughput and the per-second medians beside the maps.
+		{"hf-inference-benchmarker/results-input-throughput-2026.json", "org/Model-12B-it", "Model-12B-it", 1, "", "NVIDIA H100 80GB HBM3", []foundCheck{
+			{"concurrency = VUs", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), 64},
+			{"input tok/s", cell(0, func(c *schema.Measurement) *float64 { return c.InputTokS }), 14875.25},
+			{"output tok/s median kept", x(0, "output_token_throughput_median_tok_s"), 6016},
+			{"input tok/s median kept", x(0, "input_token_throughput_median_tok_s"), 14000},
+			{"total tok/s", cell(0, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 5973.5},
+			{"ttft p50", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 412.5},
+			{"ttft p99", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), 890.125},
+			{"tbt p50", cell(0, func(c *schema.Measurement) *float64 { return c.TBTMs }), 9.875},
+			{"e2e p90", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP90Ms }), 4720.5},
+			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 896},
+			{"failed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ErroredRequests) }), 9},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -156,6 +201,9 @@ func TestPeerFoundShapes(t *testing.T) {
 			}
 			if len(m.Measurements) != tt.cells {
 				t.Fatalf("%d cells, want %d", len(m.Measurements), tt.cells)
+			}
+			if tt.gpu != "" && m.Run.GPU != tt.gpu {
+				t.Errorf("gpu = %q, want %q", m.Run.GPU, tt.gpu)
 			}
 			if tt.warn != "" && !slices.ContainsFunc(m.Run.Metadata, func(f schema.Field) bool { return f.Section == "Warnings" && f.Key == tt.warn }) {
 				t.Errorf("no warning %q in %v", tt.warn, m.Run.Metadata)
