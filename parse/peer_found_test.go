@@ -186,6 +186,27 @@ func TestPeerFoundShapes(t *testing.T) {
 			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 896},
 			{"failed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ErroredRequests) }), 9},
 		}},
+		// A Replicate model of the llmperf leaderboard (copied): the model
+		// is owner/name:<version hash>; the hash is the revision.
+		{"llmperf/leaderboard-replicate_70b_summary.json", "meta/llama-2-70b-chat:02e509c789964a7ea8736978a43525956ef40397be9033abf9fd2badfe68c9e3", "llama-2-70b-chat", 1, "", "", []foundCheck{
+			{"revision is the version hash", func(m *schema.Matrix) *float64 {
+				if m.Run.Revision == "02e509c789964a7ea8736978a43525956ef40397be9033abf9fd2badfe68c9e3" {
+					return num(1)
+				}
+				return nil
+			}, 1},
+			{"concurrency", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), 5},
+			{"ttft p50", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 1187.9947680000669},
+			{"ttft p90", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP90Ms }), 12323.396534799963},
+			{"ttft p99", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), 63626.44487116},
+			{"ttft mean", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMeanMs }), 5083.249257606895},
+			{"e2e p50", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP50Ms }), 12370.869038000023},
+			{"e2e p99", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP99Ms }), 74945.79868671998},
+			{"total tok/s", cell(0, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 29.434595028687124},
+			{"requests/s", cell(0, func(c *schema.Measurement) *float64 { return c.RequestThroughput }), 14.423034455059305 / 60},
+			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 145},
+			{"context", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ContextTokens) }), 550},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

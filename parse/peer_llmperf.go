@@ -39,6 +39,12 @@ func parseLLMPerf(b []byte, name string) (*schema.Matrix, error) {
 		model := f.str("model")
 		if i == 0 {
 			m.Run.ModelID, m.Run.Model = model, modelBase(model)
+			if base, version, ok := strings.Cut(m.Run.Model, ":"); ok && isHex(version) && len(version) >= 20 {
+				// Replicate names a model owner/name:<version hash>
+				// (the leaderboard's meta/llama-2-70b-chat:02e5…):
+				// the hash is the revision, not part of the name.
+				m.Run.Model, m.Run.Revision = base, version
+			}
 			m.Run.BenchVersion = f.str("version")
 			m.Run.Engine = f.str("framework")
 			m.Run.Title = "llmperf: " + firstNonEmpty(m.Run.Model, "model not recorded")
