@@ -388,6 +388,10 @@ func TestPeerBadFiles(t *testing.T) {
 		// are named, with the file to ingest instead.
 		{"bad/llmperf-individual-responses-abridged.json", 1, "it is llmperf's per-request file (individual_responses.json): speedmatrix reads the *_summary.json beside it"},
 		{"bad/genai-bench-experiment-metadata.json", 1, "it is genai-bench's experiment_metadata.json"},
+		// inference-perf's per-request file (once named AIPerf-like) and
+		// its session report (once "no tool").
+		{"bad/inference-perf-per-request.json", 1, "it is inference-perf's per-request file (per_request_lifecycle_metrics.json): speedmatrix reads the lifecycle reports beside it"},
+		{"bad/inference-perf-session-summary.json", 1, "it is inference-perf's session report"},
 		// llmperf-bench's table per concurrency, keyed like its results.
 		{"bad/llmperf-bench-summary-table.json", 1, "each of its values: it is llmperf-bench's table of figures per concurrency"},
 		{"bad/inferencex-agg-kimik2.5-conc4.json", 1, "it is an InferenceX (InferenceMAX) aggregate"},
