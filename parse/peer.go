@@ -78,6 +78,9 @@ func detectPeer(b []byte) (string, error) {
 		return FormatAIPerfCSV, nil
 	}
 	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		if r := benchmarkReport(t); r != "" {
+			return "", errors.New(r)
+		}
 		return "", nil
 	}
 	keys, err := firstObjectKeys(t)

@@ -1,9 +1,11 @@
 package parse
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -63,6 +65,8 @@ var peerCompanions = []peerCompanion{
 		[]string{"num_sessions", "num_sessions_succeeded", "num_sessions_failed", "total_events", "total_events_completed", "total_events_cancelled", "sessions_per_second", "session_duration_sec"}, 3},
 	{"inference-perf's per-session file (per_session_lifecycle_metrics.json)", "the request lifecycle reports beside it (stage_<n>_lifecycle_metrics.json, summary_lifecycle_metrics.json)",
 		[]string{"session_id", "num_events", "num_events_completed", "num_events_cancelled", "success", "total_input_tokens", "total_output_tokens", "duration_sec"}, 4},
+	{"a Benchmark Report v0.2 (llm-d's schema; inference-perf writes one per stage beside its own reports), whose time_per_output_token and inter_token_latency mean different things for each tool that fills them", "the producing tool's own result files (inference-perf: stage_<n>_lifecycle_metrics.json)",
+		[]string{"version", "run", "scenario", "results"}, 3},
 	{"GenAI-Perf's per-request profile_export.json", "profile_export_genai_perf.json (or its CSV)",
 		[]string{"experiments", "service_kind", "endpoint"}, 2},
 	{"an InferenceX (InferenceMAX) aggregate, computed from a benchmark's raw result (seconds without a unit, per-GPU throughput)", "the raw result it was computed from (a benchmark_serving JSON, an AIPerf export)",
@@ -80,10 +84,15 @@ func companion(keys map[string]json.RawMessage) string {
 			}
 		}
 		if n >= c.min {
-			return fmt.Sprintf("it is %s: speedmatrix reads %s", c.what, c.instead)
+			return companionText(c)
 		}
 	}
 	return ""
+}
+
+// companionText says what companion file c is and what to ingest instead.
+func companionText(c peerCompanion) string {
+	return fmt.Sprintf("it is %s: speedmatrix reads %s", c.what, c.instead)
 }
 
 // resemblance names the tool whose files share the most top-level keys
@@ -139,4 +148,22 @@ func keyedResemblance(t []byte) string {
 		return "each of its values: " + r
 	}
 	return ""
+}
+
+// benchmarkReportYAML matches the YAML of a Benchmark Report v0.2 (BR0.2),
+// as inference-perf writes it per stage (inference-perf.partial.stage_<n>.yaml)
+// and llm-d-benchmark converts other tools' results to: a version 0.2.x
+// at the top level (or in each element of a list of reports).
+var benchmarkReportYAML = regexp.MustCompile(`(?m)^(- )?\s*version:\s*['"]?0\.2`)
+
+// benchmarkReport tells, for a file that is not JSON, whether it is the
+// YAML of a Benchmark Report v0.2, and what to ingest instead; "" when it
+// is not one.
+func benchmarkReport(t []byte) string {
+	if !bytes.Contains(t, []byte("request_performance:")) || !benchmarkReportYAML.Match(t) {
+		return ""
+	}
+	return "YAML, not JSON: " + companionText(peerCompanions[slices.IndexFunc(peerCompanions, func(c peerCompanion) bool {
+		return strings.HasPrefix(c.what, "a Benchmark Report v0.2")
+	})])
 }

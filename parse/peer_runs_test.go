@@ -392,6 +392,9 @@ func TestPeerBadFiles(t *testing.T) {
 		// its session report (once "no tool").
 		{"bad/inference-perf-per-request.json", 1, "it is inference-perf's per-request file (per_request_lifecycle_metrics.json): speedmatrix reads the lifecycle reports beside it"},
 		{"bad/inference-perf-session-summary.json", 1, "it is inference-perf's session report"},
+		// A Benchmark Report v0.2 (llm-d's golden inference-perf report,
+		// copied), YAML: once told it was no complete speed-test document.
+		{"bad/llmd-br-v0_2-inference_perf.yaml", 1, "YAML, not JSON: it is a Benchmark Report v0.2"},
 		// llmperf-bench's table per concurrency, keyed like its results.
 		{"bad/llmperf-bench-summary-table.json", 1, "each of its values: it is llmperf-bench's table of figures per concurrency"},
 		{"bad/inferencex-agg-kimik2.5-conc4.json", 1, "it is an InferenceX (InferenceMAX) aggregate"},
