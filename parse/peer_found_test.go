@@ -210,6 +210,24 @@ func TestPeerFoundShapes(t *testing.T) {
 			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 145},
 			{"context", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ContextTokens) }), 550},
 		}},
+		// genai-bench's open loop (--qps-level, async runner): the QPS is
+		// written as num_concurrency 2.0, iteration_type num_concurrency;
+		// the arrival rate the open-loop runner records equals it.
+		{"genai-bench/openloop-D1000_100_text-to-text_org_Model-8B_num_concurrency_2.0_time_60s.json", "org/Model-8B", "Model-8B", 1, "", "", []foundCheck{
+			{"rate, not concurrency", cell(0, func(c *schema.Measurement) *float64 { return c.RequestRate }), 2},
+			{"no concurrency", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), none},
+			{"arrival rate kept", x(0, "arrival_requests_per_second_avg"), 2},
+			{"arrivals kept", x(0, "total_arrivals_avg"), 120},
+			{"ttft p50", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 112.5},
+			{"ttft p99", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), 281.25},
+			{"tbt p50", cell(0, func(c *schema.Measurement) *float64 { return c.TBTMs }), 12.1875},
+			{"e2e p90", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP90Ms }), 1475},
+			{"decode rate p50", cell(0, func(c *schema.Measurement) *float64 { return c.PerRequestTokS }), 82.0625},
+			{"total tok/s", cell(0, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 193.5},
+			{"requests/s measured", cell(0, func(c *schema.Measurement) *float64 { return c.RequestThroughput }), 1.935},
+			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 119},
+			{"context", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ContextTokens) }), 1000},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -251,4 +269,23 @@ func shown(p *float64) any {
 		return "none"
 	}
 	return *p
+}
+
+func TestGenAIBenchOpenLoop(t *testing.T) {
+	n := func(v float64) num { return num{V: v, Set: true} }
+	tests := []struct {
+		conc, arrivals num
+		want           bool
+	}{
+		{n(0.5), num{}, true},                // a QPS below one: no concurrency is fractional
+		{n(2), n(2), true},                   // the open-loop runner's planned arrivals ÷ planned duration
+		{n(4), n(1.5772870583561038), false}, // closed loop: sent ÷ measured duration
+		{n(16), num{}, false},                // older files record no arrivals
+		{num{}, n(2), false},
+	}
+	for _, tt := range tests {
+		if got := genaiBenchOpenLoop(tt.conc, tt.arrivals); got != tt.want {
+			t.Errorf("genaiBenchOpenLoop(%v, %v) = %v, want %v", tt.conc, tt.arrivals, got, tt.want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"path/filepath"
@@ -128,6 +129,8 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 		rate = a.NumConcurrency.ptr()
 	case it == "batch_size":
 		conc = i32(a.BatchSize)
+	case genaiBenchOpenLoop(a.NumConcurrency, a.ArrivalRate):
+		rate = a.NumConcurrency.ptr()
 	default:
 		conc = i32(a.NumConcurrency)
 	}
@@ -156,6 +159,9 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 	if a.Scenario != "" {
 		m.Run.Title += " (scenario " + a.Scenario + ")"
 		m.Run.Dataset = a.Scenario
+	}
+	if rate != nil {
+		addField(&m.Run, "Run", "Load", fmt.Sprintf("open loop at %g requests/s (--qps-level, written as num_concurrency)", *rate))
 	}
 	addField(&m.Run, "Run", "Scenario", a.Scenario)
 	addField(&m.Run, "Run", "Iteration", a.IterationType)
@@ -190,6 +196,24 @@ func genaiBenchFileModel(name string) (raw, id string) {
 		return raw, org + "/" + model
 	}
 	return raw, raw
+}
+
+// genaiBenchOpenLoop reports whether a result's num_concurrency holds the
+// QPS of an open-loop run: genai-bench's async runner with --qps-level
+// writes the rate there, with iteration_type "num_concurrency"
+// (genai_bench/cli/cli.py: "store QPS value directly … in num_concurrency
+// field"). It is one when the value is not a whole number, or when the
+// arrival rate the open-loop runner records (planned arrivals ÷ planned
+// duration) equals it; the closed-loop runner records requests sent ÷ the
+// measured duration, which does not.
+func genaiBenchOpenLoop(n, arrivalRate num) bool {
+	if !n.Set {
+		return false
+	}
+	if n.V != math.Trunc(n.V) {
+		return true
+	}
+	return arrivalRate.Set && n.V > 0 && math.Abs(arrivalRate.V-n.V) <= 1e-9*n.V
 }
 
 // genaiBenchPlaceholderMs is the TTFT genai-bench records for a response
