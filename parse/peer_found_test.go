@@ -1,7 +1,9 @@
 package parse
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"speedmatrix/schema"
@@ -288,4 +290,63 @@ func TestGenAIBenchOpenLoop(t *testing.T) {
 			t.Errorf("genaiBenchOpenLoop(%v, %v) = %v, want %v", tt.conc, tt.arrivals, got, tt.want)
 		}
 	}
+}
+
+// TestPeerFoundShapesStable parses each of these fixtures several times:
+// a run's id is a hash of what is read, so the same file must read the
+// same every time (inference-benchmarker's meta map once came out in
+// Go's random map order, and a re-ingest was added as a new run).
+func TestPeerFoundShapesStable(t *testing.T) {
+	for _, file := range []string{
+		"hf-inference-benchmarker/results-flat-2024.json",
+		"hf-inference-benchmarker/results-input-throughput-2026.json",
+		"genai-bench/nonstreamed-D2000_200_text-to-text_org_Model-120B_num_concurrency_8_time_60s.json",
+		"llmperf/llmperf-bench-keyed-results.json",
+	} {
+		first, err := readPeer(t, file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := asJSON(t, first)
+		for range 20 {
+			m, err := readPeer(t, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := asJSON(t, m); got != want {
+				t.Fatalf("%s reads differently from one parse to the next:\n%s\n%s", file, got, want)
+			}
+		}
+	}
+}
+
+// TestPeerExtraNamesHaveNoDot checks that no extra name keeps a "." of
+// the tool's statistic (inference-perf's p0.1, p99.9): docs/schema.md
+// names them with "_", and a rendered document reads them back so.
+func TestPeerExtraNamesHaveNoDot(t *testing.T) {
+	m, err := readPeer(t, "inference-perf/summary_lifecycle_metrics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range m.Measurements[0].Extra {
+		if strings.Contains(e.Name, ".") {
+			t.Errorf("extra %s = %g has a dot", e.Name, e.Value)
+		}
+	}
+	if p := extra(&m.Measurements[0], "time_to_first_token_p99_9_ms"); !near(p, 6499.61447016278) {
+		t.Errorf("ttft p99.9 = %v, want 6499.61447016278 ms", shown(p))
+	}
+}
+
+// asJSON is what a parse read, as JSON (the run's metadata and cells).
+func asJSON(t *testing.T, m *schema.Matrix) string {
+	t.Helper()
+	b, err := json.Marshal(struct {
+		Meta  []schema.Field
+		Cells []schema.Measurement
+	}{m.Run.Metadata, m.Measurements})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

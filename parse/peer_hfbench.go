@@ -2,6 +2,7 @@ package parse
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 
@@ -105,8 +106,10 @@ func parseHFBenchmarker(b []byte, name string) (*schema.Matrix, error) {
 	addField(&m.Run, "Run", "Tokenizer", cfg.Tokenizer)
 	addField(&m.Run, "Run", "Profile", cfg.Profile)
 	addField(&m.Run, "Run", "Run id", cfg.RunID)
-	for k, v := range cfg.Meta {
-		addField(&m.Run, "Metadata", k, v)
+	for _, k := range slices.Sorted(maps.Keys(cfg.Meta)) {
+		// In the order of their names: the run's id is a hash of what
+		// is read, and a map's order is not.
+		addField(&m.Run, "Metadata", k, cfg.Meta[k])
 	}
 	m.Run.MeasureSeconds = cfg.DurationSecs.ptr()
 	if do := cfg.DecodeOptions; do != nil {

@@ -250,6 +250,10 @@ func statsBlock(unit string, st map[string]num) *aiperfStats {
 		case "stddev", "std_dev":
 			stat = "std"
 		}
+		// p0.1 and p99.9 (inference-perf) as p0_1 and p99_9: a name
+		// keeps no "." (docs/schema.md), so that it reads back the same
+		// from a rendered document.
+		stat = strings.ReplaceAll(stat, ".", "_")
 		s.Stat[stat] = v
 	}
 	return s
