@@ -156,10 +156,17 @@ func keyedResemblance(t []byte) string {
 // at the top level (or in each element of a list of reports).
 var benchmarkReportYAML = regexp.MustCompile(`(?m)^(- )?\s*version:\s*['"]?0\.2`)
 
+// llmperfTableCSV is the header of the CSV that llmperf's README example
+// (and forks' generate_csv.py) makes from its summaries.
+var llmperfTableCSV = []byte("model_id,concurrent requests,throughput (t/s),Time-to-first-token @ P50 (s)")
+
 // benchmarkReport tells, for a file that is not JSON, whether it is the
-// YAML of a Benchmark Report v0.2, and what to ingest instead; "" when it
-// is not one.
+// YAML of a Benchmark Report v0.2 or the CSV made from llmperf's
+// summaries, and what to ingest instead; "" when it is neither.
 func benchmarkReport(t []byte) string {
+	if bytes.HasPrefix(t, llmperfTableCSV) {
+		return "a CSV made from llmperf's summaries (its \"average latency (ms)\" is the inter-token latency p50 × 1000): speedmatrix reads the *_summary.json files it was made from"
+	}
 	if !bytes.Contains(t, []byte("request_performance:")) || !benchmarkReportYAML.Match(t) {
 		return ""
 	}

@@ -395,6 +395,9 @@ func TestPeerBadFiles(t *testing.T) {
 		// A Benchmark Report v0.2 (llm-d's golden inference-perf report,
 		// copied), YAML: once told it was no complete speed-test document.
 		{"bad/llmd-br-v0_2-inference_perf.yaml", 1, "YAML, not JSON: it is a Benchmark Report v0.2"},
+		// The CSV llmperf's README example makes from its summaries
+		// (once "not a complete speed-test document").
+		{"bad/llmperf-readme-table.csv", 1, "a CSV made from llmperf's summaries"},
 		// llmperf-bench's table per concurrency, keyed like its results.
 		{"bad/llmperf-bench-summary-table.json", 1, "each of its values: it is llmperf-bench's table of figures per concurrency"},
 		{"bad/inferencex-agg-kimik2.5-conc4.json", 1, "it is an InferenceX (InferenceMAX) aggregate"},
