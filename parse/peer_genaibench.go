@@ -110,6 +110,14 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 			stats[k] = one(v)
 		}
 	}
+	if s := stats["output_sequence_length"]; s != nil && s.Stat["max"].Set && s.Stat["max"].V == 0 && a.Completed.V > 0 {
+		// genai-bench sets every output figure of a response that is
+		// not a chat completion (embeddings, rerank) to 0, and its TTFT
+		// is the whole request.
+		return nil, errorf(name, keyLine(b, "aggregated_metrics", 1),
+			"genai-bench result of a task that generates no tokens (%s: every request's num_output_tokens is 0, tpot 0, TTFT the whole request): speedmatrix measures generation, not read",
+			firstNonEmpty(genaiBenchTask(name), "embeddings or rerank"))
+	}
 	notStreamed := genaiBenchNotStreamed(stats)
 	if s := stats["output_sequence_length"]; s != nil {
 		stats["total_output_tokens"] = one(s.Stat["sum"])
@@ -180,6 +188,22 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 // (D8000_700_text-to-text_openai_gpt-oss-120b_num_concurrency_4_time_66s.json).
 // Older files have no model part (N2000_200_200_20_text-to-text_num_concurrency_16_time_15s.json).
 var genaiBenchFileName = regexp.MustCompile(`_([a-z]+(?:-[a-z]+)*-to-[a-z]+)_(.+)_(?:num_concurrency|batch_size|request_rate|num_workers)_[0-9.]+_time_[0-9.]+s\.json$`)
+
+// genaiBenchTask reads the task from a result file's name
+// ("text-to-embeddings"), or "".
+func genaiBenchTask(name string) string {
+	if m := genaiBenchFileName.FindStringSubmatch(filepath.Base(name)); m != nil {
+		return m[1]
+	}
+	if m := genaiBenchOldFileName.FindStringSubmatch(filepath.Base(name)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// genaiBenchOldFileName is a result file's name without a model part
+// (<scenario>_<task>_<iteration>_<n>_time_<t>s.json).
+var genaiBenchOldFileName = regexp.MustCompile(`_([a-z]+(?:-[a-z]+)*-to-[a-z]+)_(?:num_concurrency|batch_size|request_rate|num_workers)_[0-9.]+_time_[0-9.]+s\.json$`)
 
 // genaiBenchFileModel reads the model from a result file's name: the
 // text as written, and the model id with its first "_" read back as the

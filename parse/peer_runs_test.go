@@ -398,6 +398,9 @@ func TestPeerBadFiles(t *testing.T) {
 		// The CSV llmperf's README example makes from its summaries
 		// (once "not a complete speed-test document").
 		{"bad/llmperf-readme-table.csv", 1, "a CSV made from llmperf's summaries"},
+		// genai-bench's embeddings (no tokens generated): once stored with
+		// TBT 0 ms and the whole request as TTFT.
+		{"bad/genai-bench-E512_text-to-embeddings_batch_size_16_time_30s.json", 2, "genai-bench result of a task that generates no tokens (text-to-embeddings"},
 		// llmperf-bench's table per concurrency, keyed like its results.
 		{"bad/llmperf-bench-summary-table.json", 1, "each of its values: it is llmperf-bench's table of figures per concurrency"},
 		{"bad/inferencex-agg-kimik2.5-conc4.json", 1, "it is an InferenceX (InferenceMAX) aggregate"},
