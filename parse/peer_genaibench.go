@@ -59,10 +59,11 @@ var genaiBenchNames = map[string]string{
 	"output_inference_speed": "output_token_throughput_per_user",
 	"num_input_tokens":       "input_sequence_length",
 	"num_output_tokens":      "output_sequence_length",
-	// Per request: input tokens / ttft and output tokens / output
-	// latency, named so that they are not read as the run's throughput.
+	// Per request: input tokens / ttft and (output tokens − 1) / output
+	// latency (the decode rate), named so that they are not read as the
+	// run's throughput (llmperf's request_output_tok_s is tokens / e2e).
 	"input_throughput":  "request_input_tok_s",
-	"output_throughput": "request_output_tok_s",
+	"output_throughput": "request_decode_tok_s",
 }
 
 // genaiBenchScenario reads the requested input length of a scenario:
@@ -176,7 +177,7 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 	if notStreamed {
 		addField(&m.Run, "Warnings", "ttft",
 			"every request's TTFT is genai-bench's 1 ms stand-in for a response that was not streamed: no TTFT, TBT or decode rate was measured; "+
-				"kept in extra as nonstreamed_ttft_placeholder_*, e2e_per_output_token_* and request_output_tok_s_nonstreamed_*")
+				"kept in extra as nonstreamed_ttft_placeholder_*, e2e_per_output_token_*, request_output_tok_s_nonstreamed_* and request_output_throughput_tok_s_nonstreamed_*")
 	}
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
@@ -251,7 +252,8 @@ const genaiBenchPlaceholderMs = 1.0
 // out of the columns' way, named by what they are: the placeholder
 // itself; tpot, then (e2e − 1 ms)/(tokens − 1), the whole request per
 // output token, prefill included; output_inference_speed, its inverse
-// (request_output_tok_s_nonstreamed).
+// (request_output_tok_s_nonstreamed), and output_throughput, the same
+// over the whole request (request_output_throughput_tok_s_nonstreamed).
 // Note: a measured TTFT of exactly 1 ms for every request of a run is
 // not credible; the test is min and max both within 1 µs of 1 ms.
 func genaiBenchNotStreamed(stats map[string]*aiperfStats) bool {
@@ -268,6 +270,7 @@ func genaiBenchNotStreamed(stats map[string]*aiperfStats) bool {
 		"time_to_first_token":              "nonstreamed_ttft_placeholder",
 		"inter_token_latency":              "e2e_per_output_token",
 		"output_token_throughput_per_user": "request_output_tok_s_nonstreamed",
+		"request_decode_tok_s":             "request_output_throughput_tok_s_nonstreamed",
 	} {
 		if st, ok := stats[from]; ok {
 			delete(stats, from)
