@@ -233,6 +233,19 @@ func TestPeerFoundShapes(t *testing.T) {
 			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 119},
 			{"context", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ContextTokens) }), 1000},
 		}},
+		// An inference-perf stage of its replay load generator, which
+		// records the stage at rate −1: no rate, the −1 kept, a warning.
+		{"inference-perf/stage_0_lifecycle_metrics-replay-rate-minus-one.json", "", "", 1, "requested_rate", "", []foundCheck{
+			{"no rate", cell(0, func(c *schema.Measurement) *float64 { return c.RequestRate }), none},
+			{"no concurrency", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), none},
+			{"the -1 kept", x(0, "requested_rate_raw"), -1},
+			{"achieved rate kept", x(0, "achieved_rate_avg"), 2.025},
+			{"requests/s", cell(0, func(c *schema.Measurement) *float64 { return c.RequestThroughput }), 1.9875},
+			{"ttft p50", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 312.5},
+			{"tbt p99", cell(0, func(c *schema.Measurement) *float64 { return c.TBTP99Ms }), 28},
+			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 238},
+			{"failed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.ErroredRequests) }), 2},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
