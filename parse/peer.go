@@ -78,6 +78,9 @@ func detectPeer(b []byte) (string, error) {
 		return FormatAIPerfCSV, nil
 	}
 	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		if r := benchmarkReport(t); r != "" {
+			return "", errors.New(r)
+		}
 		return "", nil
 	}
 	keys, err := firstObjectKeys(t)
@@ -104,7 +107,7 @@ func detectPeer(b []byte) (string, error) {
 		return FormatInferencePerf, nil
 	case has("results") && bytes.Contains(keys["results"], []byte(`"token_throughput_secs"`)):
 		return FormatHFBenchmarker, nil
-	case has("num_concurrent_requests") || hasSuffix("_ttft_s_mean") || has("results_ttft_s_mean"):
+	case has("num_concurrent_requests") || hasSuffix("_ttft_s_mean") || has("results_ttft_s_mean") || llmperfKeyed(t) != nil:
 		return FormatLLMPerf, nil
 	case isStatsBlock(keys["records"]) && bytes.Contains(keys["records"], []byte(`"header"`)):
 		return FormatAIPerf, nil // AIPerf 0.1.x
@@ -128,7 +131,7 @@ func detectPeer(b []byte) (string, error) {
 	if len(names) > 8 {
 		names = append(names[:8], "…")
 	}
-	if r := resemblance(keys); r != "" {
+	if r := firstNonEmpty(resemblance(keys), keyedResemblance(t)); r != "" {
 		return "", fmt.Errorf("JSON of no benchmark tool speedmatrix reads (keys: %s); %s", strings.Join(names, ", "), r)
 	}
 	return "", fmt.Errorf("JSON of no benchmark tool speedmatrix reads (keys: %s)", strings.Join(names, ", "))

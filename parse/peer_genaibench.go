@@ -2,7 +2,10 @@ package parse
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
+	"math"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -56,6 +59,11 @@ var genaiBenchNames = map[string]string{
 	"output_inference_speed": "output_token_throughput_per_user",
 	"num_input_tokens":       "input_sequence_length",
 	"num_output_tokens":      "output_sequence_length",
+	// Per request: input tokens / ttft and (output tokens − 1) / output
+	// latency (the decode rate), named so that they are not read as the
+	// run's throughput (llmperf's request_output_tok_s is tokens / e2e).
+	"input_throughput":  "request_input_tok_s",
+	"output_throughput": "request_decode_tok_s",
 }
 
 // genaiBenchScenario reads the requested input length of a scenario:
@@ -103,6 +111,15 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 			stats[k] = one(v)
 		}
 	}
+	if s := stats["output_sequence_length"]; s != nil && s.Stat["max"].Set && s.Stat["max"].V == 0 && a.Completed.V > 0 {
+		// genai-bench sets every output figure of a response that is
+		// not a chat completion (embeddings, rerank) to 0, and its TTFT
+		// is the whole request.
+		return nil, errorf(name, keyLine(b, "aggregated_metrics", 1),
+			"genai-bench result of a task that generates no tokens (%s: every request's num_output_tokens is 0, tpot 0, TTFT the whole request): speedmatrix measures generation, not read",
+			firstNonEmpty(genaiBenchTask(name), "embeddings or rerank"))
+	}
+	notStreamed := genaiBenchNotStreamed(stats)
 	if s := stats["output_sequence_length"]; s != nil {
 		stats["total_output_tokens"] = one(s.Stat["sum"])
 		s.used["sum"] = true
@@ -121,6 +138,8 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 		rate = a.NumConcurrency.ptr()
 	case it == "batch_size":
 		conc = i32(a.BatchSize)
+	case genaiBenchOpenLoop(a.NumConcurrency, a.ArrivalRate):
+		rate = a.NumConcurrency.ptr()
 	default:
 		conc = i32(a.NumConcurrency)
 	}
@@ -141,12 +160,122 @@ func parseGenAIBench(b []byte, name string) (*schema.Matrix, error) {
 	m := peerMatrix("genai-bench", "")
 	m.Run.SourceFormat = FormatGenAIBench
 	m.Run.Title = "genai-bench: model not recorded in the result file"
+	if raw, id := genaiBenchFileModel(name); id != "" {
+		m.Run.ModelID, m.Run.Model = id, modelBase(id)
+		m.Run.Title = "genai-bench: " + m.Run.Model
+		addField(&m.Run, "Run", "Model (file name)", raw)
+	}
 	if a.Scenario != "" {
 		m.Run.Title += " (scenario " + a.Scenario + ")"
 		m.Run.Dataset = a.Scenario
 	}
+	if rate != nil {
+		addField(&m.Run, "Run", "Load", fmt.Sprintf("open loop at %g requests/s (--qps-level, written as num_concurrency)", *rate))
+	}
 	addField(&m.Run, "Run", "Scenario", a.Scenario)
 	addField(&m.Run, "Run", "Iteration", a.IterationType)
+	if notStreamed {
+		addField(&m.Run, "Warnings", "ttft",
+			"every request's TTFT is genai-bench's 1 ms stand-in for a response that was not streamed: no TTFT, TBT or decode rate was measured; "+
+				"kept in extra as nonstreamed_ttft_placeholder_*, e2e_per_output_token_*, request_output_tok_s_nonstreamed_* and request_output_throughput_tok_s_nonstreamed_*")
+	}
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
+}
+
+// genaiBenchFileName is a result file's name as genai-bench 2025–2026
+// writes it: <scenario>_<task>_<model>_<iteration>_<n>_time_<t>s.json,
+// the model (api_model_name) with "/" written "_"
+// (D8000_700_text-to-text_openai_gpt-oss-120b_num_concurrency_4_time_66s.json).
+// Older files have no model part (N2000_200_200_20_text-to-text_num_concurrency_16_time_15s.json).
+var genaiBenchFileName = regexp.MustCompile(`_([a-z]+(?:-[a-z]+)*-to-[a-z]+)_(.+)_(?:num_concurrency|batch_size|request_rate|num_workers)_[0-9.]+_time_[0-9.]+s\.json$`)
+
+// genaiBenchTask reads the task from a result file's name
+// ("text-to-embeddings"), or "".
+func genaiBenchTask(name string) string {
+	if m := genaiBenchFileName.FindStringSubmatch(filepath.Base(name)); m != nil {
+		return m[1]
+	}
+	if m := genaiBenchOldFileName.FindStringSubmatch(filepath.Base(name)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// genaiBenchOldFileName is a result file's name without a model part
+// (<scenario>_<task>_<iteration>_<n>_time_<t>s.json).
+var genaiBenchOldFileName = regexp.MustCompile(`_([a-z]+(?:-[a-z]+)*-to-[a-z]+)_(?:num_concurrency|batch_size|request_rate|num_workers)_[0-9.]+_time_[0-9.]+s\.json$`)
+
+// genaiBenchFileModel reads the model from a result file's name: the
+// text as written, and the model id with its first "_" read back as the
+// "/" between organisation and model ("zai-org_GLM-4.6" →
+// "zai-org/GLM-4.6"). Note: a model name of its own with "_" in it and no
+// organisation is misread; the text as written is kept beside it.
+func genaiBenchFileModel(name string) (raw, id string) {
+	m := genaiBenchFileName.FindStringSubmatch(filepath.Base(name))
+	if m == nil {
+		return "", ""
+	}
+	raw = m[2]
+	if org, model, ok := strings.Cut(raw, "_"); ok && org != "" && model != "" {
+		return raw, org + "/" + model
+	}
+	return raw, raw
+}
+
+// genaiBenchOpenLoop reports whether a result's num_concurrency holds the
+// QPS of an open-loop run: genai-bench's async runner with --qps-level
+// writes the rate there, with iteration_type "num_concurrency"
+// (genai_bench/cli/cli.py: "store QPS value directly … in num_concurrency
+// field"). It is one when the value is not a whole number, or when the
+// arrival rate the open-loop runner records (planned arrivals ÷ planned
+// duration) equals it; the closed-loop runner records requests sent ÷ the
+// measured duration, which does not.
+func genaiBenchOpenLoop(n, arrivalRate num) bool {
+	if !n.Set {
+		return false
+	}
+	if n.V != math.Trunc(n.V) {
+		return true
+	}
+	return arrivalRate.Set && n.V > 0 && math.Abs(arrivalRate.V-n.V) <= 1e-9*n.V
+}
+
+// genaiBenchPlaceholderMs is the TTFT genai-bench records for a response
+// it did not stream: the request's start plus 1 ms ("we can't measure
+// TTFT, so we use a small offset", genai_bench/user/*_user.py).
+const genaiBenchPlaceholderMs = 1.0
+
+// genaiBenchNotStreamed reports whether every request's TTFT of stats is
+// genai-bench's placeholder (a run against a non-streaming endpoint, or
+// with --disable-streaming), and if so moves the figures that rest on it
+// out of the columns' way, named by what they are: the placeholder
+// itself; tpot, then (e2e − 1 ms)/(tokens − 1), the whole request per
+// output token, prefill included; output_inference_speed, its inverse
+// (request_output_tok_s_nonstreamed), and output_throughput, the same
+// over the whole request (request_output_throughput_tok_s_nonstreamed).
+// Note: a measured TTFT of exactly 1 ms for every request of a run is
+// not credible; the test is min and max both within 1 µs of 1 ms.
+func genaiBenchNotStreamed(stats map[string]*aiperfStats) bool {
+	s := stats["time_to_first_token"]
+	if s == nil {
+		return false
+	}
+	lo, hi := s.Stat["min"], s.Stat["max"]
+	k := unitToMs(s.Unit)
+	if !lo.Set || !hi.Set || math.Abs(lo.V*k-genaiBenchPlaceholderMs) > 1e-3 || math.Abs(hi.V*k-genaiBenchPlaceholderMs) > 1e-3 {
+		return false
+	}
+	for from, to := range map[string]string{
+		"time_to_first_token":              "nonstreamed_ttft_placeholder",
+		"inter_token_latency":              "e2e_per_output_token",
+		"output_token_throughput_per_user": "request_output_tok_s_nonstreamed",
+		"request_decode_tok_s":             "request_output_throughput_tok_s_nonstreamed",
+	} {
+		if st, ok := stats[from]; ok {
+			delete(stats, from)
+			stats[to] = st
+		}
+	}
+	return true
 }

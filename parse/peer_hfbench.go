@@ -2,6 +2,8 @@ package parse
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"speedmatrix/schema"
@@ -25,11 +27,20 @@ type hfBenchFile struct {
 		PromptOptions *struct {
 			NumTokens num `json:"num_tokens"`
 		} `json:"prompt_options"`
-		Meta map[string]string `json:"meta"`
+		DecodeOptions *struct {
+			NumTokens num `json:"num_tokens"`
+		} `json:"decode_options"`
+		DurationSecs num               `json:"duration_secs"`
+		Meta         map[string]string `json:"meta"`
 	} `json:"config"`
 	Results   []hfBenchResult `json:"results"`
 	StartTime string          `json:"start_time"`
 	EndTime   string          `json:"end_time"`
+	System    struct {
+		OSName    string   `json:"os_name"`
+		OSVersion string   `json:"os_version"`
+		GPU       []string `json:"gpu"`
+	} `json:"system"`
 }
 
 // hfBenchResult is one benchmark of a run.
@@ -48,10 +59,26 @@ type hfBenchResult struct {
 	TTFT          map[string]num `json:"time_to_first_token_ms"`
 	ITL           map[string]num `json:"inter_token_latency_ms"`
 	E2E           map[string]num `json:"e2e_latency_ms"`
-	Failed        num            `json:"failed_requests"`
-	Successful    num            `json:"successful_requests"`
-	RequestRate   num            `json:"request_rate"`
-	TokensSent    num            `json:"total_tokens_sent"`
+	// The newest writer adds the input token throughput and the medians
+	// of tokens per one-second bucket.
+	InputTokenTPS       num `json:"input_token_throughput_secs"`
+	TokenTPSMedian      num `json:"token_throughput_median_secs"`
+	InputTokenTPSMedian num `json:"input_token_throughput_median_secs"`
+	// The first writer (text-generation-inference-benchmark, 2024) put
+	// avg, p90 and p95 beside each other, e2e in whole milliseconds.
+	TTFTAvg     num `json:"time_to_first_token_ms_avg"`
+	TTFTP90     num `json:"time_to_first_token_ms_p90"`
+	TTFTP95     num `json:"time_to_first_token_ms_p95"`
+	ITLAvg      num `json:"inter_token_latency_ms_avg"`
+	ITLP90      num `json:"inter_token_latency_ms_p90"`
+	ITLP95      num `json:"inter_token_latency_ms_p95"`
+	E2EAvg      num `json:"e2e_latency_ms_avg"`
+	E2EP90      num `json:"e2e_latency_ms_p90"`
+	E2EP95      num `json:"e2e_latency_ms_p95"`
+	Failed      num `json:"failed_requests"`
+	Successful  num `json:"successful_requests"`
+	RequestRate num `json:"request_rate"`
+	TokensSent  num `json:"total_tokens_sent"`
 }
 
 // parseHFBenchmarker reads inference-benchmarker's results: each result
@@ -79,8 +106,18 @@ func parseHFBenchmarker(b []byte, name string) (*schema.Matrix, error) {
 	addField(&m.Run, "Run", "Tokenizer", cfg.Tokenizer)
 	addField(&m.Run, "Run", "Profile", cfg.Profile)
 	addField(&m.Run, "Run", "Run id", cfg.RunID)
-	for k, v := range cfg.Meta {
-		addField(&m.Run, "Metadata", k, v)
+	for _, k := range slices.Sorted(maps.Keys(cfg.Meta)) {
+		// In the order of their names: the run's id is a hash of what
+		// is read, and a map's order is not.
+		addField(&m.Run, "Metadata", k, cfg.Meta[k])
+	}
+	m.Run.MeasureSeconds = cfg.DurationSecs.ptr()
+	if do := cfg.DecodeOptions; do != nil {
+		m.Run.MaxOutputTokens = do.NumTokens.int()
+	}
+	m.Run.OS = strings.TrimSpace(f.System.OSName + " " + f.System.OSVersion)
+	if gpus := slices.DeleteFunc(slices.Clone(f.System.GPU), func(g string) bool { return g == "" || g == "N/A" }); len(gpus) > 0 {
+		m.Run.GPU = strings.Join(gpus, ", ")
 	}
 	lines := objectLines(b, "results", `"executor_type"`, len(f.Results))
 	for i, r := range f.Results {
@@ -88,9 +125,9 @@ func parseHFBenchmarker(b []byte, name string) (*schema.Matrix, error) {
 			continue // the server's warm-up, not a measurement
 		}
 		stats := map[string]*aiperfStats{
-			"time_to_first_token": statsBlock("ms", r.TTFT),
-			"inter_token_latency": statsBlock("ms", r.ITL),
-			"request_latency":     statsBlock("ms", r.E2E),
+			"time_to_first_token": statsBlock("ms", firstMap(r.TTFT, map[string]num{"avg": r.TTFTAvg, "p90": r.TTFTP90, "p95": r.TTFTP95})),
+			"inter_token_latency": statsBlock("ms", firstMap(r.ITL, map[string]num{"avg": r.ITLAvg, "p90": r.ITLP90, "p95": r.ITLP95})),
+			"request_latency":     statsBlock("ms", firstMap(r.E2E, map[string]num{"avg": r.E2EAvg, "p90": r.E2EP90, "p95": r.E2EP95})),
 		}
 		for k, v := range map[string]num{
 			"output_token_throughput": r.TokenTPS, "request_throughput": r.RequestRate,
@@ -118,6 +155,10 @@ func parseHFBenchmarker(b []byte, name string) (*schema.Matrix, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.InputTokS = r.InputTokenTPS.ptr()
+		// The medians of the tokens counted in each second of the run.
+		metric(&c, "output_token_throughput_median_tok_s", r.TokenTPSMedian)
+		metric(&c, "input_token_throughput_median_tok_s", r.InputTokenTPSMedian)
 		if r.TokensSent.Set && r.Successful.Set && r.Successful.V > 0 {
 			c.PromptTokens = num{V: r.TokensSent.V / r.Successful.V, Set: true}.int()
 			inputContext(&c, r.TokensSent.V/r.Successful.V)
@@ -134,4 +175,19 @@ func parseHFBenchmarker(b []byte, name string) (*schema.Matrix, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// firstMap returns m, or else the figures of alt that are set (nil when
+// none is).
+func firstMap(m, alt map[string]num) map[string]num {
+	if len(m) > 0 {
+		return m
+	}
+	out := map[string]num{}
+	for k, v := range alt {
+		if v.Set {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package parse
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"regexp"
@@ -113,9 +114,19 @@ func parseInferencePerf(b []byte, name string) (*schema.Matrix, error) {
 	if r.Load.Concurrency.Set {
 		conc = i32(r.Load.Concurrency)
 	}
-	c, err := aiperfCell(name, stats, conc, r.Load.RequestedRate.ptr(), true, keyLine(b, "successes", 1))
+	// A requested rate of 0 or below is no rate: inference-perf's replay
+	// load generator records its stage at rate −1. It is kept as it is,
+	// with a warning, and the cell has no rate.
+	rate, badRate := r.Load.RequestedRate.ptr(), false
+	if rate != nil && *rate <= 0 {
+		rate, badRate = nil, true
+	}
+	c, err := aiperfCell(name, stats, conc, rate, true, keyLine(b, "successes", 1))
 	if err != nil {
 		return nil, err
+	}
+	if badRate {
+		metric(&c, "requested_rate_raw", r.Load.RequestedRate)
 	}
 	c.InputTokS = tp["input_tokens_per_sec"].ptr()
 	c.MeasuredS = r.BenchmarkTime.ptr()
@@ -137,6 +148,9 @@ func parseInferencePerf(b []byte, name string) (*schema.Matrix, error) {
 	if prom {
 		m.Run.Title += ", the model server's Prometheus metrics"
 		addField(&m.Run, "Run", "Metrics", "model server (Prometheus), not the client's request lifecycle")
+	}
+	if badRate {
+		addField(&m.Run, "Warnings", "requested_rate", fmt.Sprintf("%g is no request rate (a replay stage's −1?): kept in extra as requested_rate_raw, the cell has no rate", r.Load.RequestedRate.V))
 	}
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
@@ -166,6 +180,10 @@ func inferencePerfRest(c *schema.Measurement, b []byte, promptTokensRead, prom b
 	if err := dec.Decode(&v); err != nil {
 		return err
 	}
+	shares := map[string]string{}
+	if prom {
+		shares = inferencePerfShares(v)
+	}
 	var walk func(path []string, v any)
 	walk = func(path []string, v any) {
 		switch x := v.(type) {
@@ -183,6 +201,9 @@ func inferencePerfRest(c *schema.Measurement, b []byte, promptTokensRead, prom b
 				return
 			}
 			seconds := prom && len(path) > 1 && path[0] == "successes" && inferencePerfPromSeconds.MatchString(path[1])
+			if len(path) > 1 && path[0] == "successes" && shares[path[1]] != "" {
+				path = append([]string{path[0], shares[path[1]]}, path[2:]...)
+			}
 			metric(c, inferencePerfName(path, &f, seconds), num{V: f, Set: true})
 		}
 	}
@@ -243,6 +264,10 @@ func statsBlock(unit string, st map[string]num) *aiperfStats {
 		case "stddev", "std_dev":
 			stat = "std"
 		}
+		// p0.1 and p99.9 (inference-perf) as p0_1 and p99_9: a name
+		// keeps no "." (docs/schema.md), so that it reads back the same
+		// from a rendered document.
+		stat = strings.ReplaceAll(stat, ".", "_")
 		s.Stat[stat] = v
 	}
 	return s

@@ -61,3 +61,43 @@ func inferencePerfPrometheus(b []byte, r *inferencePerfReport) (prom bool, serve
 	delete(r.Successes.PromptLen, "rate")
 	return true, serverITL
 }
+
+// inferencePerfShare matches the blocks of a Prometheus metrics report
+// named as percentages: kv_cache_usage_percentage (vLLM's
+// gpu_cache_usage_perc / kv_cache_usage_perc gauge) and
+// prefix_cache_hit_percent.
+var inferencePerfShare = regexp.MustCompile(`^(.+)_(percentage|percent)$`)
+
+// inferencePerfShares names the percentage blocks of a Prometheus metrics
+// report (the decoded report v) that hold 0–1 fractions: inference-perf
+// summarizes the model server's gauge as it is (avg_over_time …, no
+// scaling), and vLLM's gauge is a fraction (1 = the whole cache), so
+// "kv_cache_usage_percentage" 0.51 is 51 %. Such a block is renamed
+// <name>_fraction ("kv_cache_usage_fraction_p99"); a block with any value
+// above 1 is a percentage and keeps its name.
+func inferencePerfShares(v any) map[string]string {
+	out := map[string]string{}
+	top, _ := v.(map[string]any)
+	succ, _ := top["successes"].(map[string]any)
+	for k, blk := range succ {
+		m := inferencePerfShare.FindStringSubmatch(k)
+		st, ok := blk.(map[string]any)
+		if m == nil || !ok {
+			continue
+		}
+		fraction := true
+		for _, x := range st {
+			n, ok := x.(json.Number)
+			if !ok {
+				continue
+			}
+			if f, err := n.Float64(); err != nil || f < 0 || f > 1 {
+				fraction = false
+			}
+		}
+		if fraction {
+			out[k] = m[1] + "_fraction"
+		}
+	}
+	return out
+}

@@ -1,6 +1,8 @@
 package parse
 
 import (
+	"bytes"
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,7 +29,7 @@ import (
 // → completed_requests, results_number_errors → errored_requests,
 // framework → engine, timestamp → started_at.
 func parseLLMPerf(b []byte, name string) (*schema.Matrix, error) {
-	objs, err := parseFlatObjects(name, b)
+	objs, err := llmperfObjects(name, b)
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +39,12 @@ func parseLLMPerf(b []byte, name string) (*schema.Matrix, error) {
 		model := f.str("model")
 		if i == 0 {
 			m.Run.ModelID, m.Run.Model = model, modelBase(model)
+			if base, version, ok := strings.Cut(m.Run.Model, ":"); ok && isHex(version) && len(version) >= 20 {
+				// Replicate names a model owner/name:<version hash>
+				// (the leaderboard's meta/llama-2-70b-chat:02e5…):
+				// the hash is the revision, not part of the name.
+				m.Run.Model, m.Run.Revision = base, version
+			}
 			m.Run.BenchVersion = f.str("version")
 			m.Run.Engine = f.str("framework")
 			m.Run.Title = "llmperf: " + firstNonEmpty(m.Run.Model, "model not recorded")
@@ -46,10 +54,14 @@ func parseLLMPerf(b []byte, name string) (*schema.Matrix, error) {
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			if ts, err := f.num(name, "timestamp"); err == nil && ts.Set {
+		if ts, err := f.num(name, "timestamp"); err == nil && ts.Set {
+			if i == 0 {
 				t := time.Unix(int64(ts.V), 0).UTC()
 				m.Run.StartedAt = &t
+			} else {
+				// The run starts with the first summary; each later
+				// one keeps its own time.
+				metric(&c, "timestamp_unix_s", ts)
 			}
 		}
 		if i == 0 {
@@ -155,4 +167,61 @@ func llmperfCell(name string, f *flatResult) (schema.Measurement, error) {
 		return c, errorf(name, f.line, "llmperf summary without results_mean_output_throughput_token_per_s or TTFT quantiles")
 	}
 	return c, nil
+}
+
+// llmperfObjects reads the summaries of an llmperf file: one summary, a
+// list or JSON Lines of them (parseFlatObjects), or an object holding
+// them under keys, as llmperf-bench's *_results.json does (keyed by
+// concurrency: {"1": {summary}, "2": {summary}, …}), in file order.
+func llmperfObjects(name string, b []byte) ([]*flatResult, error) {
+	raws := llmperfKeyed(b)
+	if raws == nil {
+		return parseFlatObjects(name, b)
+	}
+	b = sanitizeJSON(b)
+	out := make([]*flatResult, 0, len(raws))
+	for _, raw := range raws {
+		line := 1
+		if start := bytes.Index(b, raw); start >= 0 {
+			line = lineAt(b, int64(start))
+		}
+		f, err := decodeFlat(name, raw, line)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// llmperfKeyed returns, in file order, the values of a JSON object whose
+// every value is an llmperf summary (an object with
+// num_concurrent_requests or results_ttft_s_mean), or nil when b is not
+// such an object.
+func llmperfKeyed(b []byte) []json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(sanitizeJSON(b)))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var out []json.RawMessage
+	for dec.More() {
+		if _, err := dec.Token(); err != nil {
+			return nil
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil
+		}
+		var keys map[string]json.RawMessage
+		if json.Unmarshal(raw, &keys) != nil {
+			return nil
+		}
+		_, conc := keys["num_concurrent_requests"]
+		_, ttft := keys["results_ttft_s_mean"]
+		if !conc && !ttft {
+			return nil
+		}
+		out = append(out, raw)
+	}
+	return out
 }

@@ -1,8 +1,11 @@
 package parse
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -54,6 +57,16 @@ var peerCompanions = []peerCompanion{
 		[]string{"ttft_s", "end_to_end_latency_s", "inter_token_latency_s", "request_output_throughput_token_per_s", "number_input_tokens", "number_output_tokens", "number_total_tokens", "error_code"}, 4},
 	{"genai-bench's experiment_metadata.json (the folder's settings, no figures)", "the result files of the folder (<scenario>_…_num_concurrency_<n>_time_<t>s.json)",
 		[]string{"benchmark_version", "api_backend", "api_model_name", "traffic_scenario", "iteration_type", "num_concurrency", "experiment_folder_name", "metrics_time_unit"}, 4},
+	{"llmperf-bench's table of figures per concurrency (first-time-to-token_mean_in_ms, latency_ms_per_token), made from llmperf's summaries", "the *_results.json beside it (llmperf's summaries keyed by concurrency)",
+		[]string{"concurrency", "input_token_length", "output_token_length", "first-time-to-token_mean_in_ms", "throughput_token_per_s", "latency_ms_per_token"}, 4},
+	{"inference-perf's per-request file (per_request_lifecycle_metrics.json)", "the lifecycle reports beside it (stage_<n>_lifecycle_metrics.json, summary_lifecycle_metrics.json)",
+		[]string{"start_time", "end_time", "request", "response", "info", "error"}, 5},
+	{"inference-perf's session report (summary_/stage_<n>_session_lifecycle_metrics.json: sessions of dependent requests, no request latencies)", "the request lifecycle reports beside it (stage_<n>_lifecycle_metrics.json, summary_lifecycle_metrics.json)",
+		[]string{"num_sessions", "num_sessions_succeeded", "num_sessions_failed", "total_events", "total_events_completed", "total_events_cancelled", "sessions_per_second", "session_duration_sec"}, 3},
+	{"inference-perf's per-session file (per_session_lifecycle_metrics.json)", "the request lifecycle reports beside it (stage_<n>_lifecycle_metrics.json, summary_lifecycle_metrics.json)",
+		[]string{"session_id", "num_events", "num_events_completed", "num_events_cancelled", "success", "total_input_tokens", "total_output_tokens", "duration_sec"}, 4},
+	{"a Benchmark Report v0.2 (llm-d's schema; inference-perf writes one per stage beside its own reports), whose time_per_output_token and inter_token_latency mean different things for each tool that fills them", "the producing tool's own result files (inference-perf: stage_<n>_lifecycle_metrics.json)",
+		[]string{"version", "run", "scenario", "results"}, 3},
 	{"GenAI-Perf's per-request profile_export.json", "profile_export_genai_perf.json (or its CSV)",
 		[]string{"experiments", "service_kind", "endpoint"}, 2},
 	{"an InferenceX (InferenceMAX) aggregate, computed from a benchmark's raw result (seconds without a unit, per-GPU throughput)", "the raw result it was computed from (a benchmark_serving JSON, an AIPerf export)",
@@ -71,10 +84,15 @@ func companion(keys map[string]json.RawMessage) string {
 			}
 		}
 		if n >= c.min {
-			return fmt.Sprintf("it is %s: speedmatrix reads %s", c.what, c.instead)
+			return companionText(c)
 		}
 	}
 	return ""
+}
+
+// companionText says what companion file c is and what to ingest instead.
+func companionText(c peerCompanion) string {
+	return fmt.Sprintf("it is %s: speedmatrix reads %s", c.what, c.instead)
 }
 
 // resemblance names the tool whose files share the most top-level keys
@@ -106,4 +124,53 @@ func resemblance(keys map[string]json.RawMessage) string {
 	}
 	sig := peerSignatures[best]
 	return fmt.Sprintf("it most resembles %s (shares %s), of which speedmatrix reads %s", sig.tool, strings.Join(shared, ", "), sig.versions)
+}
+
+// keyedResemblance is resemblance for a JSON object whose values are all
+// objects (one per key: a concurrency, a stage): what its first value
+// resembles, or "".
+func keyedResemblance(t []byte) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(sanitizeJSON(t), &top) != nil || len(top) == 0 {
+		return ""
+	}
+	var first map[string]json.RawMessage
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		var v map[string]json.RawMessage
+		if json.Unmarshal(top[k], &v) != nil {
+			return ""
+		}
+		if first == nil {
+			first = v
+		}
+	}
+	if r := resemblance(first); r != "" {
+		return "each of its values: " + r
+	}
+	return ""
+}
+
+// benchmarkReportYAML matches the YAML of a Benchmark Report v0.2 (BR0.2),
+// as inference-perf writes it per stage (inference-perf.partial.stage_<n>.yaml)
+// and llm-d-benchmark converts other tools' results to: a version 0.2.x
+// at the top level (or in each element of a list of reports).
+var benchmarkReportYAML = regexp.MustCompile(`(?m)^(- )?\s*version:\s*['"]?0\.2`)
+
+// llmperfTableCSV is the header of the CSV that llmperf's README example
+// (and forks' generate_csv.py) makes from its summaries.
+var llmperfTableCSV = []byte("model_id,concurrent requests,throughput (t/s),Time-to-first-token @ P50 (s)")
+
+// benchmarkReport tells, for a file that is not JSON, whether it is the
+// YAML of a Benchmark Report v0.2 or the CSV made from llmperf's
+// summaries, and what to ingest instead; "" when it is neither.
+func benchmarkReport(t []byte) string {
+	if bytes.HasPrefix(t, llmperfTableCSV) {
+		return "a CSV made from llmperf's summaries (its \"average latency (ms)\" is the inter-token latency p50 × 1000): speedmatrix reads the *_summary.json files it was made from"
+	}
+	if !bytes.Contains(t, []byte("request_performance:")) || !benchmarkReportYAML.Match(t) {
+		return ""
+	}
+	return "YAML, not JSON: " + companionText(peerCompanions[slices.IndexFunc(peerCompanions, func(c peerCompanion) bool {
+		return strings.HasPrefix(c.what, "a Benchmark Report v0.2")
+	})])
 }

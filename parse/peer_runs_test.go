@@ -388,6 +388,21 @@ func TestPeerBadFiles(t *testing.T) {
 		// are named, with the file to ingest instead.
 		{"bad/llmperf-individual-responses-abridged.json", 1, "it is llmperf's per-request file (individual_responses.json): speedmatrix reads the *_summary.json beside it"},
 		{"bad/genai-bench-experiment-metadata.json", 1, "it is genai-bench's experiment_metadata.json"},
+		// inference-perf's per-request file (once named AIPerf-like) and
+		// its session report (once "no tool").
+		{"bad/inference-perf-per-request.json", 1, "it is inference-perf's per-request file (per_request_lifecycle_metrics.json): speedmatrix reads the lifecycle reports beside it"},
+		{"bad/inference-perf-session-summary.json", 1, "it is inference-perf's session report"},
+		// A Benchmark Report v0.2 (llm-d's golden inference-perf report,
+		// copied), YAML: once told it was no complete speed-test document.
+		{"bad/llmd-br-v0_2-inference_perf.yaml", 1, "YAML, not JSON: it is a Benchmark Report v0.2"},
+		// The CSV llmperf's README example makes from its summaries
+		// (once "not a complete speed-test document").
+		{"bad/llmperf-readme-table.csv", 1, "a CSV made from llmperf's summaries"},
+		// genai-bench's embeddings (no tokens generated): once stored with
+		// TBT 0 ms and the whole request as TTFT.
+		{"bad/genai-bench-E512_text-to-embeddings_batch_size_16_time_30s.json", 2, "genai-bench result of a task that generates no tokens (text-to-embeddings"},
+		// llmperf-bench's table per concurrency, keyed like its results.
+		{"bad/llmperf-bench-summary-table.json", 1, "each of its values: it is llmperf-bench's table of figures per concurrency"},
 		{"bad/inferencex-agg-kimik2.5-conc4.json", 1, "it is an InferenceX (InferenceMAX) aggregate"},
 		{"bad/llmbench-duplicate.json", 3, "duplicate cell"},
 		{"bad/llmbench-summary-disagrees.json", 2, "disagrees with summary_table"},

@@ -463,7 +463,11 @@ func TestPeerFiles(t *testing.T) {
 			{"no chunk gap", func(m *schema.Matrix) *float64 { return set(m.Measurements[0].ChunkGapP50Ms) }, 0},
 			{"queue time in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "request_queue_time_p99_ms") }, 210},
 			{"block lifetime in ms", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "kv_block_lifetime_avg_ms") }, 12500},
-			{"kv cache share", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "kv_cache_usage_percentage_p99") }, 61.25},
+			{"kv cache share, a 0–1 fraction named so", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "kv_cache_usage_fraction_p99") }, 0.6125},
+			{"prefix cache hits, a fraction", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prefix_cache_hit_fraction_avg") }, 0.125},
+			{"no percentage name left", func(m *schema.Matrix) *float64 {
+				return set(extra(&m.Measurements[0], "kv_cache_usage_percentage_p99"))
+			}, 0},
 			{"cached prompt tokens", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "prompt_tokens_cached") }, 153600},
 			{"running", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "num_requests_running_avg") }, 48.5},
 		}},

@@ -73,8 +73,8 @@ func TestIngestPeerFiles(t *testing.T) {
 		{"serve cells per tool",
 			`SELECT r.source_format, count(*) AS n FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE m.phase = 'serve' GROUP BY ALL ORDER BY ALL`,
-			`[{"source_format":"aiperf","n":"5"},{"source_format":"aiperf-csv","n":"4"},{"source_format":"genai-bench","n":"1"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
-				`{"source_format":"guidellm","n":"4"},{"source_format":"hf-inference-benchmarker","n":"2"},{"source_format":"inference-perf","n":"5"},{"source_format":"llmperf","n":"2"},{"source_format":"sglang-bench-serving","n":"12"},{"source_format":"vllm-bench-serve","n":"19"}]`},
+			`[{"source_format":"aiperf","n":"5"},{"source_format":"aiperf-csv","n":"4"},{"source_format":"genai-bench","n":"3"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
+				`{"source_format":"guidellm","n":"4"},{"source_format":"hf-inference-benchmarker","n":"4"},{"source_format":"inference-perf","n":"8"},{"source_format":"llmperf","n":"5"},{"source_format":"sglang-bench-serving","n":"12"},{"source_format":"vllm-bench-serve","n":"19"}]`},
 		{"repeats numbered, a benchmark with nothing completed is an error without figures",
 			`SELECT m.status, m.repeat, m.completed_requests, m.ttft_ms, m.total_tok_s FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE r.source_format = 'vllm-bench-serve' AND (m.status <> 'valid' OR m.repeat IS NOT NULL) ORDER BY ALL`,
@@ -89,7 +89,7 @@ func TestIngestPeerFiles(t *testing.T) {
 		{"seconds became milliseconds",
 			`SELECT round(m.ttft_ms, 2) AS ttft_ms, m.tbt_ms IS NULL AS no_tbt FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE r.source_format = 'llmperf' ORDER BY ttft_ms`,
-			`[{"ttft_ms":221.89,"no_tbt":true},{"ttft_ms":387.72,"no_tbt":true}]`},
+			`[{"ttft_ms":196.07,"no_tbt":true},{"ttft_ms":209.54,"no_tbt":true},{"ttft_ms":221.89,"no_tbt":true},{"ttft_ms":387.72,"no_tbt":true},{"ttft_ms":1187.99,"no_tbt":true}]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
