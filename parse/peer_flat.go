@@ -25,6 +25,15 @@ type flatResult struct {
 	used map[string]bool
 	b    []byte // the object's text, for key line numbers
 	line int    // line the object starts on
+	// errors are the distinct messages of --save-detailed's per-request
+	// "errors" array, in order of first appearance, with their counts.
+	errors []errorCount
+}
+
+// errorCount is one distinct error message and how many requests gave it.
+type errorCount struct {
+	msg string
+	n   int
 }
 
 // decodeFlat decodes one JSON object of flat keys.
@@ -112,7 +121,11 @@ func (f *flatResult) latencies(name, metric string, median, mean, p90, p99 **flo
 func (f *flatResult) extras(m *schema.Measurement, numericStrings bool) {
 	for _, k := range slices.Sorted(maps.Keys(f.raw)) {
 		raw := f.raw[k]
-		if f.used[k] || len(raw) == 0 || raw[0] == '[' || raw[0] == '{' || raw[0] == '"' && !numericStrings {
+		if !f.used[k] && len(raw) > 0 && raw[0] == '[' {
+			f.arrayExtras(m, k, raw)
+			continue
+		}
+		if f.used[k] || len(raw) == 0 || raw[0] == '{' || raw[0] == '"' && !numericStrings {
 			continue
 		}
 		var n num

@@ -102,7 +102,7 @@ func keptAs(v float64, stored []float64) bool {
 // (keys joined with "/", array elements as "*"). What each reader keeps of
 // a guidellm distribution is documented in guidellmKept; AIPerf's GPU
 // telemetry keeps each GPU's average.
-var notFigures = regexp.MustCompile(`(^|/)(input_lens|output_lens|ttfts|itls|errors|generated_texts|request_samples|requests|individual_request_metrics|input_config|server_info|error_summary|summary_table|target_launch_config|scheduler_state|scheduler_metrics|worker|run_stats|pdf)(/|$)` +
+var notFigures = regexp.MustCompile(`(^|/)(input_lens|output_lens|ttfts|itls|start_times|errors|generated_texts|request_samples|requests|individual_request_metrics|input_config|server_info|error_summary|summary_table|target_launch_config|scheduler_state|scheduler_metrics|worker|run_stats|pdf)(/|$)` +
 	`|^(metadata|args|config|system|run_info)(/|$)` + // run configuration (read where it names the run)
 	`|^benchmarks/\*/(config|args|start_time|end_time|warmup_duration|cooldown_duration|warmup_number|cooldown_number)(/|$)` +
 	`|^benchmarks/\*/metrics/.+/(errored|incomplete|total)/` +

@@ -24,6 +24,11 @@ import (
 //   - completed, failed, total_output_tokens, total_input_tokens, duration,
 //     request_rate ("inf" → +Inf), request_throughput, request_goodput
 //     (older files: "request_goodput:")
+//   - spec_decode_acceptance_rate (percent) → server_spec_accept_rate (a
+//     fraction) and spec_decode_acceptance_rate_pct; the per-position
+//     rates → spec_decode_acceptance_rate_pos1, _pos2, …
+//   - --save-detailed's per-request arrays → <key>_count, "errors" →
+//     errors_reported and the distinct messages (run metadata "Errors")
 //   - every other number (std_*, p99.9_*, total_token_throughput, …) → extra
 //   - string keys not understood (vllm --metadata k=v) → run metadata
 //   - a load that appears again (a repeat, a sweep's run_number) → repeat 0, 1, …
@@ -64,6 +69,7 @@ func parseVLLMBench(b []byte, name string) ([]*schema.Matrix, error) {
 		}
 		for _, i := range is {
 			m.Measurements = append(m.Measurements, cells[i])
+			objs[i].addErrors(&m.Run)
 		}
 		if err := numberRepeats(name, m.Measurements); err != nil {
 			return nil, err
@@ -84,6 +90,16 @@ func vllmCell(name string, f *flatResult) (schema.Measurement, error) {
 	} else if s.inTok.Set && s.dur.Set && s.dur.V > 0 {
 		v := s.inTok.V / s.dur.V
 		c.InputTokS = &v
+	}
+	// Speculative decoding (newer bench serve, from the server's
+	// counters): the acceptance rate in percent; the column holds the
+	// fraction.
+	if r := s.get("spec_decode_acceptance_rate"); r.Set {
+		metric(c, "spec_decode_acceptance_rate_pct", r)
+		if r.V >= 0 && r.V <= 100 {
+			v := r.V / 100
+			c.ServerSpecAcceptRate = &v
+		}
 	}
 	meanIn := math.NaN()
 	if n, mean, _, ok := f.lengthStats("input_lens"); ok {

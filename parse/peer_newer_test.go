@@ -1,0 +1,182 @@
+package parse
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"speedmatrix/schema"
+)
+
+// meta returns the value of a run metadata field ("" when absent).
+func meta(m *schema.Matrix, section, key string) string {
+	for _, f := range m.Run.Metadata {
+		if f.Section == section && f.Key == key {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+// fieldCheck is one figure of a fixture and the source value it must hold.
+type fieldCheck struct {
+	what string
+	got  *float64
+	want float64
+}
+
+// checkFields reports every figure that does not hold its source value.
+func checkFields(t *testing.T, checks []fieldCheck) {
+	t.Helper()
+	for _, c := range checks {
+		if !near(c.got, c.want) {
+			if c.got == nil {
+				t.Errorf("%s: null, want %v", c.what, c.want)
+			} else {
+				t.Errorf("%s: %v, want %v", c.what, *c.got, c.want)
+			}
+		}
+	}
+}
+
+// fp returns a pointer to v, converting counts.
+func fp[T int32 | int64 | float64](p *T) *float64 {
+	if p == nil {
+		return nil
+	}
+	v := float64(*p)
+	return &v
+}
+
+// TestVLLMSpecDecodeDetailed reads a `vllm bench serve` result of the
+// newer releases with speculative decoding figures, --percentile-metrics
+// with p95, --goodput and --save-detailed's per-request arrays (one
+// request failed): every figure against the file, the per-position
+// acceptance rates and the error message kept, nothing unit-less.
+func TestVLLMSpecDecodeDetailed(t *testing.T) {
+	m, err := readPeer(t, "vllm/spec-decode-detailed.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Run.ModelID != "Qwen/Qwen3-32B" || m.Run.SourceFormat != FormatVLLMBench {
+		t.Errorf("model %q format %q", m.Run.ModelID, m.Run.SourceFormat)
+	}
+	c := &m.Measurements[0]
+	checkFields(t, []fieldCheck{
+		{"concurrency", fp(c.Concurrency), 4},
+		{"request rate inf", c.RequestRate, math.Inf(1)},
+		{"completed", fp(c.CompletedRequests), 3},
+		{"failed", fp(c.ErroredRequests), 1},
+		{"goodput", c.GoodputReqS, 0.32},
+		{"ttft median", c.TTFTMs, 198.25},
+		{"ttft mean", c.TTFTMeanMs, 212.5},
+		{"ttft p90", c.TTFTP90Ms, 251.5},
+		{"ttft p99", c.TTFTP99Ms, 260.05},
+		{"ttft p95 kept", extra(c, "p95_ttft_ms"), 256.25},
+		{"tbt = tpot median", c.TBTMs, 22.25},
+		{"tbt p99", c.TBTP99Ms, 24.2},
+		{"chunk gap = itl median", c.ChunkGapP50Ms, 63.75},
+		{"itl p95 kept", extra(c, "p95_itl_ms"), 86.5},
+		{"e2e p50", c.E2EP50Ms, 5925.5},
+		{"e2e p99", c.E2EP99Ms, 6041.9},
+		{"output tok/s", c.TotalTokS, 122.88},
+		{"total tok/s kept", extra(c, "total_token_throughput"), 614.4},
+		{"spec acceptance as a fraction", c.ServerSpecAcceptRate, 0.645},
+		{"spec acceptance in percent kept", extra(c, "spec_decode_acceptance_rate_pct"), 64.5},
+		{"acceptance length", extra(c, "spec_decode_acceptance_length"), 2.935},
+		{"accepted tokens", extra(c, "spec_decode_accepted_tokens"), 507},
+		{"draft tokens", extra(c, "spec_decode_draft_tokens"), 786},
+		{"acceptance position 1", extra(c, "spec_decode_acceptance_rate_pos1"), 0.82},
+		{"acceptance position 3", extra(c, "spec_decode_acceptance_rate_pos3"), 0.47},
+		{"peak concurrent requests kept", extra(c, "max_concurrent_requests"), 4},
+		{"requests with an error", extra(c, "errors_reported"), 1},
+		{"per-request ttfts counted", extra(c, "ttfts_count"), 4},
+		{"per-request start times counted", extra(c, "start_times_count"), 4},
+	})
+	if v := extra(c, "spec_decode_acceptance_rate"); v != nil {
+		t.Errorf("the percentage is kept under a name without its unit: %v", *v)
+	}
+	if got := meta(m, "Errors", "line 1"); !strings.Contains(got, "1× Bad Request: This model's maximum context length") {
+		t.Errorf("error message not kept: %q", got)
+	}
+}
+
+// TestAIPerfGoodputAndSweepRun reads an AIPerf 0.11 export of one run of
+// a --concurrency sweep with --goodput: goodput in its column, the SLOs,
+// the variation and the command in the run's metadata, the error summary
+// kept; and a real AIPerf 0.8 export whose command sits in
+// input_config.artifacts.
+func TestAIPerfGoodputAndSweepRun(t *testing.T) {
+	m, err := readPeer(t, "aiperf/profile_export_aiperf-0.11-goodput-sweep-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &m.Measurements[0]
+	checkFields(t, []fieldCheck{
+		{"concurrency", fp(c.Concurrency), 32},
+		{"goodput", c.GoodputReqS, 2.9},
+		{"request throughput", c.RequestThroughput, 3.25},
+		{"completed", fp(c.CompletedRequests), 975},
+		{"errors", fp(c.ErroredRequests), 5},
+		{"ttft p50", c.TTFTMs, 388.5},
+		{"ttft p99", c.TTFTP99Ms, 1720.5},
+		{"tbt = itl p50", c.TBTMs, 15.5},
+		{"chunk gap p99", c.ChunkGapP99Ms, 24.5},
+		{"e2e p90", c.E2EP90Ms, 6120.75},
+		{"output tok/s", c.TotalTokS, 840.5},
+		{"per user p50", c.PerRequestTokS, 64.5},
+		{"duration", c.MeasuredS, 300.02},
+		{"output tokens", fp(c.OutputTokens), 252037},
+		{"good requests kept", extra(c, "good_request_count_avg"), 870},
+		{"good fraction kept", extra(c, "good_request_fraction_avg"), 0.8923076923076924},
+	})
+	if v := extra(c, "goodput_avg"); v != nil {
+		t.Errorf("goodput also in extra: %v", *v)
+	}
+	for _, w := range []struct{ section, key, want string }{
+		{"SLO", "time_to_first_token", "1000"},
+		{"SLO", "inter_token_latency", "25"},
+		{"Run", "Variation", "phases.profiling.concurrency=32"},
+		{"Run", "Sweep id", "7d0c4b1e-2f3a-4c5d-9e8f-1a2b3c4d5e6f"},
+		{"Errors", "400 Bad Request", "5× maximum context length exceeded"},
+	} {
+		if got := meta(m, w.section, w.key); got != w.want {
+			t.Errorf("metadata %s/%s = %q, want %q", w.section, w.key, got, w.want)
+		}
+	}
+	if got := meta(m, "Run", "Command"); !strings.HasPrefix(got, "aiperf profile --model 'qwen3-8b'") {
+		t.Errorf("command %q", got)
+	}
+
+	// ai-dynamo/aiperf's own audit artifact (AIPerf 0.8.0, a
+	// non-streaming chat run against its mock server).
+	m, err = readPeer(t, "aiperf/aiperf-0.8.0-audit-baseline-chat-bare.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = &m.Measurements[0]
+	checkFields(t, []fieldCheck{
+		{"concurrency", fp(c.Concurrency), 4},
+		{"context: the requested isl", fp(c.ContextTokens), 550},
+		{"prompt tokens", fp(c.PromptTokens), 550},
+		{"input tokens", fp(c.InputTokensTotal), 35200},
+		{"output tokens = total_osl", fp(c.OutputTokens), 35277},
+		{"completed", fp(c.CompletedRequests), 64},
+		{"request throughput", c.RequestThroughput, 1854.929714829192},
+		{"output tok/s", c.TotalTokS, 1022443.0554692096},
+		{"e2e p50", c.E2EP50Ms, 0.6734304999999999},
+		{"e2e mean", c.E2EMeanMs, 1.516322453125},
+		{"e2e p99", c.E2EP99Ms, 15.14387014},
+		{"e2e p95 kept", extra(c, "request_latency_p95_ms"), 10.865638499999939},
+		{"duration s", c.MeasuredS, 0.034502655},
+		{"usage diff in percent", extra(c, "usage_prompt_tokens_diff_pct_avg"), 3.6107954545454546},
+		{"usage discrepancies", extra(c, "usage_discrepancy_count_avg"), 2},
+		{"total tok/s kept", extra(c, "total_token_throughput_avg"), 2042654.398625265},
+	})
+	if c.TTFTMs != nil || c.TBTMs != nil {
+		t.Errorf("a run without token timing has ttft %v, tbt %v", c.TTFTMs, c.TBTMs)
+	}
+	if got := meta(m, "Run", "Command"); !strings.Contains(got, "--concurrency 4 --request-count 64") {
+		t.Errorf("command %q", got)
+	}
+}
