@@ -106,6 +106,8 @@ func detectPeer(b []byte) (string, error) {
 		return FormatHFBenchmarker, nil
 	case has("num_concurrent_requests") || hasSuffix("_ttft_s_mean") || has("results_ttft_s_mean"):
 		return FormatLLMPerf, nil
+	case isAIPerfAggregate(keys):
+		return FormatAIPerf, nil // a sweep or repeated runs, aggregated
 	case isStatsBlock(keys["records"]) && bytes.Contains(keys["records"], []byte(`"header"`)):
 		return FormatAIPerf, nil // AIPerf 0.1.x
 	case isStatsBlock(keys["time_to_first_token"]) || isStatsBlock(keys["request_throughput"]) || isStatsBlock(keys["output_token_throughput"]):

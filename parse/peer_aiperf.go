@@ -209,6 +209,9 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, jsonError(name, b, 1, err)
 	}
+	if isAIPerfAggregate(raw) {
+		return parseAIPerfAggregate(b, name)
+	}
 	format := FormatAIPerf
 	tool := "aiperf"
 	if cfg := raw["input_config"]; bytes.Contains(cfg, []byte(`"genai_perf`)) || bytes.Contains(cfg, []byte(`"service_kind"`)) {

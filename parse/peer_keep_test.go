@@ -230,6 +230,11 @@ var durationName = regexp.MustCompile(`(^|_)(ttft|ttfc|tpot|tbt|itl|e2e|e2el|lat
 // inference-perf's ttft_attainment_percentage).
 var rateName = regexp.MustCompile(`(^|_)(tps|tok_s|throughput|percentage|pct)(_|$)`)
 
+// dimensionless matches statistics that have no unit whatever they
+// describe: a coefficient of variation and a t-distribution critical
+// value (AIPerf's aggregates across runs).
+var dimensionless = regexp.MustCompile(`_(cv|t_critical)$`)
+
 // unitName matches a unit word in a figure's name.
 var unitName = regexp.MustCompile(`(^|_)(ms|s|sec|seconds|us|ns)(_|$)`)
 
@@ -240,7 +245,7 @@ func TestPeerDurationsHaveUnits(t *testing.T) {
 		for _, m := range mustParseAll(t, path) {
 			for _, c := range m.Measurements {
 				for _, e := range c.Extra {
-					if durationName.MatchString(e.Name) && !rateName.MatchString(e.Name) && !unitName.MatchString(e.Name) && !strings.HasSuffix(e.Name, "_count") {
+					if durationName.MatchString(e.Name) && !rateName.MatchString(e.Name) && !unitName.MatchString(e.Name) && !strings.HasSuffix(e.Name, "_count") && !dimensionless.MatchString(e.Name) {
 						t.Errorf("%s: extra %s = %g is a duration without a unit", filepath.Base(path), e.Name, e.Value)
 					}
 					if rateName.MatchString(e.Name) && unitName.MatchString(e.Name) && durationName.MatchString(e.Name) && !strings.Contains(e.Name, "per_token") {

@@ -180,3 +180,70 @@ func TestAIPerfGoodputAndSweepRun(t *testing.T) {
 		t.Errorf("command %q", got)
 	}
 }
+
+// TestAIPerfAggregates reads AIPerf's aggregates across runs, rejected
+// before as JSON of no known tool: a --concurrency sweep of one trial per
+// value (profile_export_aiperf_sweep.json, whole metric blocks: the
+// requests' statistics beside the runs') and the confidence report of
+// repeated runs (profile_export_aiperf_aggregate.json, flat
+// "<metric>_<stat>" keys whose mean is the value).
+func TestAIPerfAggregates(t *testing.T) {
+	m, err := readPeer(t, "aiperf/profile_export_aiperf_sweep-one-trial.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Measurements) != 2 || m.Run.SourceFormat != FormatAIPerf || meta(m, "Aggregate", "Type") != "sweep" {
+		t.Fatalf("%d cells, format %q, type %q", len(m.Measurements), m.Run.SourceFormat, meta(m, "Aggregate", "Type"))
+	}
+	c0, c1 := &m.Measurements[0], &m.Measurements[1]
+	checkFields(t, []fieldCheck{
+		{"combination 1 concurrency", fp(c0.Concurrency), 16},
+		{"combination 2 concurrency", fp(c1.Concurrency), 64},
+		{"ttft p50", c0.TTFTMs, 28.5},
+		{"ttft avg", c0.TTFTMeanMs, 30.25},
+		{"ttft p99", c1.TTFTP99Ms, 420.75},
+		{"ttft min of the requests", extra(c1, "time_to_first_token_min_ms"), 30.5},
+		{"tbt = itl p50", c1.TBTMs, 13.25},
+		{"e2e p90", c1.E2EP90Ms, 6800.25},
+		{"output tok/s", c1.TotalTokS, 4800.5},
+		{"request throughput", c1.RequestThroughput, 18.25},
+		{"goodput", c1.GoodputReqS, 16.75},
+		{"completed", fp(c1.CompletedRequests), 5475},
+		{"duration s", c1.MeasuredS, 300},
+		{"spread across runs, in ms", extra(c1, "time_to_first_token_trials_std_ms"), 0},
+		{"confidence bound", extra(c1, "output_token_throughput_trials_ci_high"), 4800.5},
+		{"runs", extra(c1, "aggregate_runs"), 2},
+		{"trials per value", extra(c1, "aggregate_trials_per_value"), 1},
+	})
+
+	m, err = readPeer(t, "aiperf/profile_export_aiperf_aggregate-confidence.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Measurements) != 1 || m.Run.BenchVersion != "0.8.0" {
+		t.Fatalf("%d cells, version %q", len(m.Measurements), m.Run.BenchVersion)
+	}
+	c := &m.Measurements[0]
+	checkFields(t, []fieldCheck{
+		{"concurrency from variation_values", fp(c.Concurrency), 64},
+		{"request throughput: mean of the runs", c.RequestThroughput, 18.5},
+		{"output tok/s", c.TotalTokS, 4750.25},
+		{"completed", fp(c.CompletedRequests), 5550},
+		{"ttft p50", c.TTFTMs, 82.25},
+		{"ttft avg", c.TTFTMeanMs, 97.5},
+		{"ttft p99", c.TTFTP99Ms, 430.5},
+		{"tbt p50", c.TBTMs, 13.25},
+		{"e2e p99", c.E2EP99Ms, 9950.5},
+		{"per user p50", c.PerRequestTokS, 75.5},
+		{"ttft p99 spread in ms", extra(c, "time_to_first_token_p99_trials_std_ms"), 12.75},
+		{"ttft p99 lowest run in ms", extra(c, "time_to_first_token_p99_trials_min_ms"), 417.75},
+		{"ttft p99 interval low", extra(c, "time_to_first_token_p99_trials_ci_low_ms"), 398.625},
+		{"throughput cv", extra(c, "request_throughput_avg_trials_cv"), 0.013514},
+		{"t critical", extra(c, "request_throughput_avg_trials_t_critical"), 4.303},
+		{"successful runs", extra(c, "aggregate_successful_runs"), 3},
+		{"confidence level", extra(c, "aggregate_confidence_level"), 0.95},
+	})
+	if got := meta(m, "Aggregate", "Runs"); got != "run_0001, run_0002, run_0003" {
+		t.Errorf("runs %q", got)
+	}
+}
