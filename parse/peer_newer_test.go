@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"speedmatrix/schema"
 )
@@ -246,4 +247,51 @@ func TestAIPerfAggregates(t *testing.T) {
 	if got := meta(m, "Aggregate", "Runs"); got != "run_0001, run_0002, run_0003" {
 		t.Errorf("runs %q", got)
 	}
+}
+
+// TestLLMBench0429Settings reads an llm_decode_bench.py 0.4.29 file in
+// the shape of a real one (sjug/rtx6kpro): the timestamp with its zone
+// offset, the engine version from the event log, the harness's
+// run_metadata and the metadata settings kept; the cell's figures
+// against the file.
+func TestLLMBench0429Settings(t *testing.T) {
+	m, err := readPeer(t, "llm-inference-bench/v0.4.29-run-metadata.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Run.StartedAt == nil || !m.Run.StartedAt.Equal(time.Date(2026, 10, 1, 14, 16, 2, 125e6, time.UTC)) {
+		t.Errorf("started at %v, want 2026-10-01T14:16:02.125Z", m.Run.StartedAt)
+	}
+	if m.Run.Engine != "vllm" || m.Run.EngineVersion != "0.11.2rc1.dev7+gabc1234" || m.Run.BenchVersion != "0.4.29" {
+		t.Errorf("engine %q %q, tool version %q", m.Run.Engine, m.Run.EngineVersion, m.Run.BenchVersion)
+	}
+	for _, w := range []struct{ section, key, want string }{
+		{"run_metadata", "variant_id", "baseline-c2"},
+		{"run_metadata", "repetition", "2"},
+		{"Settings", "decode_mode", "duration"},
+		{"Settings", "prefill_mode", "skipped"},
+		{"Settings", "ignore_eos", "true"},
+		{"Settings", "decode_warmup_seconds", "3.0"},
+	} {
+		if got := meta(m, w.section, w.key); got != w.want {
+			t.Errorf("metadata %s/%s = %q, want %q", w.section, w.key, got, w.want)
+		}
+	}
+	c := &m.Measurements[0]
+	checkFields(t, []fieldCheck{
+		{"concurrency", fp(c.Concurrency), 2},
+		{"aggregate tok/s", c.TotalTokS, 98.5},
+		{"per request", c.PerRequestTokS, 49.25},
+		{"ttft p50 s to ms", c.TTFTMs, 60},
+		{"ttft p99", c.TTFTP99Ms, 75},
+		{"tbt = inter token latency p50", c.TBTMs, 20},
+		{"chunk gap p90", c.ChunkGapP90Ms, 57.5},
+		{"completed: none finished in the window", fp(c.CompletedRequests), 0},
+		{"streams kept", extra(c, "num_completed"), 2},
+		{"spec acceptance", c.ServerSpecAcceptRate, 0.5725},
+		{"acceptance position 2", extra(c, "server_spec_pos_accept_2"), 0.57},
+		{"steps per second", extra(c, "server_steps_per_s"), 36.25},
+		{"ttst p99 in ms", extra(c, "time_to_second_token_p99_ms"), 72.5},
+		{"measured s", c.MeasuredS, 30},
+	})
 }
