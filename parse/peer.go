@@ -77,6 +77,9 @@ func detectPeer(b []byte) (string, error) {
 		}
 		return FormatAIPerfCSV, nil
 	}
+	if looksGuideLLMYAML(t) {
+		return FormatGuideLLM, nil // guidellm's YAML report
+	}
 	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
 		return "", nil
 	}

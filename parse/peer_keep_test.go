@@ -138,6 +138,13 @@ func sourceNumbers(t *testing.T, path string, b []byte) map[string]float64 {
 		}
 		return out
 	}
+	if strings.HasSuffix(path, ".yaml") { // guidellm's YAML report: its JSON
+		j, err := yamlToJSON(path, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = j
+	}
 	lines := [][]byte{sanitizeJSON(b)}
 	if strings.HasSuffix(path, ".jsonl") {
 		lines, _ = jsonLines(lines[0])
