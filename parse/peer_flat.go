@@ -445,7 +445,13 @@ func startServing(name string, f *flatResult, e2eKey string) *servingCell {
 	c := &s.c
 	*c = schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(f.line)}
 	c.Concurrency = i32(s.get("max_concurrency"))
-	c.RequestRate = s.get("request_rate").ptr()
+	if raw := f.raw["request_rate"]; len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, new(num)) != nil {
+		// SGLang replaying a trace's timestamps writes "trace": no fixed
+		// rate. The word stays in the run's configuration (its label and
+		// metadata), the load columns null.
+	} else {
+		c.RequestRate = s.get("request_rate").ptr()
+	}
 	s.completed = s.get("completed")
 	c.CompletedRequests = s.completed.int()
 	s.inTok = s.get("total_input_tokens")
@@ -502,6 +508,16 @@ func (s *servingCell) finish(tool string, runKeys ...string) (schema.Measurement
 		s.f.used[k] = true
 	}
 	s.f.extras(&s.c, false)
+	if s.c.ErroredRequests == nil {
+		// SGLang writes no failure count: --output-details' error
+		// messages count the requests that failed.
+		for _, e := range s.c.Extra {
+			if e.Name == "errors_reported" {
+				n := int64(e.Value)
+				s.c.ErroredRequests = &n
+			}
+		}
+	}
 	if s.err != nil {
 		return s.c, s.err
 	}

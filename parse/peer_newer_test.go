@@ -295,3 +295,41 @@ func TestLLMBench0429Settings(t *testing.T) {
 		{"measured s", c.MeasuredS, 30},
 	})
 }
+
+// TestSGLangTraceReplay reads a line of SGLang's newest bench_serving
+// replaying a trace (request_rate "trace", rejected before as "not a
+// number") with --output-details: no rate or concurrency as the load, the
+// word kept in the run's metadata, the per-request arrays counted and
+// the error message kept, every figure against the file.
+func TestSGLangTraceReplay(t *testing.T) {
+	m, err := readPeer(t, "sglang/trace-replay-output-details.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Run.ModelID != "Qwen/Qwen3-8B" || m.Run.EngineVersion != "0.5.4" || meta(m, "Metadata", "request_rate") != "trace" {
+		t.Errorf("model %q version %q request_rate %q", m.Run.ModelID, m.Run.EngineVersion, meta(m, "Metadata", "request_rate"))
+	}
+	c := &m.Measurements[0]
+	if c.RequestRate != nil || c.Concurrency != nil {
+		t.Errorf("trace replay stored with rate %v concurrency %v", c.RequestRate, c.Concurrency)
+	}
+	checkFields(t, []fieldCheck{
+		{"measured concurrency", c.AvgActiveRequests, 0.22},
+		{"completed", fp(c.CompletedRequests), 3},
+		{"ttft p50", c.TTFTMs, 700.25},
+		{"tbt = tpot p50", c.TBTMs, 31.25},
+		{"chunk gap p99", c.ChunkGapP99Ms, 80.25},
+		{"itl p95 kept", extra(c, "p95_itl_ms"), 55.5},
+		{"e2e p90", c.E2EP90Ms, 12000.5},
+		{"output tok/s", c.TotalTokS, 6.22},
+		{"input tok/s", c.InputTokS, 49.79},
+		{"acceptance length", extra(c, "accept_length"), 2.45},
+		{"vision tokens", extra(c, "total_input_vision_tokens"), 0},
+		{"requests with an error", extra(c, "errors_reported"), 1},
+		{"failed: the requests with an error", fp(c.ErroredRequests), 1},
+		{"per-request itls counted", extra(c, "itls_count"), 4},
+	})
+	if got := meta(m, "Errors", "line 1"); got != "1× ClientConnectorError: Cannot connect to host 127.0.0.1:30000" {
+		t.Errorf("errors %q", got)
+	}
+}
