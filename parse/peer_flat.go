@@ -147,8 +147,9 @@ func (f *flatResult) extras(m *schema.Measurement, numericStrings bool) {
 // "p99.9_e2el").
 var secondsLatencyKey = regexp.MustCompile(`^(mean|median|std|min|max|p[0-9]+(\.[0-9]+)?)_(ttft|tpot|itl|e2el|e2e_latency)$`)
 
-// stringFields returns the string-valued keys not read, for Run.Metadata
-// (vLLM's --metadata k=v pairs land there, numbers as strings included).
+// stringFields returns the string-valued and boolean keys not read, for
+// Run.Metadata (vLLM's --metadata k=v pairs land there, numbers as
+// strings included).
 func (f *flatResult) stringFields() []schema.KV {
 	var out []schema.KV
 	for _, k := range slices.Sorted(maps.Keys(f.raw)) {
@@ -162,6 +163,11 @@ func (f *flatResult) stringFields() []schema.KV {
 				out = append(out, schema.KV{Key: k, Value: s})
 				f.used[k] = true
 			}
+		}
+		if t := string(raw); t == "true" || t == "false" {
+			// Settings some versions add (ignore_eos).
+			out = append(out, schema.KV{Key: k, Value: t})
+			f.used[k] = true
 		}
 	}
 	return out

@@ -333,3 +333,34 @@ func TestSGLangTraceReplay(t *testing.T) {
 		t.Errorf("errors %q", got)
 	}
 }
+
+// TestVLLMRampUp reads a `vllm bench serve --ramp-up-strategy linear`
+// result: its request_rate is the unused default "inf", not the load (it
+// was stored as an unbounded rate); the ramp's bounds stay in extra, the
+// strategy and a derivative's boolean setting in the run's metadata.
+func TestVLLMRampUp(t *testing.T) {
+	m, err := readPeer(t, "vllm/ramp-up-linear.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &m.Measurements[0]
+	if c.RequestRate != nil || c.Concurrency != nil {
+		t.Errorf("a ramp stored with rate %v, concurrency %v", c.RequestRate, c.Concurrency)
+	}
+	checkFields(t, []fieldCheck{
+		{"ramp start", extra(c, "ramp_up_start_rps"), 2},
+		{"ramp end", extra(c, "ramp_up_end_rps"), 20},
+		{"completed", fp(c.CompletedRequests), 598},
+		{"failed", fp(c.ErroredRequests), 2},
+		{"ttft p50", c.TTFTMs, 82.5},
+		{"tbt p99", c.TBTP99Ms, 29.5},
+		{"e2e p99", c.E2EP99Ms, 3810.75},
+		{"request throughput", c.RequestThroughput, 9.723577235772358},
+		{"peak concurrent requests", extra(c, "max_concurrent_requests"), 87},
+	})
+	for k, want := range map[string]string{"ramp_up_strategy": "linear", "ignore_eos": "true"} {
+		if got := meta(m, "Metadata", k); got != want {
+			t.Errorf("metadata %s = %q, want %q", k, got, want)
+		}
+	}
+}

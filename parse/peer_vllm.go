@@ -22,7 +22,8 @@ import (
 //   - output_throughput → total_tok_s; 1000 / median_tpot_ms → per_request_tok_s
 //     (the median of per-request decode rates, since 1000/x is monotone)
 //   - completed, failed, total_output_tokens, total_input_tokens, duration,
-//     request_rate ("inf" → +Inf), request_throughput, request_goodput
+//     request_rate ("inf" → +Inf; none with --ramp-up-strategy, whose
+//     ramp_up_start_rps/ramp_up_end_rps go to extra), request_throughput, request_goodput
 //     (older files: "request_goodput:")
 //   - spec_decode_acceptance_rate (percent) → server_spec_accept_rate (a
 //     fraction) and spec_decode_acceptance_rate_pct; the per-position
@@ -83,6 +84,13 @@ func parseVLLMBench(b []byte, name string) ([]*schema.Matrix, error) {
 func vllmCell(name string, f *flatResult) (schema.Measurement, error) {
 	s := startServing(name, f, "e2el")
 	c := &s.c
+	if f.str("ramp_up_strategy") != "" {
+		// --ramp-up-strategy: the rate rose from ramp_up_start_rps to
+		// ramp_up_end_rps (kept in extra); request_rate is then only the
+		// unused default, not the load.
+		c.RequestRate = nil
+		f.used["ramp_up_strategy"] = false
+	}
 	c.ErroredRequests = s.get("failed").int()
 	c.GoodputReqS = s.get("request_goodput", "request_goodput:").ptr()
 	if in := s.get("input_throughput"); in.Set { // older files print it
