@@ -77,6 +77,9 @@ func detectPeer(b []byte) (string, error) {
 		}
 		return FormatAIPerfCSV, nil
 	}
+	if looksVLLMSweepCSV(t) {
+		return FormatVLLMBench, nil // vllm bench sweep's summary.csv
+	}
 	if looksGuideLLMYAML(t) {
 		return FormatGuideLLM, nil // guidellm's YAML report
 	}

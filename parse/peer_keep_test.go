@@ -113,6 +113,13 @@ var notFigures = regexp.MustCompile(`(^|/)(input_lens|output_lens|ttfts|itls|sta
 // path.
 func sourceNumbers(t *testing.T, path string, b []byte) map[string]float64 {
 	out := map[string]float64{}
+	if looksVLLMSweepCSV(b) { // vllm bench sweep's summary.csv: its JSON
+		j, err := vllmSweepCSVToJSON(path, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, path = j, path+".json"
+	}
 	if strings.HasSuffix(path, ".csv") {
 		r := csv.NewReader(bytes.NewReader(b))
 		r.FieldsPerRecord = -1

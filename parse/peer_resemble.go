@@ -50,6 +50,8 @@ type peerCompanion struct {
 
 // peerCompanions lists the companion files seen in public repositories.
 var peerCompanions = []peerCompanion{
+	{"a failed `vllm bench sweep` run (run=N.failure.json: its error, no figures)", "the run=N.json or summary.json of the runs that completed",
+		[]string{"run_number", "error_type", "error", "serve_overrides", "bench_overrides"}, 3},
 	{"llmperf's per-request file (individual_responses.json)", "the *_summary.json beside it",
 		[]string{"ttft_s", "end_to_end_latency_s", "inter_token_latency_s", "request_output_throughput_token_per_s", "number_input_tokens", "number_output_tokens", "number_total_tokens", "error_code"}, 4},
 	{"genai-bench's experiment_metadata.json (the folder's settings, no figures)", "the result files of the folder (<scenario>_…_num_concurrency_<n>_time_<t>s.json)",

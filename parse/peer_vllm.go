@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
@@ -35,8 +36,18 @@ import (
 //   - a load that appears again (a repeat, a sweep's run_number) → repeat 0, 1, …
 //   - results of another model or --metadata configuration → a run of their own
 func parseVLLMBench(b []byte, name string) ([]*schema.Matrix, error) {
+	if looksVLLMSweepCSV(bytes.TrimLeft(b, "\ufeff \t\r\n")) {
+		j, err := vllmSweepCSVToJSON(name, b)
+		if err != nil {
+			return nil, err
+		}
+		b = j
+	}
 	objs, err := parseFlatObjects(name, b)
 	if err != nil {
+		return nil, err
+	}
+	if objs, err = dropSweepWarmups(name, objs); err != nil {
 		return nil, err
 	}
 	cells := make([]schema.Measurement, len(objs))
@@ -78,6 +89,25 @@ func parseVLLMBench(b []byte, name string) ([]*schema.Matrix, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// dropSweepWarmups leaves out the warm-up runs `vllm bench sweep`
+// writes (--warmup-num-prompts: warmup.json, run_number −1): they are
+// not measurements. A file of warm-ups only is refused with what to
+// ingest instead.
+func dropSweepWarmups(name string, objs []*flatResult) ([]*flatResult, error) {
+	kept := objs[:0:0]
+	for _, f := range objs {
+		var n num
+		if raw, ok := f.raw["run_number"]; ok && json.Unmarshal(raw, &n) == nil && n.Set && n.V < 0 {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if len(kept) == 0 {
+		return nil, errorf(name, objs[0].line, "a `vllm bench sweep` warm-up run (run_number %s): not a measurement; ingest the combination's run=N.json or summary.json", string(objs[0].raw["run_number"]))
+	}
+	return kept, nil
 }
 
 // vllmCell maps one vLLM result object to a serve cell.
