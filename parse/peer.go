@@ -77,6 +77,11 @@ func detectPeer(b []byte) (string, error) {
 		}
 		return FormatAIPerfCSV, nil
 	}
+	if bytes.HasPrefix(t, []byte("Run Info,")) {
+		// guidellm's benchmarks.csv (three header rows: group, field,
+		// unit or statistic).
+		return "", fmt.Errorf("guidellm's CSV export (benchmarks.csv): its rows give each benchmark's strategy type, not the strategy's rate or streams beside the figures; ingest the JSON or YAML report of the same run (--outputs json or yaml)")
+	}
 	if looksVLLMSweepCSV(t) {
 		return FormatVLLMBench, nil // vllm bench sweep's summary.csv
 	}

@@ -52,11 +52,14 @@ func TestVLLMSweepSummaryCSV(t *testing.T) {
 
 // TestVLLMSweepCompanions checks the files of a sweep's folders that are
 // not measurements: a warm-up run (run_number −1) and a failure record
-// are refused, each saying what it is and what to ingest instead.
+// are refused, each saying what it is and what to ingest instead; and
+// guidellm's CSV export, which names no benchmark's load, is refused
+// naming guidellm (it was taken for a speed-test document).
 func TestVLLMSweepCompanions(t *testing.T) {
 	for file, want := range map[string]string{
 		"bad/vllm-sweep-warmup.json":      "warm-up run",
 		"bad/vllm-sweep-run-failure.json": "failed `vllm bench sweep` run",
+		"bad/guidellm-benchmarks.csv":     "guidellm's CSV export",
 	} {
 		_, err := readPeer(t, file)
 		if err == nil || !strings.Contains(err.Error(), want) {
