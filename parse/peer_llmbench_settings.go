@@ -24,7 +24,8 @@ var llmBenchEngineLine = regexp.MustCompile(`\bstartup engine (\S+) (\S+)`)
 // run beside the columns, so that nothing it records is dropped:
 //   - every other scalar of metadata (decode_mode, prefill_mode,
 //     ignore_eos, temperature, dcp_size, the burst and warm-up settings…)
-//     → run metadata, section "Settings";
+//     and the scalars of its objects (loop_detection.enabled…) → run
+//     metadata, section "Settings";
 //   - a harness's object of scalars at the top level (run_metadata:
 //     campaign, variant, repetition, image…) → a section of its own name;
 //   - the engine version the event log names at start-up, when metadata
@@ -42,6 +43,17 @@ func llmBenchSettings(r *schema.Run, b []byte) {
 			}
 			if v, ok := scalarText(md[k]); ok {
 				addField(r, "Settings", k, v)
+				continue
+			}
+			// An object of settings (0.7's loop_detection): its scalars,
+			// named key.sub.
+			var sub map[string]json.RawMessage
+			if json.Unmarshal(md[k], &sub) == nil {
+				for _, sk := range slices.Sorted(maps.Keys(sub)) {
+					if v, ok := scalarText(sub[sk]); ok {
+						addField(r, "Settings", k+"."+sk, v)
+					}
+				}
 			}
 		}
 	}

@@ -250,10 +250,10 @@ func TestAIPerfAggregates(t *testing.T) {
 }
 
 // TestLLMBench0429Settings reads an llm_decode_bench.py 0.4.29 file in
-// the shape of a real one (sjug/rtx6kpro): the timestamp with its zone
-// offset, the engine version from the event log, the harness's
-// run_metadata and the metadata settings kept; the cell's figures
-// against the file.
+// the shape of a real one (sjug/rtx6kpro), with 0.7's loop_detection
+// settings object: the timestamp with its zone offset, the engine version
+// from the event log, the harness's run_metadata and the metadata
+// settings kept; the cell's figures against the file.
 func TestLLMBench0429Settings(t *testing.T) {
 	m, err := readPeer(t, "llm-inference-bench/v0.4.29-run-metadata.json")
 	if err != nil {
@@ -272,6 +272,8 @@ func TestLLMBench0429Settings(t *testing.T) {
 		{"Settings", "prefill_mode", "skipped"},
 		{"Settings", "ignore_eos", "true"},
 		{"Settings", "decode_warmup_seconds", "3.0"},
+		{"Settings", "loop_detection.confirmed_min_chars", "4096"},
+		{"Settings", "loop_detection.enabled", "true"},
 	} {
 		if got := meta(m, w.section, w.key); got != w.want {
 			t.Errorf("metadata %s/%s = %q, want %q", w.section, w.key, got, w.want)
