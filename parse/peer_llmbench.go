@@ -213,6 +213,7 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 		row.SourceLine = int64(resultLine(b, i))
 		if row.Status == schema.StatusValid {
 			llmBenchExtras(&row, raw)
+			llmBenchCellNotes(m, &row, raw)
 			llmBenchSpecRate(m, &row, c, &warned)
 			if row.TotalTokS == nil && row.PerRequestTokS == nil && row.TTFTMs == nil && row.TBTMs == nil {
 				return nil, errorf(name, int(row.SourceLine), "results[%d]: a cell without aggregate_tps, per_request_avg_tps, ttft or inter-token latency (keys: %s)",
@@ -255,6 +256,7 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 		return nil, errorf(name, 1, "llm-inference-bench result with no prefill and no results")
 	}
 	sortMeasurements(m.Measurements)
+	foldCellNotes(&m.Run)
 	return m, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"speedmatrix/schema"
@@ -106,4 +107,62 @@ func scalarText(raw json.RawMessage) (string, bool) {
 		return s, true
 	}
 	return t, true
+}
+
+// llmBenchCellNotes keeps what a cell says besides its numbers: each
+// flag (capacity_limited, underfilled, warmup_timed_out, loop_detected…)
+// as extra <key>_flag, 1 for true and 0 for false; each non-empty text
+// (aggregate_source, ready_reason, timeout_reason…) in the run's metadata,
+// section "Cells", keyed by the text's name and the cell ("aggregate_source
+// C=4 ctx=16384").
+func llmBenchCellNotes(m *schema.Matrix, row *schema.Measurement, raw map[string]json.RawMessage) {
+	cell := ""
+	if row.Concurrency != nil && row.ContextTokens != nil {
+		cell = " C=" + strconv.Itoa(int(*row.Concurrency)) + " ctx=" + strconv.FormatInt(*row.ContextTokens, 10)
+	}
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		switch t := strings.TrimSpace(string(raw[k])); {
+		case t == "true" || t == "false":
+			v := 0.0
+			if t == "true" {
+				v = 1
+			}
+			row.Extra = append(row.Extra, schema.Metric{Name: k + "_flag", Value: v})
+		case strings.HasPrefix(t, `"`) && k != "failure_reason":
+			if v, _ := scalarText(raw[k]); v != "" {
+				addField(&m.Run, "Cells", k+cell, v)
+			}
+		}
+	}
+}
+
+// foldCellNotes writes a cell text that every noted cell shares once,
+// under the text's name (section "Cells", "aggregate_source" =
+// "openai_continuous_usage"), instead of once per cell.
+func foldCellNotes(r *schema.Run) {
+	values := map[string]map[string]int{}
+	for _, f := range r.Metadata {
+		if f.Section != "Cells" {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Key, " C=")
+		if values[name] == nil {
+			values[name] = map[string]int{}
+		}
+		values[name][f.Value]++
+	}
+	kept := r.Metadata[:0]
+	done := map[string]bool{}
+	for _, f := range r.Metadata {
+		name, _, _ := strings.Cut(f.Key, " C=")
+		if f.Section != "Cells" || len(values[name]) != 1 {
+			kept = append(kept, f)
+			continue
+		}
+		if !done[name] {
+			done[name] = true
+			kept = append(kept, schema.Field{Section: "Cells", Key: name, Value: f.Value})
+		}
+	}
+	r.Metadata = kept
 }

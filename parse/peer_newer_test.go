@@ -274,6 +274,8 @@ func TestLLMBench0429Settings(t *testing.T) {
 		{"Settings", "decode_warmup_seconds", "3.0"},
 		{"Settings", "loop_detection.confirmed_min_chars", "4096"},
 		{"Settings", "loop_detection.enabled", "true"},
+		{"Cells", "aggregate_source", "openai_continuous_usage"},
+		{"Cells", "ready_reason", "running_reqs=1/1, queue_reqs=0, active_streams=1/1, stable=3.0s"},
 	} {
 		if got := meta(m, w.section, w.key); got != w.want {
 			t.Errorf("metadata %s/%s = %q, want %q", w.section, w.key, got, w.want)
@@ -295,6 +297,8 @@ func TestLLMBench0429Settings(t *testing.T) {
 		{"steps per second", extra(c, "server_steps_per_s"), 36.25},
 		{"ttst p99 in ms", extra(c, "time_to_second_token_p99_ms"), 72.5},
 		{"measured s", c.MeasuredS, 30},
+		{"flag false", extra(c, "capacity_limited_flag"), 0},
+		{"flag false", extra(c, "warmup_timed_out_flag"), 0},
 	})
 }
 
