@@ -67,3 +67,29 @@ func TestVLLMSweepCompanions(t *testing.T) {
 		}
 	}
 }
+
+// TestVLLMPoolingResult reads a `vllm bench serve` result of an
+// embeddings (pooling) model: no output tokens and no token timing, its
+// request throughput and end-to-end latencies its figures. It was
+// refused as "not a serving benchmark result".
+func TestVLLMPoolingResult(t *testing.T) {
+	m, err := readPeer(t, "vllm/pooling-embeddings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &m.Measurements[0]
+	checkFields(t, []fieldCheck{
+		{"concurrency", fp(c.Concurrency), 64},
+		{"completed", fp(c.CompletedRequests), 998},
+		{"failed", fp(c.ErroredRequests), 2},
+		{"request throughput", c.RequestThroughput, 79.84},
+		{"e2e p50", c.E2EP50Ms, 760.5},
+		{"e2e p99", c.E2EP99Ms, 1180.25},
+		{"input tok/s", c.InputTokS, 40880},
+		{"prompt tokens mean", fp(c.PromptTokens), 512},
+		{"total tok/s kept", extra(c, "total_token_throughput"), 40880},
+	})
+	if c.TotalTokS != nil || c.TTFTMs != nil {
+		t.Errorf("an embeddings run with output tok/s %v, ttft %v", c.TotalTokS, c.TTFTMs)
+	}
+}
