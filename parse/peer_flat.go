@@ -530,11 +530,13 @@ func (s *servingCell) finish(tool string, runKeys ...string) (schema.Measurement
 	if s.completed.Set && s.completed.V == 0 {
 		return nothingCompleted(s.c, s.get("failed").int()), nil
 	}
-	// A pooling (embeddings) benchmark has no output tokens and no token
-	// timing: its request throughput and end-to-end latencies are its
-	// figures.
-	if s.c.TotalTokS == nil && s.c.TTFTMs == nil && s.c.E2EP50Ms == nil && s.c.E2EMeanMs == nil {
-		return s.c, errorf(s.name, s.f.line, "%s result without output_throughput, median_ttft_ms or e2e latency: not a serving benchmark result", tool)
+	if s.c.TotalTokS == nil && s.c.TTFTMs == nil {
+		if s.c.E2EP50Ms != nil || s.c.E2EMeanMs != nil {
+			// Note: a pooling (embeddings) benchmark has no output tokens
+			// and no token timing; serve rows are of generation.
+			return s.c, errorf(s.name, s.f.line, "%s result of a pooling (embeddings) benchmark: request latencies but no output tokens or token timing; speedmatrix reads generation benchmarks", tool)
+		}
+		return s.c, errorf(s.name, s.f.line, "%s result without output_throughput or median_ttft_ms: not a serving benchmark result", tool)
 	}
 	return s.c, nil
 }

@@ -54,42 +54,18 @@ func TestVLLMSweepSummaryCSV(t *testing.T) {
 // not measurements: a warm-up run (run_number −1) and a failure record
 // are refused, each saying what it is and what to ingest instead; and
 // guidellm's CSV export, which names no benchmark's load, is refused
-// naming guidellm (it was taken for a speed-test document).
+// naming guidellm (it was taken for a speed-test document); a pooling
+// (embeddings) result says it is one.
 func TestVLLMSweepCompanions(t *testing.T) {
 	for file, want := range map[string]string{
-		"bad/vllm-sweep-warmup.json":      "warm-up run",
-		"bad/vllm-sweep-run-failure.json": "failed `vllm bench sweep` run",
-		"bad/guidellm-benchmarks.csv":     "guidellm's CSV export",
+		"bad/vllm-sweep-warmup.json":       "warm-up run",
+		"bad/vllm-sweep-run-failure.json":  "failed `vllm bench sweep` run",
+		"bad/guidellm-benchmarks.csv":      "guidellm's CSV export",
+		"bad/vllm-pooling-embeddings.json": "pooling (embeddings) benchmark",
 	} {
 		_, err := readPeer(t, file)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error saying %q", file, err, want)
 		}
-	}
-}
-
-// TestVLLMPoolingResult reads a `vllm bench serve` result of an
-// embeddings (pooling) model: no output tokens and no token timing, its
-// request throughput and end-to-end latencies its figures. It was
-// refused as "not a serving benchmark result".
-func TestVLLMPoolingResult(t *testing.T) {
-	m, err := readPeer(t, "vllm/pooling-embeddings.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &m.Measurements[0]
-	checkFields(t, []fieldCheck{
-		{"concurrency", fp(c.Concurrency), 64},
-		{"completed", fp(c.CompletedRequests), 998},
-		{"failed", fp(c.ErroredRequests), 2},
-		{"request throughput", c.RequestThroughput, 79.84},
-		{"e2e p50", c.E2EP50Ms, 760.5},
-		{"e2e p99", c.E2EP99Ms, 1180.25},
-		{"input tok/s", c.InputTokS, 40880},
-		{"prompt tokens mean", fp(c.PromptTokens), 512},
-		{"total tok/s kept", extra(c, "total_token_throughput"), 40880},
-	})
-	if c.TotalTokS != nil || c.TTFTMs != nil {
-		t.Errorf("an embeddings run with output tok/s %v, ttft %v", c.TotalTokS, c.TTFTMs)
 	}
 }
