@@ -40,6 +40,19 @@ func checkFields(t *testing.T, checks []fieldCheck) {
 	}
 }
 
+// metaCheck is a run metadata field and the value it must hold.
+type metaCheck struct{ section, key, want string }
+
+// checkMeta reports every metadata field that does not hold its value.
+func checkMeta(t *testing.T, m *schema.Matrix, checks []metaCheck) {
+	t.Helper()
+	for _, w := range checks {
+		if got := meta(m, w.section, w.key); got != w.want {
+			t.Errorf("metadata %s/%s = %q, want %q", w.section, w.key, got, w.want)
+		}
+	}
+}
+
 // fp returns a pointer to v, converting counts.
 func fp[T int32 | int64 | float64](p *T) *float64 {
 	if p == nil {
@@ -134,17 +147,13 @@ func TestAIPerfGoodputAndSweepRun(t *testing.T) {
 	if v := extra(c, "goodput_avg"); v != nil {
 		t.Errorf("goodput also in extra: %v", *v)
 	}
-	for _, w := range []struct{ section, key, want string }{
+	checkMeta(t, m, []metaCheck{
 		{"SLO", "time_to_first_token", "1000"},
 		{"SLO", "inter_token_latency", "25"},
 		{"Run", "Variation", "phases.profiling.concurrency=32"},
 		{"Run", "Sweep id", "7d0c4b1e-2f3a-4c5d-9e8f-1a2b3c4d5e6f"},
 		{"Errors", "400 Bad Request", "5× maximum context length exceeded"},
-	} {
-		if got := meta(m, w.section, w.key); got != w.want {
-			t.Errorf("metadata %s/%s = %q, want %q", w.section, w.key, got, w.want)
-		}
-	}
+	})
 	if got := meta(m, "Run", "Command"); !strings.HasPrefix(got, "aiperf profile --model 'qwen3-8b'") {
 		t.Errorf("command %q", got)
 	}
@@ -265,7 +274,7 @@ func TestLLMBench0429Settings(t *testing.T) {
 	if m.Run.Engine != "vllm" || m.Run.EngineVersion != "0.11.2rc1.dev7+gabc1234" || m.Run.BenchVersion != "0.4.29" {
 		t.Errorf("engine %q %q, tool version %q", m.Run.Engine, m.Run.EngineVersion, m.Run.BenchVersion)
 	}
-	for _, w := range []struct{ section, key, want string }{
+	checkMeta(t, m, []metaCheck{
 		{"run_metadata", "variant_id", "baseline-c2"},
 		{"run_metadata", "repetition", "2"},
 		{"Settings", "decode_mode", "duration"},
@@ -276,11 +285,7 @@ func TestLLMBench0429Settings(t *testing.T) {
 		{"Settings", "loop_detection.enabled", "true"},
 		{"Cells", "aggregate_source", "openai_continuous_usage"},
 		{"Cells", "ready_reason", "running_reqs=1/1, queue_reqs=0, active_streams=1/1, stable=3.0s"},
-	} {
-		if got := meta(m, w.section, w.key); got != w.want {
-			t.Errorf("metadata %s/%s = %q, want %q", w.section, w.key, got, w.want)
-		}
-	}
+	})
 	c := &m.Measurements[0]
 	checkFields(t, []fieldCheck{
 		{"concurrency", fp(c.Concurrency), 2},
