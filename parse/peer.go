@@ -82,6 +82,9 @@ func detectPeer(b []byte) (string, error) {
 		// unit or statistic).
 		return "", fmt.Errorf("guidellm's CSV export (benchmarks.csv): its rows give each benchmark's strategy type, not the strategy's rate or streams beside the figures; ingest the JSON or YAML report of the same run (--outputs json or yaml)")
 	}
+	if bytes.Contains(t, []byte("\nBest Configurations")) && bytes.Contains(t, []byte("\nPareto Optimal Points")) {
+		return "", fmt.Errorf("AIPerf's sweep aggregate CSV (profile_export_aiperf_sweep.csv): each metric's mean, std, min, max and cv rounded to two decimals, without units or percentiles; ingest profile_export_aiperf_sweep.json beside it")
+	}
 	if looksVLLMSweepCSV(t) {
 		return FormatVLLMBench, nil // vllm bench sweep's summary.csv
 	}

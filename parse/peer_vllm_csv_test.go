@@ -62,6 +62,7 @@ func TestVLLMSweepCompanions(t *testing.T) {
 		"bad/vllm-sweep-run-failure.json":  "failed `vllm bench sweep` run",
 		"bad/guidellm-benchmarks.csv":      "guidellm's CSV export",
 		"bad/vllm-pooling-embeddings.json": "pooling (embeddings) benchmark",
+		"bad/aiperf-sweep-aggregate.csv":   "AIPerf's sweep aggregate CSV",
 	} {
 		_, err := readPeer(t, file)
 		if err == nil || !strings.Contains(err.Error(), want) {
