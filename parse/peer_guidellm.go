@@ -165,6 +165,7 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 		// The YAML report holds the JSON report's object.
 		j, err := yamlToJSON(name, b)
 		if err != nil {
+			err.Msg = "guidellm YAML report: " + err.Msg
 			return nil, err
 		}
 		b = sanitizeJSON(j)

@@ -58,11 +58,12 @@ func TestVLLMSweepSummaryCSV(t *testing.T) {
 // (embeddings) result says it is one.
 func TestVLLMSweepCompanions(t *testing.T) {
 	for file, want := range map[string]string{
-		"bad/vllm-sweep-warmup.json":       "warm-up run",
-		"bad/vllm-sweep-run-failure.json":  "failed `vllm bench sweep` run",
-		"bad/guidellm-benchmarks.csv":      "guidellm's CSV export",
-		"bad/vllm-pooling-embeddings.json": "pooling (embeddings) benchmark",
-		"bad/aiperf-sweep-aggregate.csv":   "AIPerf's sweep aggregate CSV",
+		"bad/vllm-sweep-warmup.json":              "warm-up run",
+		"bad/vllm-sweep-run-failure.json":         "failed `vllm bench sweep` run",
+		"bad/guidellm-benchmarks.csv":             "guidellm's CSV export",
+		"bad/vllm-pooling-embeddings.json":        "pooling (embeddings) benchmark",
+		"bad/aiperf-sweep-aggregate.csv":          "AIPerf's sweep aggregate CSV",
+		"bad/guidellm-yaml-unescaped-quotes.yaml": "guidellm YAML report: YAML:",
 	} {
 		_, err := readPeer(t, file)
 		if err == nil || !strings.Contains(err.Error(), want) {

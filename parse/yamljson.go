@@ -33,7 +33,7 @@ func looksGuideLLMYAML(b []byte) bool {
 // is read as plain YAML. Each key and value starts on the line it has in
 // the YAML (blank lines are added between JSON tokens), so positions the
 // JSON readers report are YAML lines. Errors name the YAML line.
-func yamlToJSON(name string, b []byte) ([]byte, error) {
+func yamlToJSON(name string, b []byte) ([]byte, *Error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		line := 0
