@@ -77,6 +77,20 @@ func detectPeer(b []byte) (string, error) {
 		}
 		return FormatAIPerfCSV, nil
 	}
+	if bytes.HasPrefix(t, []byte("Run Info,")) {
+		// guidellm's benchmarks.csv (three header rows: group, field,
+		// unit or statistic).
+		return "", fmt.Errorf("guidellm's CSV export (benchmarks.csv): its rows give each benchmark's strategy type, not the strategy's rate or streams beside the figures; ingest the JSON or YAML report of the same run (--outputs json or yaml)")
+	}
+	if bytes.Contains(t, []byte("\nBest Configurations")) && bytes.Contains(t, []byte("\nPareto Optimal Points")) {
+		return "", fmt.Errorf("AIPerf's sweep aggregate CSV (profile_export_aiperf_sweep.csv): each metric's mean, std, min, max and cv rounded to two decimals, without units or percentiles; ingest profile_export_aiperf_sweep.json beside it")
+	}
+	if looksVLLMSweepCSV(t) {
+		return FormatVLLMBench, nil // vllm bench sweep's summary.csv
+	}
+	if looksGuideLLMYAML(t) {
+		return FormatGuideLLM, nil // guidellm's YAML report
+	}
 	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
 		if r := benchmarkReport(t); r != "" {
 			return "", errors.New(r)
@@ -109,6 +123,8 @@ func detectPeer(b []byte) (string, error) {
 		return FormatHFBenchmarker, nil
 	case has("num_concurrent_requests") || hasSuffix("_ttft_s_mean") || has("results_ttft_s_mean") || llmperfKeyed(t) != nil:
 		return FormatLLMPerf, nil
+	case isAIPerfAggregate(keys):
+		return FormatAIPerf, nil // a sweep or repeated runs, aggregated
 	case isStatsBlock(keys["records"]) && bytes.Contains(keys["records"], []byte(`"header"`)):
 		return FormatAIPerf, nil // AIPerf 0.1.x
 	case isStatsBlock(keys["time_to_first_token"]) || isStatsBlock(keys["request_throughput"]) || isStatsBlock(keys["output_token_throughput"]):

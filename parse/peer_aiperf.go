@@ -122,6 +122,14 @@ type aiperfConfig struct {
 			} `json:"isl"`
 		} `json:"prompts"`
 	} `json:"datasets"`
+	// SLOs are --goodput's bounds (AIPerf 0.10 and later: "slos"; 0.8:
+	// "goodput"), in the metric's display unit (ms for latencies).
+	SLOs    map[string]num `json:"slos"`
+	Goodput map[string]num `json:"goodput"`
+	// Artifacts holds the command line in AIPerf 0.8.
+	Artifacts struct {
+		CLICommand string `json:"cli_command"`
+	} `json:"artifacts"`
 	// Input holds the requested synthetic prompt length.
 	Input struct {
 		Prompt struct {
@@ -200,6 +208,9 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, jsonError(name, b, 1, err)
+	}
+	if isAIPerfAggregate(raw) {
+		return parseAIPerfAggregate(b, name)
 	}
 	format := FormatAIPerf
 	tool := "aiperf"
@@ -284,17 +295,26 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 		metric(&c, "requested_input_tokens", req)
 	}
 	// AIPerf 0.10 names the benchmark and its trial: trials of one
-	// configuration are repeats, told apart here.
+	// configuration are repeats, told apart here. 0.11 adds the sweep
+	// variation this run was and the command line.
 	var info struct {
-		BenchmarkID string `json:"benchmark_id"`
-		Trial       num    `json:"trial"`
+		BenchmarkID    string `json:"benchmark_id"`
+		Trial          num    `json:"trial"`
+		SweepID        string `json:"sweep_id"`
+		VariationLabel string `json:"variation_label"`
+		CLICommand     string `json:"cli_command"`
 	}
 	if v, ok := raw["run_info"]; ok && json.Unmarshal(v, &info) == nil {
 		addField(&m.Run, "Run", "Benchmark id", info.BenchmarkID)
 		if info.Trial.Set {
 			addField(&m.Run, "Run", "Trial", strconv.FormatFloat(info.Trial.V, 'f', -1, 64))
 		}
+		addField(&m.Run, "Run", "Sweep id", info.SweepID)
+		addField(&m.Run, "Run", "Variation", info.VariationLabel)
 	}
+	addField(&m.Run, "Run", "Command", firstNonEmpty(info.CLICommand, cfg.Artifacts.CLICommand))
+	aiperfSLOs(&m.Run, cfg)
+	aiperfErrors(&m.Run, raw["error_summary"])
 	if t, ok := raw["telemetry_data"]; ok {
 		gpuTelemetry(&c, t)
 	}
@@ -354,6 +374,11 @@ func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *f
 	}
 	c.TotalTokS = stats["output_token_throughput"].get("avg").ptr()
 	c.RequestThroughput = stats["request_throughput"].get("avg").ptr()
+	// --goodput: requests meeting every SLO ÷ duration (the SLOs are in
+	// the run's metadata, section "SLO").
+	if g := stats["goodput"]; g != nil && unitIsPerSecond(g.Unit) {
+		c.GoodputReqS = g.get("avg").ptr()
+	}
 	c.PromptTokens = stats["input_sequence_length"].get("avg").int()
 	if p := c.PromptTokens; p != nil {
 		inputContext(&c, float64(*p))
@@ -504,5 +529,56 @@ func genaiTelemetry(c *schema.Measurement, raw json.RawMessage) {
 				metric(c, strings.TrimSuffix("gpu"+idx+"_"+metricKey(k+" "+unit), "_")+"_avg", st.Avg)
 			}
 		}
+	}
+}
+
+// aiperfSLOs writes --goodput's bounds into the run's metadata (section
+// "SLO", one field per metric: "time_to_first_token" = "1500"), since a
+// goodput figure means nothing without them.
+func aiperfSLOs(r *schema.Run, cfg aiperfConfig) {
+	for _, slos := range []map[string]num{cfg.SLOs, cfg.Goodput} {
+		for _, k := range slices.Sorted(maps.Keys(slos)) {
+			if v := slos[k]; v.Set {
+				addField(r, "SLO", k, strconv.FormatFloat(v.V, 'f', -1, 64))
+			}
+		}
+	}
+}
+
+// unitIsPerSecond reports whether a throughput unit is a count per
+// second ("requests/sec", "requests/s"), or absent.
+func unitIsPerSecond(unit string) bool {
+	u := strings.ToLower(strings.TrimSpace(unit))
+	return u == "" || strings.HasSuffix(u, "/sec") || strings.HasSuffix(u, "/s") || strings.HasSuffix(u, "per sec")
+}
+
+// aiperfErrors writes AIPerf's error_summary ([{error_details: {code,
+// type, message}, count}]) into the run's metadata, section "Errors":
+// "400 Bad Request" = "5× maximum context length exceeded".
+func aiperfErrors(r *schema.Run, raw json.RawMessage) {
+	var errs []struct {
+		Details struct {
+			Code    num    `json:"code"`
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error_details"`
+		Count num `json:"count"`
+	}
+	if json.Unmarshal(raw, &errs) != nil {
+		return
+	}
+	for _, e := range errs {
+		key := strings.TrimSpace(e.Details.Type)
+		if e.Details.Code.Set {
+			key = strings.TrimSpace(strconv.FormatFloat(e.Details.Code.V, 'f', -1, 64) + " " + key)
+		}
+		msg := e.Details.Message
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		if e.Count.Set {
+			msg = strconv.FormatFloat(e.Count.V, 'f', -1, 64) + "× " + msg
+		}
+		addField(r, "Errors", firstNonEmpty(key, "error"), msg)
 	}
 }

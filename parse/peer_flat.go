@@ -25,6 +25,15 @@ type flatResult struct {
 	used map[string]bool
 	b    []byte // the object's text, for key line numbers
 	line int    // line the object starts on
+	// errors are the distinct messages of --save-detailed's per-request
+	// "errors" array, in order of first appearance, with their counts.
+	errors []errorCount
+}
+
+// errorCount is one distinct error message and how many requests gave it.
+type errorCount struct {
+	msg string
+	n   int
 }
 
 // decodeFlat decodes one JSON object of flat keys.
@@ -112,7 +121,11 @@ func (f *flatResult) latencies(name, metric string, median, mean, p90, p99 **flo
 func (f *flatResult) extras(m *schema.Measurement, numericStrings bool) {
 	for _, k := range slices.Sorted(maps.Keys(f.raw)) {
 		raw := f.raw[k]
-		if f.used[k] || len(raw) == 0 || raw[0] == '[' || raw[0] == '{' || raw[0] == '"' && !numericStrings {
+		if !f.used[k] && len(raw) > 0 && raw[0] == '[' {
+			f.arrayExtras(m, k, raw)
+			continue
+		}
+		if f.used[k] || len(raw) == 0 || raw[0] == '{' || raw[0] == '"' && !numericStrings {
 			continue
 		}
 		var n num
@@ -134,8 +147,9 @@ func (f *flatResult) extras(m *schema.Measurement, numericStrings bool) {
 // "p99.9_e2el").
 var secondsLatencyKey = regexp.MustCompile(`^(mean|median|std|min|max|p[0-9]+(\.[0-9]+)?)_(ttft|tpot|itl|e2el|e2e_latency)$`)
 
-// stringFields returns the string-valued keys not read, for Run.Metadata
-// (vLLM's --metadata k=v pairs land there, numbers as strings included).
+// stringFields returns the string-valued and boolean keys not read, for
+// Run.Metadata (vLLM's --metadata k=v pairs land there, numbers as
+// strings included).
 func (f *flatResult) stringFields() []schema.KV {
 	var out []schema.KV
 	for _, k := range slices.Sorted(maps.Keys(f.raw)) {
@@ -149,6 +163,11 @@ func (f *flatResult) stringFields() []schema.KV {
 				out = append(out, schema.KV{Key: k, Value: s})
 				f.used[k] = true
 			}
+		}
+		if t := string(raw); t == "true" || t == "false" {
+			// Settings some versions add (ignore_eos).
+			out = append(out, schema.KV{Key: k, Value: t})
+			f.used[k] = true
 		}
 	}
 	return out
@@ -432,7 +451,13 @@ func startServing(name string, f *flatResult, e2eKey string) *servingCell {
 	c := &s.c
 	*c = schema.Measurement{Phase: schema.PhaseServe, Status: schema.StatusValid, SourceLine: int64(f.line)}
 	c.Concurrency = i32(s.get("max_concurrency"))
-	c.RequestRate = s.get("request_rate").ptr()
+	if raw := f.raw["request_rate"]; len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, new(num)) != nil {
+		// SGLang replaying a trace's timestamps writes "trace": no fixed
+		// rate. The word stays in the run's configuration (its label and
+		// metadata), the load columns null.
+	} else {
+		c.RequestRate = s.get("request_rate").ptr()
+	}
 	s.completed = s.get("completed")
 	c.CompletedRequests = s.completed.int()
 	s.inTok = s.get("total_input_tokens")
@@ -489,6 +514,16 @@ func (s *servingCell) finish(tool string, runKeys ...string) (schema.Measurement
 		s.f.used[k] = true
 	}
 	s.f.extras(&s.c, false)
+	if s.c.ErroredRequests == nil {
+		// SGLang writes no failure count: --output-details' error
+		// messages count the requests that failed.
+		for _, e := range s.c.Extra {
+			if e.Name == "errors_reported" {
+				n := int64(e.Value)
+				s.c.ErroredRequests = &n
+			}
+		}
+	}
 	if s.err != nil {
 		return s.c, s.err
 	}
@@ -496,6 +531,11 @@ func (s *servingCell) finish(tool string, runKeys ...string) (schema.Measurement
 		return nothingCompleted(s.c, s.get("failed").int()), nil
 	}
 	if s.c.TotalTokS == nil && s.c.TTFTMs == nil {
+		if s.c.E2EP50Ms != nil || s.c.E2EMeanMs != nil {
+			// Note: a pooling (embeddings) benchmark has no output tokens
+			// and no token timing; serve rows are of generation.
+			return s.c, errorf(s.name, s.f.line, "%s result of a pooling (embeddings) benchmark: request latencies but no output tokens or token timing; speedmatrix reads generation benchmarks", tool)
+		}
 		return s.c, errorf(s.name, s.f.line, "%s result without output_throughput or median_ttft_ms: not a serving benchmark result", tool)
 	}
 	return s.c, nil

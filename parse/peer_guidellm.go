@@ -161,6 +161,15 @@ func (b *guidellmBenchmark) stat(key string) *guidellmDist {
 // request_throughput; request_totals successful/errored →
 // completed/errored requests; prompt_token_count mean → prompt_tokens.
 func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
+	if looksGuideLLMYAML(bytes.TrimLeft(b, "\ufeff \t\r\n")) {
+		// The YAML report holds the JSON report's object.
+		j, err := yamlToJSON(name, b)
+		if err != nil {
+			err.Msg = "guidellm YAML report: " + err.Msg
+			return nil, err
+		}
+		b = sanitizeJSON(j)
+	}
 	var f guidellmFile
 	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
 		return nil, jsonError(name, b, 1, err)

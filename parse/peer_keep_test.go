@@ -102,7 +102,7 @@ func keptAs(v float64, stored []float64) bool {
 // (keys joined with "/", array elements as "*"). What each reader keeps of
 // a guidellm distribution is documented in guidellmKept; AIPerf's GPU
 // telemetry keeps each GPU's average.
-var notFigures = regexp.MustCompile(`(^|/)(input_lens|output_lens|ttfts|itls|errors|generated_texts|request_samples|requests|individual_request_metrics|input_config|server_info|error_summary|summary_table|target_launch_config|scheduler_state|scheduler_metrics|worker|run_stats|pdf)(/|$)` +
+var notFigures = regexp.MustCompile(`(^|/)(input_lens|output_lens|ttfts|itls|start_times|errors|generated_texts|request_samples|requests|individual_request_metrics|input_config|server_info|error_summary|summary_table|target_launch_config|scheduler_state|scheduler_metrics|worker|run_stats|pdf)(/|$)` +
 	`|^(metadata|args|config|system|run_info)(/|$)` + // run configuration (read where it names the run)
 	`|^benchmarks/\*/(config|args|start_time|end_time|warmup_duration|cooldown_duration|warmup_number|cooldown_number)(/|$)` +
 	`|^benchmarks/\*/metrics/.+/(errored|incomplete|total)/` +
@@ -113,6 +113,13 @@ var notFigures = regexp.MustCompile(`(^|/)(input_lens|output_lens|ttfts|itls|err
 // path.
 func sourceNumbers(t *testing.T, path string, b []byte) map[string]float64 {
 	out := map[string]float64{}
+	if looksVLLMSweepCSV(b) { // vllm bench sweep's summary.csv: its JSON
+		j, err := vllmSweepCSVToJSON(path, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, path = j, path+".json"
+	}
 	if strings.HasSuffix(path, ".csv") {
 		r := csv.NewReader(bytes.NewReader(b))
 		r.FieldsPerRecord = -1
@@ -137,6 +144,13 @@ func sourceNumbers(t *testing.T, path string, b []byte) map[string]float64 {
 			}
 		}
 		return out
+	}
+	if strings.HasSuffix(path, ".yaml") { // guidellm's YAML report: its JSON
+		j, err := yamlToJSON(path, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = j
 	}
 	lines := [][]byte{sanitizeJSON(b)}
 	if strings.HasSuffix(path, ".jsonl") {
@@ -230,6 +244,11 @@ var durationName = regexp.MustCompile(`(^|_)(ttft|ttfc|tpot|tbt|itl|e2e|e2el|lat
 // inference-perf's ttft_attainment_percentage).
 var rateName = regexp.MustCompile(`(^|_)(tps|tok_s|throughput|percentage|pct)(_|$)`)
 
+// dimensionless matches statistics that have no unit whatever they
+// describe: a coefficient of variation and a t-distribution critical
+// value (AIPerf's aggregates across runs).
+var dimensionless = regexp.MustCompile(`_(cv|t_critical)$`)
+
 // unitName matches a unit word in a figure's name.
 var unitName = regexp.MustCompile(`(^|_)(ms|s|sec|seconds|us|ns)(_|$)`)
 
@@ -240,7 +259,7 @@ func TestPeerDurationsHaveUnits(t *testing.T) {
 		for _, m := range mustParseAll(t, path) {
 			for _, c := range m.Measurements {
 				for _, e := range c.Extra {
-					if durationName.MatchString(e.Name) && !rateName.MatchString(e.Name) && !unitName.MatchString(e.Name) && !strings.HasSuffix(e.Name, "_count") {
+					if durationName.MatchString(e.Name) && !rateName.MatchString(e.Name) && !unitName.MatchString(e.Name) && !strings.HasSuffix(e.Name, "_count") && !dimensionless.MatchString(e.Name) {
 						t.Errorf("%s: extra %s = %g is a duration without a unit", filepath.Base(path), e.Name, e.Value)
 					}
 					if rateName.MatchString(e.Name) && unitName.MatchString(e.Name) && durationName.MatchString(e.Name) && !strings.Contains(e.Name, "per_token") {

@@ -127,9 +127,13 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 	if budget.Set && budget.V > 0 {
 		m.Run.KVBudgetTokens = budget.int()
 	}
-	if t, err := time.Parse("2006-01-02T15:04:05.999999", md.Timestamp); err == nil {
-		t = t.UTC()
-		m.Run.StartedAt = &t
+	// 0.4.x and later write the host's zone offset ("…-04:00").
+	for _, layout := range []string{"2006-01-02T15:04:05.999999", time.RFC3339Nano} {
+		if t, err := time.Parse(layout, md.Timestamp); err == nil {
+			t = t.UTC()
+			m.Run.StartedAt = &t
+			break
+		}
 	}
 	m.Run.Title = "llm-inference-bench: " + firstNonEmpty(md.Model, "model not recorded")
 	addField(&m.Run, "Run", "Timestamp", md.Timestamp)
@@ -142,6 +146,7 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 			addField(&m.Run, "Hardware", k, strconv.FormatFloat(v.V, 'f', -1, 64))
 		}
 	}
+	llmBenchSettings(&m.Run, b)
 	if len(f.LaunchConfig) > 0 && string(f.LaunchConfig) != "null" {
 		addField(&m.Run, "Run", "Target launch config", string(f.LaunchConfig))
 	}
@@ -208,6 +213,7 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 		row.SourceLine = int64(resultLine(b, i))
 		if row.Status == schema.StatusValid {
 			llmBenchExtras(&row, raw)
+			llmBenchCellNotes(m, &row, raw)
 			llmBenchSpecRate(m, &row, c, &warned)
 			if row.TotalTokS == nil && row.PerRequestTokS == nil && row.TTFTMs == nil && row.TBTMs == nil {
 				return nil, errorf(name, int(row.SourceLine), "results[%d]: a cell without aggregate_tps, per_request_avg_tps, ttft or inter-token latency (keys: %s)",
@@ -250,6 +256,7 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 		return nil, errorf(name, 1, "llm-inference-bench result with no prefill and no results")
 	}
 	sortMeasurements(m.Measurements)
+	foldCellNotes(&m.Run)
 	return m, nil
 }
 

@@ -24,13 +24,13 @@ type peerSignature struct {
 var peerSignatures = []peerSignature{
 	{"llm-inference-bench (llm_decode_bench.py) JSON", "0.4.x–0.7.x, and older files without metadata.version",
 		[]string{"metadata", "prefill", "results", "summary_table", "schema_version", "target_launch_config"}},
-	{"vLLM bench serve / benchmark_serving.py", "0.4 to 0.12 and `vllm bench sweep` arrays",
+	{"vLLM bench serve / benchmark_serving.py", "0.4 to 0.25, `vllm bench sweep` arrays and its summary.csv",
 		[]string{"date", "backend", "model_id", "tokenizer_id", "num_prompts", "request_rate", "burstiness", "max_concurrency", "duration", "completed", "failed", "total_input_tokens", "total_output_tokens", "request_throughput", "output_throughput", "median_ttft_ms", "median_tpot_ms", "median_itl_ms", "median_e2el_ms", "input_lens", "output_lens", "ttfts", "itls", "best_of"}},
 	{"SGLang bench_serving", "JSON Lines of 2024–2025, server_info (disaggregated too)",
 		[]string{"backend", "dataset_name", "request_rate", "max_concurrency", "sharegpt_output_len", "random_input_len", "random_output_len", "random_range_ratio", "duration", "completed", "total_input_tokens", "total_output_tokens", "total_output_tokens_retokenized", "median_e2e_latency_ms", "median_ttft_ms", "concurrency", "server_info", "tag"}},
-	{"guidellm benchmarks.json", "0.2–0.4, 0.5 and reports of metadata.version 2 (0.6–0.8)",
+	{"guidellm benchmarks.json", "0.2–0.4, 0.5 and reports of metadata.version 2 (0.6–0.8), JSON or YAML",
 		[]string{"benchmarks", "metadata", "args", "config"}},
-	{"AIPerf / GenAI-Perf profile export JSON", "AIPerf 0.1.x (records), 0.2–0.10; GenAI-Perf 0.0.x",
+	{"AIPerf / GenAI-Perf profile export JSON", "AIPerf 0.1.x (records), 0.2–0.11 and its sweep and confidence aggregates; GenAI-Perf 0.0.x",
 		[]string{"records", "input_config", "time_to_first_token", "inter_token_latency", "request_latency", "output_token_throughput", "request_throughput", "request_count", "telemetry_data", "aiperf_version", "was_cancelled", "error_summary", "start_time", "end_time"}},
 	{"llmperf summary", "the 2023–2024 summaries (results_<metric>_<stat>, seconds)",
 		[]string{"version", "name", "model", "num_concurrent_requests", "mean_input_tokens", "mean_output_tokens", "results_ttft_s_mean", "results_end_to_end_latency_s_mean", "results_mean_output_throughput_token_per_s"}},
@@ -53,6 +53,8 @@ type peerCompanion struct {
 
 // peerCompanions lists the companion files seen in public repositories.
 var peerCompanions = []peerCompanion{
+	{"a failed `vllm bench sweep` run (run=N.failure.json: its error, no figures)", "the run=N.json or summary.json of the runs that completed",
+		[]string{"run_number", "error_type", "error", "serve_overrides", "bench_overrides"}, 3},
 	{"llmperf's per-request file (individual_responses.json)", "the *_summary.json beside it",
 		[]string{"ttft_s", "end_to_end_latency_s", "inter_token_latency_s", "request_output_throughput_token_per_s", "number_input_tokens", "number_output_tokens", "number_total_tokens", "error_code"}, 4},
 	{"genai-bench's experiment_metadata.json (the folder's settings, no figures)", "the result files of the folder (<scenario>_…_num_concurrency_<n>_time_<t>s.json)",

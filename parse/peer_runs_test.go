@@ -383,7 +383,7 @@ func TestPeerBadFiles(t *testing.T) {
 		{"bad/unknown.json", 1, "no benchmark tool"},
 		// An unknown file says which tool it most resembles and which
 		// versions of it are read.
-		{"bad/unknown-vllm-like.json", 1, "it most resembles vLLM bench serve / benchmark_serving.py (shares completed, date, duration, model_id, num_prompts, request_throughput, …), of which speedmatrix reads 0.4 to 0.12"},
+		{"bad/unknown-vllm-like.json", 1, "it most resembles vLLM bench serve / benchmark_serving.py (shares completed, date, duration, model_id, num_prompts, request_throughput, …), of which speedmatrix reads 0.4 to 0.25"},
 		// Files a read tool writes beside its summary, or made from one,
 		// are named, with the file to ingest instead.
 		{"bad/llmperf-individual-responses-abridged.json", 1, "it is llmperf's per-request file (individual_responses.json): speedmatrix reads the *_summary.json beside it"},

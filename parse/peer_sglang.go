@@ -70,6 +70,7 @@ func parseSGLangBench(b []byte, name string) ([]*schema.Matrix, error) {
 		var datasets []string
 		for _, i := range is {
 			m.Measurements = append(m.Measurements, cells[i])
+			objs[i].addErrors(&m.Run)
 			if d := objs[i].str("dataset_name"); d != "" && !slices.Contains(datasets, d) {
 				datasets = append(datasets, d)
 			}

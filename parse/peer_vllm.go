@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
@@ -22,15 +23,31 @@ import (
 //   - output_throughput → total_tok_s; 1000 / median_tpot_ms → per_request_tok_s
 //     (the median of per-request decode rates, since 1000/x is monotone)
 //   - completed, failed, total_output_tokens, total_input_tokens, duration,
-//     request_rate ("inf" → +Inf), request_throughput, request_goodput
+//     request_rate ("inf" → +Inf; none with --ramp-up-strategy, whose
+//     ramp_up_start_rps/ramp_up_end_rps go to extra), request_throughput, request_goodput
 //     (older files: "request_goodput:")
+//   - spec_decode_acceptance_rate (percent) → server_spec_accept_rate (a
+//     fraction) and spec_decode_acceptance_rate_pct; the per-position
+//     rates → spec_decode_acceptance_rate_pos1, _pos2, …
+//   - --save-detailed's per-request arrays → <key>_count, "errors" →
+//     errors_reported and the distinct messages (run metadata "Errors")
 //   - every other number (std_*, p99.9_*, total_token_throughput, …) → extra
 //   - string keys not understood (vllm --metadata k=v) → run metadata
 //   - a load that appears again (a repeat, a sweep's run_number) → repeat 0, 1, …
 //   - results of another model or --metadata configuration → a run of their own
 func parseVLLMBench(b []byte, name string) ([]*schema.Matrix, error) {
+	if looksVLLMSweepCSV(bytes.TrimLeft(b, "\ufeff \t\r\n")) {
+		j, err := vllmSweepCSVToJSON(name, b)
+		if err != nil {
+			return nil, err
+		}
+		b = j
+	}
 	objs, err := parseFlatObjects(name, b)
 	if err != nil {
+		return nil, err
+	}
+	if objs, err = dropSweepWarmups(name, objs); err != nil {
 		return nil, err
 	}
 	cells := make([]schema.Measurement, len(objs))
@@ -64,6 +81,7 @@ func parseVLLMBench(b []byte, name string) ([]*schema.Matrix, error) {
 		}
 		for _, i := range is {
 			m.Measurements = append(m.Measurements, cells[i])
+			objs[i].addErrors(&m.Run)
 		}
 		if err := numberRepeats(name, m.Measurements); err != nil {
 			return nil, err
@@ -73,10 +91,36 @@ func parseVLLMBench(b []byte, name string) ([]*schema.Matrix, error) {
 	return out, nil
 }
 
+// dropSweepWarmups leaves out the warm-up runs `vllm bench sweep`
+// writes (--warmup-num-prompts: warmup.json, run_number −1): they are
+// not measurements. A file of warm-ups only is refused with what to
+// ingest instead.
+func dropSweepWarmups(name string, objs []*flatResult) ([]*flatResult, error) {
+	kept := objs[:0:0]
+	for _, f := range objs {
+		var n num
+		if raw, ok := f.raw["run_number"]; ok && json.Unmarshal(raw, &n) == nil && n.Set && n.V < 0 {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if len(kept) == 0 {
+		return nil, errorf(name, objs[0].line, "a `vllm bench sweep` warm-up run (run_number %s): not a measurement; ingest the combination's run=N.json or summary.json", string(objs[0].raw["run_number"]))
+	}
+	return kept, nil
+}
+
 // vllmCell maps one vLLM result object to a serve cell.
 func vllmCell(name string, f *flatResult) (schema.Measurement, error) {
 	s := startServing(name, f, "e2el")
 	c := &s.c
+	if f.str("ramp_up_strategy") != "" {
+		// --ramp-up-strategy: the rate rose from ramp_up_start_rps to
+		// ramp_up_end_rps (kept in extra); request_rate is then only the
+		// unused default, not the load.
+		c.RequestRate = nil
+		f.used["ramp_up_strategy"] = false
+	}
 	c.ErroredRequests = s.get("failed").int()
 	c.GoodputReqS = s.get("request_goodput", "request_goodput:").ptr()
 	if in := s.get("input_throughput"); in.Set { // older files print it
@@ -84,6 +128,16 @@ func vllmCell(name string, f *flatResult) (schema.Measurement, error) {
 	} else if s.inTok.Set && s.dur.Set && s.dur.V > 0 {
 		v := s.inTok.V / s.dur.V
 		c.InputTokS = &v
+	}
+	// Speculative decoding (newer bench serve, from the server's
+	// counters): the acceptance rate in percent; the column holds the
+	// fraction.
+	if r := s.get("spec_decode_acceptance_rate"); r.Set {
+		metric(c, "spec_decode_acceptance_rate_pct", r)
+		if r.V >= 0 && r.V <= 100 {
+			v := r.V / 100
+			c.ServerSpecAcceptRate = &v
+		}
 	}
 	meanIn := math.NaN()
 	if n, mean, _, ok := f.lengthStats("input_lens"); ok {

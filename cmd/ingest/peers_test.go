@@ -41,17 +41,30 @@ func TestIngestPeerFiles(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	// A line per run: three files hold two runs each (vLLM results of two
-	// --metadata deployments and of two --serve-params combinations,
-	// SGLang results of two output lengths).
+	// A line per run: four files hold two runs each (vLLM results of two
+	// --metadata deployments and of two --serve-params combinations, the
+	// same sweep's summary.csv, SGLang results of two output lengths).
 	ls := lines(t, out)
-	if len(ls) != len(paths)+3 {
-		t.Fatalf("%d lines for %d files, want %d:\n%s", len(ls), len(paths), len(paths)+3, out)
+	if len(ls) != len(paths)+4 {
+		t.Fatalf("%d lines for %d files, want %d:\n%s", len(ls), len(paths), len(paths)+4, out)
 	}
+	// Three runs come again from another export of a run already read
+	// (guidellm's YAML report, the vLLM sweep's summary.csv): the same
+	// run, a duplicate.
+	added := map[string]bool{}
+	dups := 0
 	for _, l := range ls {
-		if l.outcome != "added" {
-			t.Errorf("%s: %s, want added", l.title, l.outcome)
+		switch {
+		case l.outcome == "added":
+			added[l.id] = true
+		case l.outcome == "duplicate" && added[l.id]:
+			dups++
+		default:
+			t.Errorf("%s: %s, want added (or a duplicate of a run added before)", l.title, l.outcome)
 		}
+	}
+	if dups != 3 {
+		t.Errorf("%d duplicates, want the 3 runs of the YAML and CSV exports", dups)
 	}
 	before := treeHash(t, dir)
 	code, out, _ = ingest(t, "", append([]string{"-archive", dir}, paths...)...)
@@ -73,8 +86,8 @@ func TestIngestPeerFiles(t *testing.T) {
 		{"serve cells per tool",
 			`SELECT r.source_format, count(*) AS n FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE m.phase = 'serve' GROUP BY ALL ORDER BY ALL`,
-			`[{"source_format":"aiperf","n":"5"},{"source_format":"aiperf-csv","n":"4"},{"source_format":"genai-bench","n":"3"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
-				`{"source_format":"guidellm","n":"4"},{"source_format":"hf-inference-benchmarker","n":"4"},{"source_format":"inference-perf","n":"8"},{"source_format":"llmperf","n":"5"},{"source_format":"sglang-bench-serving","n":"12"},{"source_format":"vllm-bench-serve","n":"19"}]`},
+			`[{"source_format":"aiperf","n":"10"},{"source_format":"aiperf-csv","n":"4"},{"source_format":"genai-bench","n":"3"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
+				`{"source_format":"guidellm","n":"4"},{"source_format":"hf-inference-benchmarker","n":"4"},{"source_format":"inference-perf","n":"8"},{"source_format":"llmperf","n":"5"},{"source_format":"sglang-bench-serving","n":"13"},{"source_format":"vllm-bench-serve","n":"21"}]`},
 		{"repeats numbered, a benchmark with nothing completed is an error without figures",
 			`SELECT m.status, m.repeat, m.completed_requests, m.ttft_ms, m.total_tok_s FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE r.source_format = 'vllm-bench-serve' AND (m.status <> 'valid' OR m.repeat IS NOT NULL) ORDER BY ALL`,
