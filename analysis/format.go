@@ -96,17 +96,25 @@ func machine(t *table, csv [][]string) *table {
 	return t
 }
 
-// cellN prints a cell's load: its concurrency, or the request rate of a
-// serve row ("4/s", "∞/s"), or both.
-func cellN(k Key) string {
-	if k.RequestRate == 0 {
-		return concurrency(k.Concurrency)
-	}
-	rate := strconv.FormatFloat(k.RequestRate, 'g', -1, 64) + "/s"
-	if math.IsInf(k.RequestRate, 1) {
+// cellN prints a cell's load (Key.Load).
+func cellN(k Key) string { return k.Load() }
+
+// Load prints the load of the cell k names: its concurrency ("16"), the
+// request rate of a serve row ("4/s", "∞/s"), both ("16 @4/s"), or "—"
+// when the source recorded neither (a summary over all of a tool's
+// stages), never a rate of 0/s.
+func (k Key) Load() string {
+	rate := ""
+	switch {
+	case math.IsInf(k.RequestRate, 1):
 		rate = "∞/s"
+	case k.RequestRate != 0:
+		rate = strconv.FormatFloat(k.RequestRate, 'g', -1, 64) + "/s"
 	}
-	if k.Concurrency == 0 {
+	switch {
+	case rate == "":
+		return concurrency(k.Concurrency)
+	case k.Concurrency == 0:
 		return rate
 	}
 	return concurrency(k.Concurrency) + " @" + rate

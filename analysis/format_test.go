@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -133,5 +134,32 @@ func TestGroup(t *testing.T) {
 		if got := group(tt.v, tt.prec); got != tt.want {
 			t.Errorf("group(%v, %d) = %q, want %q", tt.v, tt.prec, got, tt.want)
 		}
+	}
+}
+
+func TestKeyLoad(t *testing.T) {
+	for _, tc := range []struct {
+		k    Key
+		want string
+	}{
+		{Key{Concurrency: 16}, "16"},
+		{Key{RequestRate: 4}, "4/s"},
+		{Key{RequestRate: 0.5}, "0.5/s"},
+		{Key{RequestRate: math.Inf(1)}, "∞/s"},
+		{Key{Concurrency: 16, RequestRate: 4}, "16 @4/s"},
+		{Key{Concurrency: 16, RequestRate: math.Inf(1)}, "16 @∞/s"},
+		{Key{}, "—"}, // a summary over all stages: no load recorded, never "0/s"
+	} {
+		if got := tc.k.Load(); got != tc.want {
+			t.Errorf("%+v.Load() = %q, want %q", tc.k, got, tc.want)
+		}
+	}
+	c := ServeCurve{ByRate: true}
+	if got := c.LoadLabel(ServePoint{}); got != "—" {
+		t.Errorf("LoadLabel of a point without load = %q, want —", got)
+	}
+	c.ByRate = false
+	if got := c.LoadLabel(ServePoint{Key: Key{Concurrency: 16, RequestRate: math.Inf(1)}}); got != "16" {
+		t.Errorf("LoadLabel of a closed loop = %q, want 16", got)
 	}
 }

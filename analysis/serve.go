@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strconv"
 
 	"speedmatrix/schema"
 )
@@ -50,19 +49,14 @@ type ServeCurve struct {
 }
 
 // LoadLabel prints a point's load as its curve reads it: "16" or "4/s",
-// "∞/s".
+// "∞/s", "—" when the source recorded none (Key.Load).
 func (c ServeCurve) LoadLabel(p ServePoint) string {
-	if !c.ByRate {
-		n := strconv.Itoa(int(p.Key.Concurrency))
-		if p.Key.RequestRate != 0 && !math.IsInf(p.Key.RequestRate, 1) {
-			n += " @" + strconv.FormatFloat(p.Key.RequestRate, 'g', -1, 64) + "/s"
-		}
-		return n
+	k := p.Key
+	if !c.ByRate && math.IsInf(k.RequestRate, 1) {
+		// A closed loop of N streams: the rate is no load of its own.
+		k.RequestRate = 0
 	}
-	if math.IsInf(p.Load, 1) {
-		return "∞/s"
-	}
-	return strconv.FormatFloat(p.Load, 'g', -1, 64) + "/s"
+	return k.Load()
 }
 
 // Serve returns a run's serving curves, one per context, in context

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -359,23 +358,8 @@ func sortLoads(ls []analysis.Key) {
 	}
 }
 
-// loadLabel prints a load column: "128", "4/s", "∞/s", "16 @4/s".
-func loadLabel(k analysis.Key) string {
-	rate := ""
-	switch {
-	case math.IsInf(k.RequestRate, 1):
-		rate = "∞/s"
-	case k.RequestRate != 0:
-		rate = strconv.FormatFloat(k.RequestRate, 'g', -1, 64) + "/s"
-	}
-	switch {
-	case rate == "":
-		return strconv.Itoa(int(k.Concurrency))
-	case k.Concurrency == 0:
-		return rate
-	}
-	return strconv.Itoa(int(k.Concurrency)) + " @" + rate
-}
+// loadLabel prints a load column: "128", "4/s", "∞/s", "16 @4/s", "—".
+func loadLabel(k analysis.Key) string { return k.Load() }
 
 // serveTable lists a run's serving curves: each load with its
 // throughput and latency percentiles.
