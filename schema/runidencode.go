@@ -205,26 +205,6 @@ func (e *canonEncoder) appendValue(b []byte, p unsafe.Pointer, tc *typeCodec) []
 	return append(b, j...)
 }
 
-// appendFloat writes a float64 as encoding/json does: like %g, with the
-// exponent cutoffs of ES6 number formatting and unpadded exponents.
-func appendFloat(b []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 to e-9
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
 // appendString writes s as a JSON string the way encoding/json does:
 // HTML-safe (<, >, & escaped), invalid UTF-8 as U+FFFD, U+2028 and
 // U+2029 escaped.
