@@ -40,6 +40,9 @@ var textSections = map[string]textSection{
 // sectionOf returns the kind of a heading line, or false when the line is
 // not a known heading.
 func sectionOf(line string) (textSection, bool) {
+	if !mayBeHeading(line) {
+		return 0, false
+	}
 	var buf [64]byte
 	h := appendNormHeading(buf[:0], line)
 	if k, ok := textSections[string(h)]; ok {
@@ -55,6 +58,25 @@ func sectionOf(line string) (textSection, bool) {
 		}
 	}
 	return 0, false
+}
+
+// mayBeHeading is false for a line that cannot be a heading of
+// textSections: its first byte (past ASCII space) is ASCII and not a
+// letter, and every heading starts with one. Every line of a document
+// is tried as a heading; most ("- Type", "| 8K | …", "16K context…")
+// end here.
+func mayBeHeading(line string) bool {
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		case c >= utf8.RuneSelf:
+			return true // a Unicode space, or a letter that lower-cases to one
+		default:
+			return c|0x20 >= 'a' && c|0x20 <= 'z'
+		}
+	}
+	return false
 }
 
 // multiWordSections are the headings that are matched as a prefix too;
@@ -147,7 +169,16 @@ func splitLines(b []byte) []textLine {
 	lines := make([]textLine, 0, bytes.Count(b, []byte{'\n'})+1)
 	no := 1
 	for len(s) > 0 {
-		i := strings.IndexAny(s, "\r\n")
+		// strings.IndexAny(s, "\r\n"), by the two vectorized byte
+		// searches (a line rarely holds a \r).
+		i := strings.IndexByte(s, '\n')
+		end := i
+		if end < 0 {
+			end = len(s)
+		}
+		if j := strings.IndexByte(s[:end], '\r'); j >= 0 {
+			i = j
+		}
 		if i < 0 {
 			lines = append(lines, textLine{s, no})
 			break
@@ -173,7 +204,14 @@ func extractText(b []byte, name string) (*rawDoc, error) {
 		return nil, errorf(name, 0, "empty document")
 	}
 	lines := splitLines(b)
+	// The lines hold a NUL or invalid UTF-8 only if the document does
+	// (line breaks are ASCII): one pass over it, and a pass over the
+	// lines only to find the one at fault.
+	valid := bytes.IndexByte(b, 0) < 0 && utf8.Valid(b)
 	for _, l := range lines {
+		if valid {
+			break
+		}
 		if strings.IndexByte(l.s, 0) >= 0 {
 			return nil, errorf(name, l.no, "binary data (NUL byte): not a speed-test document")
 		}
@@ -264,7 +302,10 @@ func (x *textExtractor) run() error {
 			}
 			launch = append(launch, l.s)
 		case tsPrefill, tsDecode, tsTable:
-			if m := prefillFigure.FindStringSubmatchIndex(s); m != nil && x.kind == tsPrefill {
+			if x.kind != tsPrefill {
+				continue // prefill figures are read in their section only
+			}
+			if m := prefillFigure.FindStringSubmatchIndex(s); m != nil {
 				p := rawPrefill{Context: strings.ReplaceAll(s[m[2]:m[3]], " ", ""), Glued: trimSpace(s[m[1]:]), Line: l.no}
 				if p.Glued == "" {
 					// A card flattened one element per line: "8K context",
