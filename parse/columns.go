@@ -170,7 +170,7 @@ func matrixCells(name string, header []string, headerLine int, rows []rawRow) ([
 			rowsAreContexts = false
 		}
 	}
-	var cells []rawCell
+	cells := make([]rawCell, 0, len(rows)*(len(header)-1))
 	for _, r := range rows {
 		if len(r.Cells) != len(header) {
 			return nil, errorf(name, r.Line, "decode matrix row has %d cells, its header at line %d has %d", len(r.Cells), headerLine, len(header))

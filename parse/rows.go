@@ -55,11 +55,20 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 	floats := slab[float64]{make([]float64, 0, 6*n)}
 	ints := slab[int64]{make([]int64, 0, 3*n)}
 	int32s := slab[int32]{make([]int32, 0, n)}
-	var buf []string
+	// Note: the cells of a row split from its text go to a buffer on the
+	// stack (for rows of up to 32 cells): filling a heap buffer with
+	// strings cost a write barrier per cell while the collector ran.
+	var stack [32]string
+	buf := stack[:0]
+	// The last phase and status read, and their texts: a table prints
+	// the same few over and over, row after row.
+	var lastPhase, lastStatus string
+	var phase schema.Phase
+	var status schema.Status
 	for ri := range t.Rows[lo:hi] {
 		tr := &t.Rows[lo+ri]
 		cells := tr.cells(buf)
-		if tr.Cells == nil {
+		if tr.Cells == nil && cap(cells) > cap(buf) {
 			buf = cells
 		}
 		if len(cells) != len(t.Header) {
@@ -92,11 +101,14 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 			}
 			switch c {
 			case colPhase:
-				p, ok := parsePhase(text)
-				if !ok {
-					return nil, nil, fail("unknown phase %q (want Prefill, Sustained decode or Serve)", text)
+				if text != lastPhase || phase == "" {
+					p, ok := parsePhase(text)
+					if !ok {
+						return nil, nil, fail("unknown phase %q (want Prefill, Sustained decode or Serve)", text)
+					}
+					lastPhase, phase = text, p
 				}
-				ms.Phase = p
+				ms.Phase = phase
 			case colContext:
 				if ms.Phase == schema.PhaseServe && trimSpace(text) == unknownContext {
 					// Another tool's result that records no prompt length.
@@ -118,11 +130,14 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 				}
 				ms.Concurrency, r.conc = int32s.ptr(n), n
 			case colStatus:
-				s, ok := parseStatus(text)
-				if !ok {
-					return nil, nil, fail("unknown status %q (want Valid, Looped, Over capacity, Skipped or Error)", text)
+				if text != lastStatus || status == "" {
+					s, ok := parseStatus(text)
+					if !ok {
+						return nil, nil, fail("unknown status %q (want Valid, Looped, Over capacity, Skipped or Error)", text)
+					}
+					lastStatus, status = text, s
 				}
-				ms.Status = s
+				ms.Status = status
 			case colUnknown:
 				if v, ok := infinity(trimSpace(text)); ok {
 					ms.Extra = append(ms.Extra, schema.Metric{Name: metricName(h, ""), Value: v})
