@@ -125,6 +125,17 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 			b = e.appendExtra(b, *(*[]Metric)(f), row)
 			continue
 		}
+		if p.floatPtr {
+			// Most fields of a measurement: written here rather than
+			// through two levels of appendValue.
+			if x := *(**float64)(f); x == nil {
+				b = append(b, "null"...)
+				continue
+			} else if !math.IsInf(*x, 0) && !math.IsNaN(*x) {
+				b = appendFloat(b, *x)
+				continue
+			}
+		}
 		b = e.appendValue(b, f, p.tc)
 	}
 	return append(b, '}')
