@@ -153,3 +153,20 @@ func TestAgreesExactlyImpliesAgreement(t *testing.T) {
 		t.Errorf("%d shortcuts of %d agreements: the test exercises too little", shortcut, agreed)
 	}
 }
+
+// TestLastBlank checks lastBlank against strings.LastIndexAny on random
+// strings of blanks, no-break spaces, other UTF-8 and invalid bytes.
+func TestLastBlank(t *testing.T) {
+	pieces := []string{" ", "\t", "\u00a0", "\xc2", "\xa0", "\xe2\x80", "\u202f", "\u2009", "a", "7", ".", "\xff", "é", "\u00a0\x80"}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		var b strings.Builder
+		for n := r.IntN(8); n > 0; n-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := lastBlank(s), strings.LastIndexAny(s, " \t\u00a0"); got != want {
+			t.Fatalf("lastBlank(%q) = %d, LastIndexAny gives %d", s, got, want)
+		}
+	}
+}
