@@ -170,3 +170,39 @@ func TestLastBlank(t *testing.T) {
 		}
 	}
 }
+
+// TestGluedAsRowAgrees checks the shortcut of agreesExactly for cells
+// glued from their row's texts: wherever gluedAsRow says so, trying the
+// splits (agreesBySplits) agrees exactly too.
+func TestGluedAsRowAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	figs := []string{"0", "1", "3.1", "41", "325.2", "325.20", "1,627.8", "6,091.1", "55K", "5.5K", "1,644", "2,442", "—",
+		"010", "9.99", "0.5", "12,34", "1.", "1,234,567.891", "99999999999999999999", "4.5M", "1K", "0.0001", "1,000K", "325 tok/s", "3.1tok/s", "7 · 8", "1;2"}
+	pick := func() string { return figs[r.IntN(len(figs))] }
+	hits := 0
+	for n := 0; n < 4000; n++ {
+		tok, ttft := pick(), pick()+" ms"
+		cell := tok + ttft + " TTFT"
+		if r.IntN(4) == 0 {
+			cell = pick() + pick() + " ms TTFT"
+		}
+		raw, err := extractText([]byte(miniDoc(cell, "Valid", tok, ttft)), "mini.txt")
+		if err != nil {
+			continue
+		}
+		raw.Name = "mini.txt"
+		rows, err := buildRows(raw)
+		if err != nil || len(raw.Matrix) != 1 || len(rows) != 1 {
+			continue
+		}
+		if gluedAsRow(raw.Matrix[0].Glued, rows[0], colTotal) {
+			hits++
+			if !agreesBySplits(raw.Matrix[0].Glued, rows[0], colTotal) {
+				t.Fatalf("cell %q, row tok %q TTFT %q: gluedAsRow holds, the splits do not agree", cell, tok, ttft)
+			}
+		}
+	}
+	if hits < 500 {
+		t.Errorf("%d cells took the shortcut: the test exercises too little", hits)
+	}
+}
