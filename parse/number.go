@@ -313,7 +313,42 @@ func trimSpace(s string) string {
 	if len(s) == 0 || s[0] < utf8.RuneSelf && s[len(s)-1] < utf8.RuneSelf {
 		return s
 	}
+	// TrimFunc would stop at once unless a Unicode space it trims opens
+	// or closes s: "—" and "µs" cells do not decode runes for nothing.
+	if !opensWithUnicodeSpace(s) && !closesWithUnicodeSpace(s) {
+		return s
+	}
 	return strings.TrimFunc(s, isTrimSpace)
+}
+
+// opensWithUnicodeSpace reports whether s starts with a rune isTrimSpace
+// trims that is not ASCII: U+00A0 (C2 A0), U+202F (E2 80 AF), U+2009
+// (E2 80 89) or U+FEFF (EF BB BF).
+func opensWithUnicodeSpace(s string) bool {
+	switch s[0] {
+	case 0xc2:
+		return strings.HasPrefix(s, "\u00a0")
+	case 0xe2:
+		return strings.HasPrefix(s, "\u202f") || strings.HasPrefix(s, "\u2009")
+	case 0xef:
+		return strings.HasPrefix(s, "\ufeff")
+	}
+	return false
+}
+
+// closesWithUnicodeSpace is opensWithUnicodeSpace at the end of s.
+func closesWithUnicodeSpace(s string) bool {
+	switch s[len(s)-1] {
+	case 0xa0:
+		return strings.HasSuffix(s, "\u00a0")
+	case 0xaf:
+		return strings.HasSuffix(s, "\u202f")
+	case 0x89:
+		return strings.HasSuffix(s, "\u2009")
+	case 0xbf:
+		return strings.HasSuffix(s, "\ufeff")
+	}
+	return false
 }
 
 // isTrimSpace reports whether trimSpace trims r.

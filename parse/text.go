@@ -439,6 +439,22 @@ func trimRow(s string) string {
 
 // appendCells appends the cells of a row s, trimmed by trimRow.
 func appendCells(cells []string, s string) []string {
+	if strings.IndexByte(s, '\\') < 0 {
+		// No escaped pipe: the cells are between the pipes.
+		for {
+			i := strings.IndexByte(s, '|')
+			if i < 0 {
+				return append(cells, trimSpace(s))
+			}
+			cells = append(cells, trimSpace(s[:i]))
+			s = s[i+1:]
+		}
+	}
+	return appendEscapedCells(cells, s)
+}
+
+// appendEscapedCells is appendCells for a row that may escape a pipe.
+func appendEscapedCells(cells []string, s string) []string {
 	start, escaped := 0, false
 	for i := 0; i < len(s); i++ {
 		switch {
