@@ -3,9 +3,7 @@ package parse
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -245,24 +243,6 @@ func TestTextSplitRow(t *testing.T) {
 	for _, tt := range tests {
 		if got := splitRow(tt.in); fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("splitRow(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-// TestAppendCellsShortcut checks the split of rows without a backslash
-// against the general split, on random rows of pipes, blanks and cells.
-func TestAppendCellsShortcut(t *testing.T) {
-	pieces := []string{"|", " | ", "||", " ", "\u00a0", "—", "8K", "325.2", "41 ms", "Valid", "\t", "a b"}
-	r := rand.New(rand.NewPCG(13, 14))
-	for range 100000 {
-		var b strings.Builder
-		for n := r.IntN(10); n > 0; n-- {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		s := b.String()
-		got, want := appendCells(nil, s), appendEscapedCells(nil, s)
-		if !slices.Equal(got, want) {
-			t.Fatalf("appendCells(%q) = %q, the general split gives %q", s, got, want)
 		}
 	}
 }
