@@ -78,6 +78,9 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 	first := true
 	for i := range plan {
 		p := &plan[i]
+		if p.nilOmitted && *(*unsafe.Pointer)(unsafe.Add(base, p.offset)) == nil {
+			continue
+		}
 		if p.tc.codec == codecConstBytes {
 			if len(p.zero) == 0 {
 				continue

@@ -48,6 +48,9 @@ type fieldPlan struct {
 	// zero is the encoding of the zero value of a left-out field ("" for
 	// one omitted when empty).
 	zero []byte
+	// nilOmitted marks a pointer omitted when nil: most fields of a
+	// measurement are, and the encoder skips them first.
+	nilOmitted bool
 	// floatPtr marks a *float64 field, cleared when NaN or ±Inf.
 	floatPtr bool
 	// extra marks the []Metric field of extra figures.
@@ -137,6 +140,7 @@ func planOf(t reflect.Type, leftOut map[string]bool) ([]fieldPlan, bool) {
 			}
 			p.tc = &typeCodec{codec: codecConstBytes}
 		}
+		p.nilOmitted = p.omitEmpty && p.tc.codec == codecPointer
 		p.floatPtr = f.Type == reflect.TypeFor[*float64]()
 		p.extra = f.Type == reflect.TypeFor[[]Metric]()
 		plan = append(plan, p)
