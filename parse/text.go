@@ -44,13 +44,13 @@ func sectionOf(line string) (textSection, bool) {
 		return 0, false
 	}
 	var buf [64]byte
-	h := appendNormHeading(buf[:0], line)
+	h := appendNormHeading(buf[:0], line, maxHeading+1)
 	if k, ok := textSections[string(h)]; ok {
 		return k, true
 	}
 	// "Sustained decode throughput", "All measurements (46 cells)": a
 	// short line starting with a heading of two or more words.
-	if len(h) <= 48 && !bytes.HasSuffix(h, []byte(".")) {
+	if len(h) <= maxHeading && !bytes.HasSuffix(h, []byte(".")) {
 		for _, name := range multiWordSections {
 			if len(h) > len(name) && h[len(name)] == ' ' && string(h[:len(name)]) == name {
 				return textSections[name], true
@@ -91,22 +91,33 @@ func normHeading(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// maxHeading is the longest normalized line sectionOf reads as a
+// heading (the known headings themselves are shorter).
+const maxHeading = 48
+
 // appendNormHeading appends normHeading(s) to dst without allocating for
-// an ASCII line (every line of a document is tried as a heading).
-func appendNormHeading(dst []byte, s string) []byte {
-	s = trimSpace(s)
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return append(dst, normHeading(s)...)
-		}
-	}
+// an ASCII line (every line of a document is tried as a heading). It
+// stops once it has appended more than limit bytes: the rest of a long
+// line (a launch command, a footnote) cannot make it a heading.
+//
+// Note: an ASCII start of more than limit bytes normalizes alike on
+// either path, so stopping there before seeing a later non-ASCII byte
+// gives a result as long as normHeading's would be: too long for both.
+func appendNormHeading(dst []byte, s string, limit int) []byte {
+	t := trimSpace(s)
 	// ASCII: lower-case, drop trailing ':' and ' ', and join the fields
 	// (runs of ASCII white space) with single spaces.
-	s = strings.TrimRight(s, ": ")
+	s = strings.TrimRight(t, ": ")
 	start := len(dst)
 	space := false
 	for i := 0; i < len(s); i++ {
+		if len(dst)-start > limit {
+			return dst
+		}
 		c := s[i]
+		if c >= utf8.RuneSelf {
+			return append(dst[:start], normHeading(t)...)
+		}
 		switch c {
 		case ' ', '\t', '\n', '\v', '\f', '\r':
 			space = true

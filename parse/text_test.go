@@ -3,6 +3,7 @@ package parse
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -243,6 +244,24 @@ func TestTextSplitRow(t *testing.T) {
 	for _, tt := range tests {
 		if got := splitRow(tt.in); fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("splitRow(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestNormHeadingBounded checks the bounded ASCII normalization of
+// headings against normHeading: equal up to the limit, too long past it.
+func TestNormHeadingBounded(t *testing.T) {
+	pieces := []string{"All", " ", "  ", "\t", "measurements", ":", ": ", "\u00a0", "É", "\u212a", "K", "x", "—", "Sustained decode"}
+	r := rand.New(rand.NewPCG(15, 16))
+	for range 100000 {
+		var b strings.Builder
+		for n := r.IntN(12); n > 0; n-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s, limit := b.String(), r.IntN(60)
+		got, want := string(appendNormHeading(nil, s, limit)), normHeading(s)
+		if len(want) <= limit && got != want || len(want) > limit && len(got) <= limit {
+			t.Fatalf("appendNormHeading(%q, %d) = %q, normHeading gives %q", s, limit, got, want)
 		}
 	}
 }
