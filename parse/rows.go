@@ -28,6 +28,14 @@ func (s *slab[T]) ptr(v T) *T {
 	return &s.buf[len(s.buf)-1]
 }
 
+// lastFigure is the last figure read in a column of the All
+// measurements table, normalized to the column's unit.
+type lastFigure struct {
+	text string
+	q    quantity
+	read bool
+}
+
 // readRows is buildRows that also returns the measurements the rows
 // point into, in table order (the matrix's measurements).
 func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
@@ -65,6 +73,7 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 	var lastPhase, lastStatus string
 	var phase schema.Phase
 	var status schema.Status
+	var figs [numColumns]lastFigure
 	for ri := range t.Rows[lo:hi] {
 		tr := &t.Rows[lo+ri]
 		cells := tr.cells(buf)
@@ -148,17 +157,24 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 					ms.Extra = append(ms.Extra, schema.Metric{Name: metricName(h, q.Unit), Value: q.Value})
 				}
 			default:
-				t := trimSpace(text)
-				q, bad := scanQuantity(t)
-				if bad != qOK {
-					return nil, nil, fail("%v", bad.err(t))
+				// A column repeats its figures ("30.0 s", "—"): the last
+				// one read is kept with its text.
+				last := &figs[c]
+				if text != last.text || !last.read {
+					t := trimSpace(text)
+					q, bad := scanQuantity(t)
+					if bad != qOK {
+						return nil, nil, fail("%v", bad.err(t))
+					}
+					if cq, cbad := q.conv(columnKinds[c]); cbad == convOK {
+						q = cq
+					} else {
+						_, err := q.convert(columnKinds[c])
+						return nil, nil, fail("%v", err)
+					}
+					*last = lastFigure{text: text, q: q, read: true}
 				}
-				if cq, cbad := q.conv(columnKinds[c]); cbad == convOK {
-					q = cq
-				} else {
-					_, err := q.convert(columnKinds[c])
-					return nil, nil, fail("%v", err)
-				}
+				q := last.q
 				if agreed(c) {
 					r.q[c-colTotal] = q
 				}
