@@ -412,6 +412,12 @@ func (x *textExtractor) preamble() {
 	}
 }
 
+// isTableLine reports whether trimmed line s continues a table: it
+// starts with "|", or holds one in a table printed without outer pipes.
+func isTableLine(s string, outer bool) bool {
+	return strings.HasPrefix(s, "|") || !outer && strings.Contains(s, "|")
+}
+
 // table reads a table whose header starts at line i (after caption) and
 // returns how many lines it used; 0 when the line is not a table header
 // the parser knows (it is then treated as an ordinary line).
@@ -434,14 +440,16 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 		return 0, nil
 	}
 	n := 1
-	var rows []rawRow
+	// The table's lines, counted first: its rows are allocated once.
+	end := i + 1
+	for end < len(x.lines) && isTableLine(trimSpace(x.lines[end].s), outer) {
+		end++
+	}
+	rows := make([]rawRow, 0, end-i-1)
 	var chunks cellChunks
 	var scratch []string
-	for j := i + 1; j < len(x.lines); j++ {
+	for j := i + 1; j < end; j++ {
 		s := trimSpace(x.lines[j].s)
-		if !strings.HasPrefix(s, "|") && (outer || !strings.Contains(s, "|")) {
-			break
-		}
 		n++
 		if kind == headerFull {
 			// Its rows keep their text, split when read (see rawRow); a

@@ -2,7 +2,10 @@ package parse
 
 // This file splits the "|"-separated lines of text tables into cells.
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // splitRow splits a "| a | b |" line into trimmed cells. A backslash
 // escapes a "|" inside a cell.
@@ -95,9 +98,32 @@ func hasAlnum(s string) bool {
 // (---, :--, --:).
 func isSeparatorRow(cells []string) bool {
 	for _, c := range cells {
-		if strings.Trim(c, ":-– ") != "" || !strings.Contains(c, "-") {
+		if !isRuleCell(c) {
 			return false
 		}
 	}
 	return len(cells) > 0
+}
+
+// isRuleCell reports whether c is a cell of a header rule: only colons,
+// dashes (en dashes too) and spaces, with at least one "-".
+//
+// Note: strings.Trim with a cutset that is not ASCII (the en dash)
+// decodes runes through a general path; an ASCII cell is decided byte by
+// byte, the same way.
+func isRuleCell(c string) bool {
+	dash := false
+	for i := 0; i < len(c); i++ {
+		switch c[i] {
+		case '-':
+			dash = true
+		case ':', ' ':
+		default:
+			if c[i] >= utf8.RuneSelf {
+				return strings.Trim(c, ":-– ") == "" && strings.Contains(c, "-")
+			}
+			return false
+		}
+	}
+	return dash
 }

@@ -24,3 +24,20 @@ func TestAppendCellsShortcut(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleCell checks isRuleCell against the definition by strings.Trim
+// on random cells of rule characters, en dashes and others.
+func TestRuleCell(t *testing.T) {
+	pieces := []string{"-", "--", ":", " ", "–", "—", "a", "\u00a0", "\xe2", "|"}
+	r := rand.New(rand.NewPCG(17, 18))
+	for range 100000 {
+		var b strings.Builder
+		for n := r.IntN(6); n > 0; n-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		c := b.String()
+		if got, want := isRuleCell(c), strings.Trim(c, ":-– ") == "" && strings.Contains(c, "-"); got != want {
+			t.Fatalf("isRuleCell(%q) = %v, want %v", c, got, want)
+		}
+	}
+}
