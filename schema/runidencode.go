@@ -81,15 +81,12 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 		if p.nilOmitted && *(*unsafe.Pointer)(unsafe.Add(base, p.offset)) == nil {
 			continue
 		}
-		if p.tc.codec == codecConstBytes {
+		if p.codec == codecConstBytes {
 			if len(p.zero) == 0 {
 				continue
 			}
-			if !first {
-				b = append(b, ',')
-			}
+			b = appendKey(b, p, first)
 			first = false
-			b = append(b, p.key...)
 			b = append(b, p.zero...)
 			continue
 		}
@@ -100,18 +97,15 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 				if p.omitEmpty {
 					continue
 				}
-				if !first {
-					b = append(b, ',')
-				}
+				b = appendKey(b, p, first)
 				first = false
-				b = append(b, p.key...)
 				b = append(b, "null"...)
 				continue
 			}
 		}
 		if p.omitEmpty {
 			// Most such fields are nil pointers: test them inline.
-			if p.tc.codec == codecPointer {
+			if p.codec == codecPointer {
 				if *(*unsafe.Pointer)(f) == nil {
 					continue
 				}
@@ -119,11 +113,8 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 				continue
 			}
 		}
-		if !first {
-			b = append(b, ',')
-		}
+		b = appendKey(b, p, first)
 		first = false
-		b = append(b, p.key...)
 		if row >= 0 && p.extra {
 			b = e.appendExtra(b, *(*[]Metric)(f), row)
 			continue
@@ -142,6 +133,15 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 		b = e.appendValue(b, f, p.tc)
 	}
 	return append(b, '}')
+}
+
+// appendKey writes the key of field p, after a comma unless it is the
+// first field written.
+func appendKey(b []byte, p *fieldPlan, first bool) []byte {
+	if first {
+		return append(b, p.key...)
+	}
+	return append(b, p.commaKey...)
 }
 
 // appendExtra writes a measurement's extra figures, a NaN or ±Inf one as
