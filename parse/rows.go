@@ -176,7 +176,7 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 				}
 				q := last.q
 				if agreed(c) {
-					r.q[c-colTotal] = q
+					r.q[c-colTotal] = rowFigure{Value: q.Value, Step: q.Step, Null: q.Null}
 				}
 				if q.Null {
 					continue
