@@ -135,10 +135,19 @@ func appendNormHeading(dst []byte, s string, limit int) []byte {
 	return dst
 }
 
-// footnotePrefixes start the explanatory lines under the tables.
+// footnotePrefixes start the explanatory lines under the tables
+// (isFootnote knows their first letters).
 var footnotePrefixes = []string{"looped:", "over capacity:", "skipped:", "error:", "ttft is measured", "latencies are", "total tok/s is", "note:"}
 
 func isFootnote(line string) bool {
+	if len(line) > 0 && line[0] < utf8.RuneSelf {
+		// The first letters of footnotePrefixes, in either case.
+		switch line[0] | 0x20 {
+		case 'l', 'o', 's', 'e', 't', 'n':
+		default:
+			return false
+		}
+	}
 	for i := 0; i < len(line) && i < 20; i++ {
 		if line[i] >= utf8.RuneSelf {
 			// Lower-casing may turn a non-ASCII letter into an ASCII one.

@@ -265,3 +265,27 @@ func TestNormHeadingBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestFootnoteFirstLetters checks isFootnote, which rejects lines by
+// their first letter, against its definition (a footnote prefix of the
+// lower-cased line) on random lines.
+func TestFootnoteFirstLetters(t *testing.T) {
+	starts := append([]string{"Looped: x", "OVER CAPACITY: y", "É", "\u212aey", "- Note:", " note:", "Notes", "TTFT is measured after", "x"}, footnotePrefixes...)
+	r := rand.New(rand.NewPCG(19, 20))
+	for range 50000 {
+		s := []byte(starts[r.IntN(len(starts))])
+		for i := range s {
+			if r.IntN(4) == 0 && s[i] < 0x80 {
+				s[i] ^= 0x20 // flip the case of a letter (or garble a sign)
+			}
+		}
+		line := string(s)
+		want := false
+		for _, p := range footnotePrefixes {
+			want = want || strings.HasPrefix(strings.ToLower(line), p)
+		}
+		if got := isFootnote(line); got != want {
+			t.Fatalf("isFootnote(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
