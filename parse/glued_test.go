@@ -127,22 +127,16 @@ func TestAgreesExactlyImpliesAgreement(t *testing.T) {
 		default:
 			cell = pick() + pick() + " ms"
 		}
-		raw, err := extractText([]byte(miniDoc(cell, "Valid", tok, ttft)), "mini.txt")
-		if err != nil {
+		c, row, ok := miniRow(cell, tok, ttft)
+		if !ok {
 			continue
 		}
-		raw.Name = "mini.txt"
-		rows, err := buildRows(raw)
-		if err != nil || len(raw.Matrix) != 1 || len(rows) != 1 {
-			continue
-		}
-		c := raw.Matrix[0]
 		f := figure{what: "decode 8K×1", source: "matrix", line: c.Line, tok: c.TokS, ttft: c.TTFT, glued: c.Glued}
-		_, _, full := agreeReading(raw.Name, f, rows[0], colTotal)
+		_, _, full := agreeReading("mini.txt", f, row, colTotal)
 		if full == nil {
 			agreed++
 		}
-		if agreesExactly(f, rows[0], colTotal) {
+		if agreesExactly(f, row, colTotal) {
 			shortcut++
 			if full != nil {
 				t.Fatalf("cell %q, row tok %q TTFT %q: the shortcut agrees, agreeReading says %v", cell, tok, ttft, full)
@@ -160,11 +154,7 @@ func TestLastBlank(t *testing.T) {
 	pieces := []string{" ", "\t", "\u00a0", "\xc2", "\xa0", "\xe2\x80", "\u202f", "\u2009", "a", "7", ".", "\xff", "é", "\u00a0\x80"}
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 100000 {
-		var b strings.Builder
-		for n := r.IntN(8); n > 0; n-- {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		s := b.String()
+		s := randomText(r, pieces, 8)
 		if got, want := lastBlank(s), strings.LastIndexAny(s, " \t\u00a0"); got != want {
 			t.Fatalf("lastBlank(%q) = %d, LastIndexAny gives %d", s, got, want)
 		}
@@ -186,18 +176,13 @@ func TestGluedAsRowAgrees(t *testing.T) {
 		if r.IntN(4) == 0 {
 			cell = pick() + pick() + " ms TTFT"
 		}
-		raw, err := extractText([]byte(miniDoc(cell, "Valid", tok, ttft)), "mini.txt")
-		if err != nil {
+		c, row, ok := miniRow(cell, tok, ttft)
+		if !ok {
 			continue
 		}
-		raw.Name = "mini.txt"
-		rows, err := buildRows(raw)
-		if err != nil || len(raw.Matrix) != 1 || len(rows) != 1 {
-			continue
-		}
-		if gluedAsRow(raw.Matrix[0].Glued, rows[0], colTotal) {
+		if gluedAsRow(c.Glued, row, colTotal) {
 			hits++
-			if !agreesBySplits(raw.Matrix[0].Glued, rows[0], colTotal) {
+			if !agreesBySplits(c.Glued, row, colTotal) {
 				t.Fatalf("cell %q, row tok %q TTFT %q: gluedAsRow holds, the splits do not agree", cell, tok, ttft)
 			}
 		}

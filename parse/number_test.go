@@ -217,11 +217,7 @@ func TestTrimSpaceAsTrimFunc(t *testing.T) {
 	pieces := []string{" ", "\t", "\r\n", "\u00a0", "\u202f", "\u2009", "\ufeff", "—", "–", "µs", "a", "7", "\xe2\x80", "\xc2", "\xa0", "\xbf", "\xff", "é"}
 	r := rand.New(rand.NewPCG(11, 12))
 	for range 200000 {
-		var b strings.Builder
-		for n := r.IntN(6); n > 0; n-- {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		s := b.String()
+		s := randomText(r, pieces, 6)
 		if got, want := trimSpace(s), strings.TrimFunc(s, isTrimSpace); got != want {
 			t.Fatalf("trimSpace(%q) = %q, TrimFunc gives %q", s, got, want)
 		}

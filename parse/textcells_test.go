@@ -13,11 +13,7 @@ func TestAppendCellsShortcut(t *testing.T) {
 	pieces := []string{"|", " | ", "||", " ", "\u00a0", "—", "8K", "325.2", "41 ms", "Valid", "\t", "a b"}
 	r := rand.New(rand.NewPCG(13, 14))
 	for range 100000 {
-		var b strings.Builder
-		for n := r.IntN(10); n > 0; n-- {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		s := b.String()
+		s := randomText(r, pieces, 10)
 		got, want := appendCells(nil, s), appendEscapedCells(nil, s)
 		if !slices.Equal(got, want) {
 			t.Fatalf("appendCells(%q) = %q, the general split gives %q", s, got, want)
@@ -31,11 +27,7 @@ func TestRuleCell(t *testing.T) {
 	pieces := []string{"-", "--", ":", " ", "–", "—", "a", "\u00a0", "\xe2", "|"}
 	r := rand.New(rand.NewPCG(17, 18))
 	for range 100000 {
-		var b strings.Builder
-		for n := r.IntN(6); n > 0; n-- {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		c := b.String()
+		c := randomText(r, pieces, 6)
 		if got, want := isRuleCell(c), strings.Trim(c, ":-– ") == "" && strings.Contains(c, "-"); got != want {
 			t.Fatalf("isRuleCell(%q) = %v, want %v", c, got, want)
 		}

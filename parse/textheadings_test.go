@@ -12,11 +12,7 @@ func TestNormHeadingBounded(t *testing.T) {
 	pieces := []string{"All", " ", "  ", "\t", "measurements", ":", ": ", "\u00a0", "É", "\u212a", "K", "x", "—", "Sustained decode"}
 	r := rand.New(rand.NewPCG(15, 16))
 	for range 100000 {
-		var b strings.Builder
-		for n := r.IntN(12); n > 0; n-- {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		s, limit := b.String(), r.IntN(60)
+		s, limit := randomText(r, pieces, 12), r.IntN(60)
 		got, want := string(appendNormHeading(nil, s, limit)), normHeading(s)
 		if len(want) <= limit && got != want || len(want) > limit && len(got) <= limit {
 			t.Fatalf("appendNormHeading(%q, %d) = %q, normHeading gives %q", s, limit, got, want)
