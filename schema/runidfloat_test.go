@@ -91,6 +91,8 @@ func FuzzAppendFloat(f *testing.F) {
 	})
 }
 
+// BenchmarkAppendFloat writes figures as run ids do; BenchmarkSlowFloat
+// writes them by strconv alone, for comparison.
 func BenchmarkAppendFloat(b *testing.B) {
 	figures := []float64{325.241, 55000, 6091.1783, 1627.8112, 30.25, 4096, 0.125}
 	var buf []byte
