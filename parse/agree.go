@@ -144,6 +144,12 @@ func agreesExactly(f figure, r *tableRow, metric column) bool {
 	if _, ok := parseStatus(text); ok || nullTexts[trimSpace(text)] {
 		return false
 	}
+	return gluedAsRow(text, r, metric) || agreesBySplits(text, r, metric)
+}
+
+// agreesBySplits is agreesExactly for a glued cell of a valid row, by
+// trying its splits.
+func agreesBySplits(text string, r *tableRow, metric column) bool {
 	rowTok, rowTTFT := r.fig(metric), r.fig(colTTFT)
 	found := false
 	eachSplit(text, len(trimSpace(r.text(metric))), func(sp split) bool {
@@ -224,4 +230,41 @@ func checkPrefill(raw *rawDoc, rows []*tableRow) error {
 		}
 	}
 	return nil
+}
+
+// gluedAsRow reports whether a glued cell is the row's tok/s and TTFT
+// texts printed together, as the seeds print every cell ("325.2" and
+// "41 ms" as "325.241 ms TTFT"), with a plain tok/s figure (digits,
+// commas, a point, maybe a K) and a TTFT in ms. Such a cell agrees
+// exactly: eachSplit's split after the tok/s text comes first and gives
+// back the row's two texts, read as the row read them.
+//
+// Note: a shortcut, not a second reader: agreesBySplits answers every
+// cell it does not recognize, and TestGluedAsRowAgrees checks that it
+// answers true wherever this does.
+func gluedAsRow(text string, r *tableRow, metric column) bool {
+	tok, ttft := r.text(metric), r.text(colTTFT)
+	num, ok := strings.CutSuffix(ttft, " ms")
+	if !ok || !plainFigure(tok, true) || !plainFigure(num, false) || len(tok)+len(num) > maxGlued {
+		return false
+	}
+	return len(text) == len(tok)+len(ttft)+len(" TTFT") && text[:len(tok)] == tok &&
+		text[len(tok):len(tok)+len(ttft)] == ttft && strings.HasSuffix(text, " TTFT")
+}
+
+// plainFigure reports whether s is digits, commas and points starting
+// with a digit, and with k maybe a final K.
+func plainFigure(s string, k bool) bool {
+	if k && len(s) > 1 && s[len(s)-1] == 'K' {
+		s = s[:len(s)-1]
+	}
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && c != ',' && c != '.' {
+			return false
+		}
+	}
+	return true
 }

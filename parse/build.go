@@ -17,7 +17,7 @@ type tableRow struct {
 	//
 	// Note: all columns made a row 730 bytes, more than its measurement;
 	// a 60 MB table has 540,000 rows.
-	q       [numAgreed]quantity
+	q       [numAgreed]rowFigure
 	printed [numAgreed]string
 	ctx     int64
 	conc    int32 // 0 when not printed
@@ -30,8 +30,22 @@ const numAgreed = colTTFT - colTotal + 1
 // agreed reports whether the figures of column c are kept in a tableRow.
 func agreed(c column) bool { return c >= colTotal && c <= colTTFT }
 
+// rowFigure is a figure of an agreed column, normalized to the column's
+// unit: what the agreement checks compare (agrees and sameValue read no
+// unit).
+//
+// Note: without the unit's string it holds no pointer, so the rows of a
+// table are not scanned for it and storing it needs no write barrier.
+type rowFigure struct {
+	Value, Step float64
+	Null        bool
+}
+
 // fig returns the row's figure in agreed column c.
-func (r *tableRow) fig(c column) quantity { return r.q[c-colTotal] }
+func (r *tableRow) fig(c column) quantity {
+	f := r.q[c-colTotal]
+	return quantity{Value: f.Value, Step: f.Step, Null: f.Null}
+}
 
 // text returns the row's printed text in agreed column c.
 func (r *tableRow) text(c column) string { return r.printed[c-colTotal] }

@@ -170,7 +170,10 @@ func matrixCells(name string, header []string, headerLine int, rows []rawRow) ([
 			rowsAreContexts = false
 		}
 	}
-	var cells []rawCell
+	var cells []rawCell // nil for a matrix without rows, as before
+	if n := len(rows) * (len(header) - 1); n > 0 {
+		cells = make([]rawCell, 0, n)
+	}
 	for _, r := range rows {
 		if len(r.Cells) != len(header) {
 			return nil, errorf(name, r.Line, "decode matrix row has %d cells, its header at line %d has %d", len(r.Cells), headerLine, len(header))

@@ -60,7 +60,7 @@ func eachSplit(s string, hint int, yield func(split) bool) {
 	// A TTFT "b unit" is the tail of full when one space separated the
 	// unit (as printed, "325.241 ms"): no need to build it.
 	spaced := unit != "" && full[len(s):] == " "+unit
-	if k := strings.LastIndexAny(s, " \t\u00a0"); k >= 0 {
+	if k := lastBlank(s); k >= 0 {
 		yield(split{trimSpace(s[:k]), trimSpace(s[k:]) + " " + unit})
 		return
 	}
@@ -101,6 +101,24 @@ func eachSplit(s string, hint int, yield func(split) bool) {
 			return
 		}
 	}
+}
+
+// lastBlank is strings.LastIndexAny(s, " \t\u00a0") without decoding
+// s rune by rune from its end (LastIndexAny does for a set that is not
+// ASCII): a no-break space is the bytes C2 A0, which decode as one rune
+// from the end whatever precedes them.
+func lastBlank(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case ' ', '\t':
+			return i
+		case 0xa0:
+			if i > 0 && s[i-1] == 0xc2 {
+				return i - 1
+			}
+		}
+	}
+	return -1
 }
 
 // hasSuffixFold reports whether s ends in the lower-case ASCII suffix,

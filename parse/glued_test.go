@@ -127,22 +127,16 @@ func TestAgreesExactlyImpliesAgreement(t *testing.T) {
 		default:
 			cell = pick() + pick() + " ms"
 		}
-		raw, err := extractText([]byte(miniDoc(cell, "Valid", tok, ttft)), "mini.txt")
-		if err != nil {
+		c, row, ok := miniRow(cell, tok, ttft)
+		if !ok {
 			continue
 		}
-		raw.Name = "mini.txt"
-		rows, err := buildRows(raw)
-		if err != nil || len(raw.Matrix) != 1 || len(rows) != 1 {
-			continue
-		}
-		c := raw.Matrix[0]
 		f := figure{what: "decode 8K×1", source: "matrix", line: c.Line, tok: c.TokS, ttft: c.TTFT, glued: c.Glued}
-		_, _, full := agreeReading(raw.Name, f, rows[0], colTotal)
+		_, _, full := agreeReading("mini.txt", f, row, colTotal)
 		if full == nil {
 			agreed++
 		}
-		if agreesExactly(f, rows[0], colTotal) {
+		if agreesExactly(f, row, colTotal) {
 			shortcut++
 			if full != nil {
 				t.Fatalf("cell %q, row tok %q TTFT %q: the shortcut agrees, agreeReading says %v", cell, tok, ttft, full)
@@ -151,5 +145,49 @@ func TestAgreesExactlyImpliesAgreement(t *testing.T) {
 	}
 	if shortcut < 300 || agreed < shortcut {
 		t.Errorf("%d shortcuts of %d agreements: the test exercises too little", shortcut, agreed)
+	}
+}
+
+// TestLastBlank checks lastBlank against strings.LastIndexAny on random
+// strings of blanks, no-break spaces, other UTF-8 and invalid bytes.
+func TestLastBlank(t *testing.T) {
+	pieces := []string{" ", "\t", "\u00a0", "\xc2", "\xa0", "\xe2\x80", "\u202f", "\u2009", "a", "7", ".", "\xff", "é", "\u00a0\x80"}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		s := randomText(r, pieces, 8)
+		if got, want := lastBlank(s), strings.LastIndexAny(s, " \t\u00a0"); got != want {
+			t.Fatalf("lastBlank(%q) = %d, LastIndexAny gives %d", s, got, want)
+		}
+	}
+}
+
+// TestGluedAsRowAgrees checks the shortcut of agreesExactly for cells
+// glued from their row's texts: wherever gluedAsRow says so, trying the
+// splits (agreesBySplits) agrees exactly too.
+func TestGluedAsRowAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	figs := []string{"0", "1", "3.1", "41", "325.2", "325.20", "1,627.8", "6,091.1", "55K", "5.5K", "1,644", "2,442", "—",
+		"010", "9.99", "0.5", "12,34", "1.", "1,234,567.891", "99999999999999999999", "4.5M", "1K", "0.0001", "1,000K", "325 tok/s", "3.1tok/s", "7 · 8", "1;2"}
+	pick := func() string { return figs[r.IntN(len(figs))] }
+	hits := 0
+	for n := 0; n < 4000; n++ {
+		tok, ttft := pick(), pick()+" ms"
+		cell := tok + ttft + " TTFT"
+		if r.IntN(4) == 0 {
+			cell = pick() + pick() + " ms TTFT"
+		}
+		c, row, ok := miniRow(cell, tok, ttft)
+		if !ok {
+			continue
+		}
+		if gluedAsRow(c.Glued, row, colTotal) {
+			hits++
+			if !agreesBySplits(c.Glued, row, colTotal) {
+				t.Fatalf("cell %q, row tok %q TTFT %q: gluedAsRow holds, the splits do not agree", cell, tok, ttft)
+			}
+		}
+	}
+	if hits < 500 {
+		t.Errorf("%d cells took the shortcut: the test exercises too little", hits)
 	}
 }

@@ -81,10 +81,20 @@ var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true
 // redactValue redacts a printed value: a secret NAME=VALUE, then what
 // redact.Text finds.
 func redactValue(v string) string {
-	if m := redact.EnvAssign.FindStringSubmatch(v); m != nil && secretEnvName(m[1]) {
+	if m := envAssign(v); m != nil && secretEnvName(m[1]) {
 		v = m[1] + "=" + Redacted
 	}
 	return redact.Text(v)
+}
+
+// envAssign is redact.EnvAssign.FindStringSubmatch(s), which only a
+// word with a "=" after its first byte can match: most flag values have
+// none, and the regexp was a tenth of reading a launch command.
+func envAssign(s string) []string {
+	if strings.IndexByte(s, '=') <= 0 {
+		return nil
+	}
+	return redact.EnvAssign.FindStringSubmatch(s)
 }
 
 // ParseLaunch redacts a launch command (redact.Command) and pulls out the
@@ -120,7 +130,7 @@ func parseLaunch(cmd string, depth int) Launch {
 	// Prefixes: env [-i] [-u NAME], NAME=VALUE, and wrappers.
 	i := programIndex(toks)
 	for _, w := range toks[:i] {
-		if m := redact.EnvAssign.FindStringSubmatch(w.Text); m != nil {
+		if m := envAssign(w.Text); m != nil {
 			v := m[2]
 			if secretEnvName(m[1]) {
 				v = Redacted
@@ -193,7 +203,7 @@ func programIndex(seg []redact.Word) int {
 			i++
 		case t == "-u":
 			i = min(i+2, len(seg))
-		case redact.EnvAssign.MatchString(t):
+		case strings.IndexByte(t, '=') > 0 && redact.EnvAssign.MatchString(t):
 			i++
 		default:
 			return i

@@ -313,7 +313,42 @@ func trimSpace(s string) string {
 	if len(s) == 0 || s[0] < utf8.RuneSelf && s[len(s)-1] < utf8.RuneSelf {
 		return s
 	}
+	// TrimFunc would stop at once unless a Unicode space it trims opens
+	// or closes s: "—" and "µs" cells do not decode runes for nothing.
+	if !opensWithUnicodeSpace(s) && !closesWithUnicodeSpace(s) {
+		return s
+	}
 	return strings.TrimFunc(s, isTrimSpace)
+}
+
+// opensWithUnicodeSpace reports whether s starts with a rune isTrimSpace
+// trims that is not ASCII: U+00A0 (C2 A0), U+202F (E2 80 AF), U+2009
+// (E2 80 89) or U+FEFF (EF BB BF).
+func opensWithUnicodeSpace(s string) bool {
+	switch s[0] {
+	case 0xc2:
+		return strings.HasPrefix(s, "\u00a0")
+	case 0xe2:
+		return strings.HasPrefix(s, "\u202f") || strings.HasPrefix(s, "\u2009")
+	case 0xef:
+		return strings.HasPrefix(s, "\ufeff")
+	}
+	return false
+}
+
+// closesWithUnicodeSpace is opensWithUnicodeSpace at the end of s.
+func closesWithUnicodeSpace(s string) bool {
+	switch s[len(s)-1] {
+	case 0xa0:
+		return strings.HasSuffix(s, "\u00a0")
+	case 0xaf:
+		return strings.HasSuffix(s, "\u202f")
+	case 0x89:
+		return strings.HasSuffix(s, "\u2009")
+	case 0xbf:
+		return strings.HasSuffix(s, "\ufeff")
+	}
+	return false
 }
 
 // isTrimSpace reports whether trimSpace trims r.
@@ -445,42 +480,4 @@ func sameValue(a, b quantity) bool {
 		return a.Null == b.Null
 	}
 	return math.Abs(a.Value-b.Value) <= 1e-9*math.Max(1, math.Max(math.Abs(a.Value), math.Abs(b.Value)))
-}
-
-// contextTokens converts a printed context label to tokens: "8K" is
-// 8 × 1024 = 8192 (the tool behind the documents counts 1024 tokens per
-// K), "1M" is 1024 × 1024, a plain number ("509", "0" for an empty
-// prompt) is that many tokens. Labels are rounded: the exact prompt
-// length is not printed (a context_tokens column gives it).
-func contextTokens(label string) (int64, error) {
-	s := trimSpace(label)
-	s = strings.TrimSuffix(strings.TrimSuffix(s, " tokens"), " context")
-	if s == "" {
-		return 0, fmt.Errorf("empty context")
-	}
-	mult := 1.0
-	switch s[len(s)-1] {
-	case 'K', 'k':
-		mult, s = 1024, s[:len(s)-1]
-	case 'M', 'm':
-		mult, s = 1024*1024, s[:len(s)-1]
-	}
-	q, err := parseQuantity(s)
-	if err != nil || q.Null || q.Unit != "" || q.Value < 0 {
-		return 0, fmt.Errorf("context %q is not a length like 8K or 8192", label)
-	}
-	t := q.Value * mult
-	if t > 1<<40 {
-		return 0, fmt.Errorf("context %q is too large", label)
-	}
-	return int64(math.Round(t)), nil
-}
-
-// parseConcurrency reads a positive whole number of simultaneous requests.
-func parseConcurrency(s string) (int32, error) {
-	q, err := parseQuantity(s)
-	if err != nil || q.Null || (q.Unit != "" && q.Unit != "requests") || q.Value < 1 || q.Value != math.Trunc(q.Value) || q.Value > math.MaxInt32 {
-		return 0, fmt.Errorf("%q is not a number of requests", trimSpace(s))
-	}
-	return int32(q.Value), nil
 }

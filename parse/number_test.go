@@ -3,7 +3,9 @@ package parse
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -204,6 +206,20 @@ func TestNumberKiloExact(t *testing.T) {
 			if q.Value != tt.want {
 				t.Errorf("parseQuantity(%q) = %v, want exactly %v", tt.in, q.Value, tt.want)
 			}
+		}
+	}
+}
+
+// TestTrimSpaceAsTrimFunc checks trimSpace's shortcuts against
+// strings.TrimFunc with isTrimSpace, on random strings of ASCII and
+// Unicode spaces, dashes, units and broken UTF-8.
+func TestTrimSpaceAsTrimFunc(t *testing.T) {
+	pieces := []string{" ", "\t", "\r\n", "\u00a0", "\u202f", "\u2009", "\ufeff", "—", "–", "µs", "a", "7", "\xe2\x80", "\xc2", "\xa0", "\xbf", "\xff", "é"}
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 200000 {
+		s := randomText(r, pieces, 6)
+		if got, want := trimSpace(s), strings.TrimFunc(s, isTrimSpace); got != want {
+			t.Fatalf("trimSpace(%q) = %q, TrimFunc gives %q", s, got, want)
 		}
 	}
 }

@@ -28,6 +28,14 @@ func (s *slab[T]) ptr(v T) *T {
 	return &s.buf[len(s.buf)-1]
 }
 
+// lastFigure is the last figure read in a column of the All
+// measurements table, normalized to the column's unit.
+type lastFigure struct {
+	text string
+	q    quantity
+	read bool
+}
+
 // readRows is buildRows that also returns the measurements the rows
 // point into, in table order (the matrix's measurements).
 func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
@@ -55,11 +63,21 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 	floats := slab[float64]{make([]float64, 0, 6*n)}
 	ints := slab[int64]{make([]int64, 0, 3*n)}
 	int32s := slab[int32]{make([]int32, 0, n)}
-	var buf []string
+	// Note: the cells of a row split from its text go to a buffer on the
+	// stack (for rows of up to 32 cells): filling a heap buffer with
+	// strings cost a write barrier per cell while the collector ran.
+	var stack [32]string
+	buf := stack[:0]
+	// The last phase and status read, and their texts: a table prints
+	// the same few over and over, row after row.
+	var lastPhase, lastStatus string
+	var phase schema.Phase
+	var status schema.Status
+	var figs [numColumns]lastFigure
 	for ri := range t.Rows[lo:hi] {
 		tr := &t.Rows[lo+ri]
 		cells := tr.cells(buf)
-		if tr.Cells == nil {
+		if tr.Cells == nil && cap(cells) > cap(buf) {
 			buf = cells
 		}
 		if len(cells) != len(t.Header) {
@@ -92,11 +110,14 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 			}
 			switch c {
 			case colPhase:
-				p, ok := parsePhase(text)
-				if !ok {
-					return nil, nil, fail("unknown phase %q (want Prefill, Sustained decode or Serve)", text)
+				if text != lastPhase || phase == "" {
+					p, ok := parsePhase(text)
+					if !ok {
+						return nil, nil, fail("unknown phase %q (want Prefill, Sustained decode or Serve)", text)
+					}
+					lastPhase, phase = text, p
 				}
-				ms.Phase = p
+				ms.Phase = phase
 			case colContext:
 				if ms.Phase == schema.PhaseServe && trimSpace(text) == unknownContext {
 					// Another tool's result that records no prompt length.
@@ -118,11 +139,14 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 				}
 				ms.Concurrency, r.conc = int32s.ptr(n), n
 			case colStatus:
-				s, ok := parseStatus(text)
-				if !ok {
-					return nil, nil, fail("unknown status %q (want Valid, Looped, Over capacity, Skipped or Error)", text)
+				if text != lastStatus || status == "" {
+					s, ok := parseStatus(text)
+					if !ok {
+						return nil, nil, fail("unknown status %q (want Valid, Looped, Over capacity, Skipped or Error)", text)
+					}
+					lastStatus, status = text, s
 				}
-				ms.Status = s
+				ms.Status = status
 			case colUnknown:
 				if v, ok := infinity(trimSpace(text)); ok {
 					ms.Extra = append(ms.Extra, schema.Metric{Name: metricName(h, ""), Value: v})
@@ -133,19 +157,26 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 					ms.Extra = append(ms.Extra, schema.Metric{Name: metricName(h, q.Unit), Value: q.Value})
 				}
 			default:
-				t := trimSpace(text)
-				q, bad := scanQuantity(t)
-				if bad != qOK {
-					return nil, nil, fail("%v", bad.err(t))
+				// A column repeats its figures ("30.0 s", "—"): the last
+				// one read is kept with its text.
+				last := &figs[c]
+				if text != last.text || !last.read {
+					t := trimSpace(text)
+					q, bad := scanQuantity(t)
+					if bad != qOK {
+						return nil, nil, fail("%v", bad.err(t))
+					}
+					if cq, cbad := q.conv(columnKinds[c]); cbad == convOK {
+						q = cq
+					} else {
+						_, err := q.convert(columnKinds[c])
+						return nil, nil, fail("%v", err)
+					}
+					*last = lastFigure{text: text, q: q, read: true}
 				}
-				if cq, cbad := q.conv(columnKinds[c]); cbad == convOK {
-					q = cq
-				} else {
-					_, err := q.convert(columnKinds[c])
-					return nil, nil, fail("%v", err)
-				}
+				q := last.q
 				if agreed(c) {
-					r.q[c-colTotal] = q
+					r.q[c-colTotal] = rowFigure{Value: q.Value, Step: q.Step, Null: q.Null}
 				}
 				if q.Null {
 					continue

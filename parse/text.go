@@ -25,109 +25,6 @@ const (
 	tsServe                      // Serve by request rate
 )
 
-// textSections maps a normalized heading to its kind. Unknown headings
-// followed by "- Key" lines are field sections too.
-var textSections = map[string]textSection{
-	"hardware": tsFields, "engine": tsFields, "run": tsFields, "system": tsFields,
-	"software": tsFields, "server": tsFields, "model": tsFields, "settings": tsFields,
-	"launch command": tsLaunch, "launch": tsLaunch, "command": tsLaunch, "server command": tsLaunch,
-	"prefill": tsPrefill, "prompt processing": tsPrefill,
-	"sustained decode": tsDecode, "decode": tsDecode,
-	"all measurements": tsTable, "measurements": tsTable, "full results": tsTable,
-	"serve by request rate": tsServe, "request rates": tsServe,
-}
-
-// sectionOf returns the kind of a heading line, or false when the line is
-// not a known heading.
-func sectionOf(line string) (textSection, bool) {
-	var buf [64]byte
-	h := appendNormHeading(buf[:0], line)
-	if k, ok := textSections[string(h)]; ok {
-		return k, true
-	}
-	// "Sustained decode throughput", "All measurements (46 cells)": a
-	// short line starting with a heading of two or more words.
-	if len(h) <= 48 && !bytes.HasSuffix(h, []byte(".")) {
-		for _, name := range multiWordSections {
-			if len(h) > len(name) && h[len(name)] == ' ' && string(h[:len(name)]) == name {
-				return textSections[name], true
-			}
-		}
-	}
-	return 0, false
-}
-
-// multiWordSections are the headings that are matched as a prefix too;
-// one-word ones ("Run", "Decode") are not, as prose starts with them.
-var multiWordSections = []string{"launch command", "sustained decode", "all measurements", "prompt processing", "server command", "serve by request rate", "request rates"}
-
-// normHeading lower-cases a heading and drops surrounding space, "#"
-// marks and a trailing colon.
-func normHeading(s string) string {
-	s = strings.ToLower(trimSpace(s))
-	s = strings.TrimRight(s, ": ")
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// appendNormHeading appends normHeading(s) to dst without allocating for
-// an ASCII line (every line of a document is tried as a heading).
-func appendNormHeading(dst []byte, s string) []byte {
-	s = trimSpace(s)
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return append(dst, normHeading(s)...)
-		}
-	}
-	// ASCII: lower-case, drop trailing ':' and ' ', and join the fields
-	// (runs of ASCII white space) with single spaces.
-	s = strings.TrimRight(s, ": ")
-	start := len(dst)
-	space := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case ' ', '\t', '\n', '\v', '\f', '\r':
-			space = true
-			continue
-		}
-		if space && len(dst) > start {
-			dst = append(dst, ' ')
-		}
-		space = false
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
-
-// footnotePrefixes start the explanatory lines under the tables.
-var footnotePrefixes = []string{"looped:", "over capacity:", "skipped:", "error:", "ttft is measured", "latencies are", "total tok/s is", "note:"}
-
-func isFootnote(line string) bool {
-	for i := 0; i < len(line) && i < 20; i++ {
-		if line[i] >= utf8.RuneSelf {
-			// Lower-casing may turn a non-ASCII letter into an ASCII one.
-			l := strings.ToLower(line)
-			for _, p := range footnotePrefixes {
-				if strings.HasPrefix(l, p) {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	// The prefixes are ASCII and at most 20 bytes: compare the line's
-	// ASCII start without case.
-	for _, p := range footnotePrefixes {
-		if len(line) >= len(p) && strings.EqualFold(line[:len(p)], p) {
-			return true
-		}
-	}
-	return false
-}
-
 // prefillFigure finds "8K context" in a prefill line; what follows is the
 // figure ("55K149 ms TTFT"), what precedes a caption.
 var prefillFigure = regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?\s?[KM]?)\s*context\b?\s*`)
@@ -147,7 +44,16 @@ func splitLines(b []byte) []textLine {
 	lines := make([]textLine, 0, bytes.Count(b, []byte{'\n'})+1)
 	no := 1
 	for len(s) > 0 {
-		i := strings.IndexAny(s, "\r\n")
+		// strings.IndexAny(s, "\r\n"), by the two vectorized byte
+		// searches (a line rarely holds a \r).
+		i := strings.IndexByte(s, '\n')
+		end := i
+		if end < 0 {
+			end = len(s)
+		}
+		if j := strings.IndexByte(s[:end], '\r'); j >= 0 {
+			i = j
+		}
 		if i < 0 {
 			lines = append(lines, textLine{s, no})
 			break
@@ -173,7 +79,14 @@ func extractText(b []byte, name string) (*rawDoc, error) {
 		return nil, errorf(name, 0, "empty document")
 	}
 	lines := splitLines(b)
+	// The lines hold a NUL or invalid UTF-8 only if the document does
+	// (line breaks are ASCII): one pass over it, and a pass over the
+	// lines only to find the one at fault.
+	valid := bytes.IndexByte(b, 0) < 0 && utf8.Valid(b)
 	for _, l := range lines {
+		if valid {
+			break
+		}
 		if strings.IndexByte(l.s, 0) >= 0 {
 			return nil, errorf(name, l.no, "binary data (NUL byte): not a speed-test document")
 		}
@@ -264,7 +177,10 @@ func (x *textExtractor) run() error {
 			}
 			launch = append(launch, l.s)
 		case tsPrefill, tsDecode, tsTable:
-			if m := prefillFigure.FindStringSubmatchIndex(s); m != nil && x.kind == tsPrefill {
+			if x.kind != tsPrefill {
+				continue // prefill figures are read in their section only
+			}
+			if m := prefillFigure.FindStringSubmatchIndex(s); m != nil {
 				p := rawPrefill{Context: strings.ReplaceAll(s[m[2]:m[3]], " ", ""), Glued: trimSpace(s[m[1]:]), Line: l.no}
 				if p.Glued == "" {
 					// A card flattened one element per line: "8K context",
@@ -360,86 +276,10 @@ func (x *textExtractor) preamble() {
 	}
 }
 
-// splitRow splits a "| a | b |" line into trimmed cells. A backslash
-// escapes a "|" inside a cell.
-func splitRow(s string) []string {
-	s = trimRow(s)
-	return appendCells(make([]string, 0, strings.Count(s, "|")+1), s)
-}
-
-// cellChunks hands out the cells of table rows from shared chunks: one
-// allocation per few hundred rows, not one per row. A chunk lives while
-// any of its rows does.
-type cellChunks struct{ buf []string }
-
-// splitRow is splitRow with the cells in c's current chunk.
-func (c *cellChunks) splitRow(s string) []string {
-	s = trimRow(s)
-	n := strings.Count(s, "|") + 1
-	if cap(c.buf)-len(c.buf) < n {
-		// Chunks grow from 8 rows to 1,024 cells: a small table wastes
-		// little, a large one frees its chunks as its rows are read.
-		c.buf = make([]string, 0, max(n, min(max(2*cap(c.buf), 8*n), 1024)))
-	}
-	from := len(c.buf)
-	c.buf = appendCells(c.buf, s)
-	return c.buf[from:len(c.buf):len(c.buf)]
-}
-
-// trimRow trims a table row's space and outer pipes.
-func trimRow(s string) string {
-	s = trimSpace(s)
-	s = strings.TrimPrefix(s, "|")
-	if strings.HasSuffix(s, "|") && !strings.HasSuffix(s, `\|`) {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-// appendCells appends the cells of a row s, trimmed by trimRow.
-func appendCells(cells []string, s string) []string {
-	start, escaped := 0, false
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '\\' && i+1 < len(s) && s[i+1] == '|':
-			escaped = true
-			i++
-		case s[i] == '|':
-			cells = append(cells, cellText(s[start:i], escaped))
-			start, escaped = i+1, false
-		}
-	}
-	return append(cells, cellText(s[start:], escaped))
-}
-
-// cellText is a cell of splitRow: trimmed, with escaped pipes unescaped
-// (a cell without them is a substring of the row).
-func cellText(s string, escaped bool) string {
-	if escaped {
-		s = strings.ReplaceAll(s, `\|`, "|")
-	}
-	return trimSpace(s)
-}
-
-// hasAlnum reports whether s holds an ASCII letter or digit.
-func hasAlnum(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i] | 0x20; c >= 'a' && c <= 'z' || s[i] >= '0' && s[i] <= '9' {
-			return true
-		}
-	}
-	return false
-}
-
-// isSeparatorRow reports whether cells are a Markdown header rule
-// (---, :--, --:).
-func isSeparatorRow(cells []string) bool {
-	for _, c := range cells {
-		if strings.Trim(c, ":-– ") != "" || !strings.Contains(c, "-") {
-			return false
-		}
-	}
-	return len(cells) > 0
+// isTableLine reports whether trimmed line s continues a table: it
+// starts with "|", or holds one in a table printed without outer pipes.
+func isTableLine(s string, outer bool) bool {
+	return strings.HasPrefix(s, "|") || !outer && strings.Contains(s, "|")
 }
 
 // table reads a table whose header starts at line i (after caption) and
@@ -464,14 +304,16 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 		return 0, nil
 	}
 	n := 1
-	var rows []rawRow
+	// The table's lines, counted first: its rows are allocated once.
+	end := i + 1
+	for end < len(x.lines) && isTableLine(trimSpace(x.lines[end].s), outer) {
+		end++
+	}
+	rows := make([]rawRow, 0, end-i-1)
 	var chunks cellChunks
 	var scratch []string
-	for j := i + 1; j < len(x.lines); j++ {
+	for j := i + 1; j < end; j++ {
 		s := trimSpace(x.lines[j].s)
-		if !strings.HasPrefix(s, "|") && (outer || !strings.Contains(s, "|")) {
-			break
-		}
 		n++
 		if kind == headerFull {
 			// Its rows keep their text, split when read (see rawRow); a

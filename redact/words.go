@@ -26,7 +26,9 @@ type Word struct {
 // new module, and neither reports the byte span of each word, which the
 // redaction needs to replace a secret without reformatting the command.
 func Words(s string) []Word {
-	var out []Word
+	// A word or operator per blank, about: one allocation, not one per
+	// doubling (growing was half the time of splitting a launch command).
+	out := make([]Word, 0, 1+strings.Count(s, " "))
 	var cur strings.Builder
 	// plain: the word so far is s[start:i] as printed (no quote, escape
 	// or continuation), so its Text is that substring and cur is unused.

@@ -78,15 +78,15 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 	first := true
 	for i := range plan {
 		p := &plan[i]
-		if p.tc.codec == codecConstBytes {
+		if p.nilOmitted && *(*unsafe.Pointer)(unsafe.Add(base, p.offset)) == nil {
+			continue
+		}
+		if p.codec == codecConstBytes {
 			if len(p.zero) == 0 {
 				continue
 			}
-			if !first {
-				b = append(b, ',')
-			}
+			b = appendKey(b, p, first)
 			first = false
-			b = append(b, p.key...)
 			b = append(b, p.zero...)
 			continue
 		}
@@ -97,18 +97,15 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 				if p.omitEmpty {
 					continue
 				}
-				if !first {
-					b = append(b, ',')
-				}
+				b = appendKey(b, p, first)
 				first = false
-				b = append(b, p.key...)
 				b = append(b, "null"...)
 				continue
 			}
 		}
 		if p.omitEmpty {
 			// Most such fields are nil pointers: test them inline.
-			if p.tc.codec == codecPointer {
+			if p.codec == codecPointer {
 				if *(*unsafe.Pointer)(f) == nil {
 					continue
 				}
@@ -116,18 +113,35 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 				continue
 			}
 		}
-		if !first {
-			b = append(b, ',')
-		}
+		b = appendKey(b, p, first)
 		first = false
-		b = append(b, p.key...)
 		if row >= 0 && p.extra {
 			b = e.appendExtra(b, *(*[]Metric)(f), row)
 			continue
 		}
+		if p.floatPtr {
+			// Most fields of a measurement: written here rather than
+			// through two levels of appendValue.
+			if x := *(**float64)(f); x == nil {
+				b = append(b, "null"...)
+				continue
+			} else if !math.IsInf(*x, 0) && !math.IsNaN(*x) {
+				b = appendFloat(b, *x)
+				continue
+			}
+		}
 		b = e.appendValue(b, f, p.tc)
 	}
 	return append(b, '}')
+}
+
+// appendKey writes the key of field p, after a comma unless it is the
+// first field written.
+func appendKey(b []byte, p *fieldPlan, first bool) []byte {
+	if first {
+		return append(b, p.key...)
+	}
+	return append(b, p.commaKey...)
 }
 
 // appendExtra writes a measurement's extra figures, a NaN or ±Inf one as
@@ -203,26 +217,6 @@ func (e *canonEncoder) appendValue(b []byte, p unsafe.Pointer, tc *typeCodec) []
 		panic("schema: run id: " + err.Error())
 	}
 	return append(b, j...)
-}
-
-// appendFloat writes a float64 as encoding/json does: like %g, with the
-// exponent cutoffs of ES6 number formatting and unpadded exponents.
-func appendFloat(b []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 to e-9
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
 }
 
 // appendString writes s as a JSON string the way encoding/json does:

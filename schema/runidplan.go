@@ -43,11 +43,16 @@ type fieldPlan struct {
 	offset    uintptr
 	name      string // Go field name, for the non-finite list
 	key       string // `"json_name":`
+	commaKey  string // `,"json_name":`
 	omitEmpty bool
 	tc        *typeCodec
+	codec     codec // tc.codec, read without following tc
 	// zero is the encoding of the zero value of a left-out field ("" for
 	// one omitted when empty).
 	zero []byte
+	// nilOmitted marks a pointer omitted when nil: most fields of a
+	// measurement are, and the encoder skips them first.
+	nilOmitted bool
 	// floatPtr marks a *float64 field, cleared when NaN or ±Inf.
 	floatPtr bool
 	// extra marks the []Metric field of extra figures.
@@ -137,6 +142,8 @@ func planOf(t reflect.Type, leftOut map[string]bool) ([]fieldPlan, bool) {
 			}
 			p.tc = &typeCodec{codec: codecConstBytes}
 		}
+		p.codec, p.commaKey = p.tc.codec, ","+p.key
+		p.nilOmitted = p.omitEmpty && p.tc.codec == codecPointer
 		p.floatPtr = f.Type == reflect.TypeFor[*float64]()
 		p.extra = f.Type == reflect.TypeFor[[]Metric]()
 		plan = append(plan, p)
