@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -175,4 +176,47 @@ func benchmarkReport(t []byte) string {
 	return "YAML, not JSON: " + companionText(peerCompanions[slices.IndexFunc(peerCompanions, func(c peerCompanion) bool {
 		return strings.HasPrefix(c.what, "a Benchmark Report v0.2")
 	})])
+}
+
+// csvTable tells what a CSV table of no tool speedmatrix reads is: a
+// header row of three or more names and a row of as many fields with a
+// number among them (a table people made from results, like the figures
+// behind a paper's plots), or "" when t is no such table. Speed-test
+// documents are Markdown, HTML or text, never CSV: such a file was once
+// told it lacked an All measurements table.
+func csvTable(t []byte) string {
+	lines := strings.Split(string(t), "\n")
+	var rows [][]string
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if len(rows) == 2 {
+			break
+		}
+		rows = append(rows, strings.Split(l, ","))
+	}
+	if len(rows) < 2 || len(rows[0]) < 3 || len(rows[1]) != len(rows[0]) {
+		return ""
+	}
+	for _, h := range rows[0] {
+		h = strings.TrimSpace(h)
+		if h == "" || strings.ContainsAny(h, "|<#") {
+			return ""
+		}
+		if _, err := strconv.ParseFloat(h, 64); err == nil {
+			return "" // a number in the header: no header row
+		}
+	}
+	if !slices.ContainsFunc(rows[1], func(f string) bool {
+		_, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		return err == nil
+	}) {
+		return ""
+	}
+	cols := slices.Clone(rows[0])
+	if len(cols) > 8 {
+		cols = append(cols[:8], "…")
+	}
+	return fmt.Sprintf("a CSV table of no benchmark tool speedmatrix reads (columns: %s), such as one made from results for a plot or a paper: ingest the result files it was made from (speedmatrix reads vLLM's, SGLang's, guidellm's, AIPerf's, GenAI-Perf's, llmperf's, genai-bench's, inference-perf's and inference-benchmarker's, and vllm bench sweep's and AIPerf's own CSV)", strings.Join(cols, ", "))
 }

@@ -409,6 +409,14 @@ func TestPeerBadFiles(t *testing.T) {
 		// Found by FuzzParsePeer: a failed CSV read has no field position
 		// (FieldPos panicked); the reader's own error gives the line.
 		{"bad/aiperf-csv-bare-quote.csv", 2, "CSV: "},
+		// A table made from results for a paper's plots (Argonne's
+		// LLM-Inference-Bench, abridged): once "no All measurements table
+		// ... not a complete speed-test document".
+		{"bad/argonne-llm-inference-bench-all_results_TTFT-abridged.csv", 1, "a CSV table of no benchmark tool speedmatrix reads (columns: Hardware, Num of Hardware, Framework, Model, Input Length, Output Length, Batch Size, Latency)"},
+		// A home-grown script's summary with only *_ttft_ms keys and no
+		// model (shape of a real one, our numbers): once "vLLM result
+		// without model_id".
+		{"bad/homegrown-ttft-summary-no-model.json", 1, "JSON of no benchmark tool speedmatrix reads (keys: avg_latency_ms, avg_ttft_ms, concurrency,"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
