@@ -72,6 +72,10 @@ var peerCompanions = []peerCompanion{
 		[]string{"version", "run", "scenario", "results"}, 3},
 	{"GenAI-Perf's per-request profile_export.json", "profile_export_genai_perf.json (or its CSV)",
 		[]string{"experiments", "service_kind", "endpoint"}, 2},
+	{"vLLM's offline latency benchmark (`vllm bench latency`, benchmark_latency.py: the seconds each whole batch took, no model, batch size, lengths or per-token figures)", "the result of `vllm bench serve` (benchmark_serving.py --save-result)",
+		[]string{"avg_latency", "latencies", "percentiles"}, 2},
+	{"vLLM's offline throughput benchmark (`vllm bench throughput`, benchmark_throughput.py: requests and tokens per second of one batch, input and output tokens summed, no model or latencies)", "the result of `vllm bench serve` (benchmark_serving.py --save-result)",
+		[]string{"elapsed_time", "num_requests", "total_num_tokens", "requests_per_second", "tokens_per_second"}, 4},
 	{"an InferenceX (InferenceMAX) aggregate, computed from a benchmark's raw result (seconds without a unit, per-GPU throughput)", "the raw result it was computed from (a benchmark_serving JSON, an AIPerf export)",
 		[]string{"tput_per_gpu", "output_tput_per_gpu", "input_tput_per_gpu", "mean_intvty", "infmax_model_prefix", "conc", "isl", "osl", "spec_decoding", "disagg"}, 4},
 }

@@ -416,6 +416,10 @@ func TestPeerBadFiles(t *testing.T) {
 		// A home-grown script's summary with only *_ttft_ms keys and no
 		// model (shape of a real one, our numbers): once "vLLM result
 		// without model_id".
+		// vLLM's offline benchmarks (shapes of real ones, our numbers):
+		// once "JSON of no benchmark tool", although vLLM wrote them.
+		{"bad/vllm-bench-latency.json", 1, "it is vLLM's offline latency benchmark (`vllm bench latency`"},
+		{"bad/vllm-bench-throughput.json", 1, "it is vLLM's offline throughput benchmark (`vllm bench throughput`"},
 		{"bad/homegrown-ttft-summary-no-model.json", 1, "JSON of no benchmark tool speedmatrix reads (keys: avg_latency_ms, avg_ttft_ms, concurrency,"},
 	}
 	for _, tt := range tests {
