@@ -420,6 +420,9 @@ func TestPeerBadFiles(t *testing.T) {
 		// once "JSON of no benchmark tool", although vLLM wrote them.
 		{"bad/vllm-bench-latency.json", 1, "it is vLLM's offline latency benchmark (`vllm bench latency`"},
 		{"bad/vllm-bench-throughput.json", 1, "it is vLLM's offline throughput benchmark (`vllm bench throughput`"},
+		// llama.cpp's llama-bench -o json (shape of a real b11371 output,
+		// our numbers): once "JSON of no benchmark tool".
+		{"bad/llama-bench.json", 1, "it is llama.cpp's llama-bench JSON (-o json"},
 		{"bad/homegrown-ttft-summary-no-model.json", 1, "JSON of no benchmark tool speedmatrix reads (keys: avg_latency_ms, avg_ttft_ms, concurrency,"},
 	}
 	for _, tt := range tests {
