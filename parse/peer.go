@@ -98,6 +98,9 @@ func detectPeer(b []byte) (string, error) {
 		if r := csvTable(t); r != "" {
 			return "", errors.New(r)
 		}
+		if r := consoleSummary(t); r != "" {
+			return "", errors.New(r)
+		}
 		return "", nil
 	}
 	keys, err := firstObjectKeys(t)

@@ -226,3 +226,23 @@ func csvTable(t []byte) string {
 	}
 	return fmt.Sprintf("a CSV table of no benchmark tool speedmatrix reads (columns: %s), such as one made from results for a plot or a paper: ingest the result files it was made from (speedmatrix reads vLLM's, SGLang's, guidellm's, AIPerf's, GenAI-Perf's, llmperf's, genai-bench's, inference-perf's and inference-benchmarker's, and vllm bench sweep's and AIPerf's own CSV)", strings.Join(cols, ", "))
 }
+
+// servingResultBanner is the line above the summary vLLM's bench serve
+// (benchmark_serving.py) and SGLang's bench_serving print to the console.
+var servingResultBanner = regexp.MustCompile(`(?m)^=+ Serving Benchmark Result =+\s*$`)
+
+// consoleSummary tells what a text holding those console summaries is, or
+// "" when it holds none or is a speed-test document (which names its All
+// measurements table). People keep the console output in logs and
+// Markdown notes; it was once told it lacked an All measurements table.
+//
+// Note: the summary names neither the model nor the input and output
+// lengths (only the command above it may), so it is named and the result
+// file of the same run asked for rather than read.
+func consoleSummary(t []byte) string {
+	n := len(servingResultBanner.FindAllIndex(t, -1))
+	if n == 0 || bytes.Contains(bytes.ToLower(t), []byte("all measurements")) {
+		return ""
+	}
+	return fmt.Sprintf("the console summary of vLLM's bench serve (benchmark_serving.py) or SGLang's bench_serving (%d \"Serving Benchmark Result\" block(s)), which names neither the model nor the input and output lengths: speedmatrix reads the result file the same run writes (vLLM: --save-result's JSON; SGLang: --output-file's JSON Lines)", n)
+}

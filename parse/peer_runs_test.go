@@ -422,6 +422,11 @@ func TestPeerBadFiles(t *testing.T) {
 		{"bad/vllm-bench-throughput.json", 1, "it is vLLM's offline throughput benchmark (`vllm bench throughput`"},
 		// llama.cpp's llama-bench -o json (shape of a real b11371 output,
 		// our numbers): once "JSON of no benchmark tool".
+		// The console summaries of vLLM bench serve and SGLang
+		// bench_serving, kept in logs and Markdown notes (shapes of real
+		// ones, our numbers): once "no All measurements table".
+		{"bad/vllm-bench-serve-console.log", 1, "the console summary of vLLM's bench serve (benchmark_serving.py) or SGLang's bench_serving (1 \"Serving Benchmark Result\" block(s))"},
+		{"bad/sglang-bench-serving-console.md", 1, "speedmatrix reads the result file the same run writes"},
 		{"bad/llama-bench.json", 1, "it is llama.cpp's llama-bench JSON (-o json"},
 		{"bad/homegrown-ttft-summary-no-model.json", 1, "JSON of no benchmark tool speedmatrix reads (keys: avg_latency_ms, avg_ttft_ms, concurrency,"},
 	}
