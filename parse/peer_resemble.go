@@ -228,8 +228,9 @@ func csvTable(t []byte) string {
 }
 
 // servingResultBanner is the line above the summary vLLM's bench serve
-// (benchmark_serving.py) and SGLang's bench_serving print to the console.
-var servingResultBanner = regexp.MustCompile(`(?m)^=+ Serving Benchmark Result =+\s*$`)
+// (benchmark_serving.py) and SGLang's bench_serving print to the console,
+// also pasted as comments ("# ") or a Markdown quote ("> ").
+var servingResultBanner = regexp.MustCompile(`(?m)^[ \t#>]*=+ Serving Benchmark Result =+\s*$`)
 
 // consoleSummary tells what a text holding those console summaries is, or
 // "" when it holds none or is a speed-test document (which names its All

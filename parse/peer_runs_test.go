@@ -427,6 +427,9 @@ func TestPeerBadFiles(t *testing.T) {
 		// ones, our numbers): once "no All measurements table".
 		{"bad/vllm-bench-serve-console.log", 1, "the console summary of vLLM's bench serve (benchmark_serving.py) or SGLang's bench_serving (1 \"Serving Benchmark Result\" block(s))"},
 		{"bad/sglang-bench-serving-console.md", 1, "speedmatrix reads the result file the same run writes"},
+		// The same pasted as comments (the shape of a real script's notes,
+		// yiliu30/vllm-fork scripts/pp_local_test_res.sh).
+		{"bad/vllm-console-commented.txt", 1, "the console summary of vLLM's bench serve"},
 		{"bad/llama-bench.json", 1, "it is llama.cpp's llama-bench JSON (-o json"},
 		{"bad/homegrown-ttft-summary-no-model.json", 1, "JSON of no benchmark tool speedmatrix reads (keys: avg_latency_ms, avg_ttft_ms, concurrency,"},
 	}
