@@ -95,6 +95,12 @@ func detectPeer(b []byte) (string, error) {
 		if r := benchmarkReport(t); r != "" {
 			return "", errors.New(r)
 		}
+		if r := csvTable(t); r != "" {
+			return "", errors.New(r)
+		}
+		if r := consoleSummary(t); r != "" {
+			return "", errors.New(r)
+		}
 		return "", nil
 	}
 	keys, err := firstObjectKeys(t)
@@ -136,7 +142,10 @@ func detectPeer(b []byte) (string, error) {
 		return FormatVLLMBench, nil
 	case has("total_output_tokens_retokenized") || hasSuffix("_e2e_latency_ms") || has("sharegpt_output_len"):
 		return FormatSGLangBench, nil
-	case hasSuffix("_ttft_ms"):
+	case hasSuffix("_ttft_ms") && has("model_id"):
+		// Only TTFT keys: vLLM's when it names its model; a home-grown
+		// script's summary (avg_ttft_ms, p50_ttft_ms and no model) is
+		// told apart below, not called a vLLM result without model_id.
 		return FormatVLLMBench, nil
 	}
 	names := make([]string, 0, len(keys))

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -95,6 +96,29 @@ func TestPeerFoundShapes(t *testing.T) {
 			{"output tokens", cell(0, func(c *schema.Measurement) *float64 { return i64(c.OutputTokens) }), 20000},
 			{"input tokens", cell(0, func(c *schema.Measurement) *float64 { return i64(c.InputTokensTotal) }), 200100},
 			{"duration", cell(0, func(c *schema.Measurement) *float64 { return c.MeasuredS }), 60.25},
+		}},
+		// A 2024 derivative of benchmark_serving.py (LambdaLabsML/
+		// vllm-benchmark results/prompt_10/…_len8192.json) names the
+		// request latency *_latency_ms: once kept in extra only, e2e empty.
+		{"vllm/latency-ms-derivative-2024.json", "org/Model-8B-FP8", "Model-8B-FP8", 1, "", "", []foundCheck{
+			{"e2e mean", cell(0, func(c *schema.Measurement) *float64 { return c.E2EMeanMs }), 300.5},
+			{"e2e p50", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP50Ms }), 290.25},
+			{"e2e p99", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP99Ms }), 380.75},
+			{"no e2e p90 (none in the file)", cell(0, func(c *schema.Measurement) *float64 { return c.E2EP90Ms }), none},
+			{"std kept", x(0, "std_latency_ms"), 40.5},
+			{"mean not also in extra", x(0, "mean_latency_ms"), none},
+			{"median not also in extra", x(0, "median_latency_ms"), none},
+			{"p99 not also in extra", x(0, "p99_latency_ms"), none},
+			{"ttft p50", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 44.25},
+			{"ttft p99", cell(0, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), 50.75},
+			{"tpot → tbt p50", cell(0, func(c *schema.Measurement) *float64 { return c.TBTMs }), 6.25},
+			{"itl → chunk gap mean", cell(0, func(c *schema.Measurement) *float64 { return c.ChunkGapMeanMs }), 6.75},
+			{"rate inf", cell(0, func(c *schema.Measurement) *float64 { return c.RequestRate }), math.Inf(1)},
+			{"no concurrency", cell(0, func(c *schema.Measurement) *float64 { return i32(c.Concurrency) }), none},
+			{"output tok/s", cell(0, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 128},
+			{"input tok/s", cell(0, func(c *schema.Measurement) *float64 { return c.InputTokS }), 320},
+			{"completed", cell(0, func(c *schema.Measurement) *float64 { return i64(c.CompletedRequests) }), 4},
+			{"duration", cell(0, func(c *schema.Measurement) *float64 { return c.MeasuredS }), 1.25},
 		}},
 		// llmperf-bench (philschmid/llmperf-bench, results/2.0.1/*_results.json):
 		// llmperf's summaries keyed by concurrency, one cell each.

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -71,6 +72,12 @@ var peerCompanions = []peerCompanion{
 		[]string{"version", "run", "scenario", "results"}, 3},
 	{"GenAI-Perf's per-request profile_export.json", "profile_export_genai_perf.json (or its CSV)",
 		[]string{"experiments", "service_kind", "endpoint"}, 2},
+	{"vLLM's offline latency benchmark (`vllm bench latency`, benchmark_latency.py: the seconds each whole batch took, no model, batch size, lengths or per-token figures)", "the result of `vllm bench serve` (benchmark_serving.py --save-result)",
+		[]string{"avg_latency", "latencies", "percentiles"}, 2},
+	{"vLLM's offline throughput benchmark (`vllm bench throughput`, benchmark_throughput.py: requests and tokens per second of one batch, input and output tokens summed, no model or latencies)", "the result of `vllm bench serve` (benchmark_serving.py --save-result)",
+		[]string{"elapsed_time", "num_requests", "total_num_tokens", "requests_per_second", "tokens_per_second"}, 4},
+	{"llama.cpp's llama-bench JSON (-o json: one process's prompt processing (pp) and generation (tg) tokens per second per test, with no server, requests or latencies), a tool speedmatrix does not read yet", "no llama-bench file; to measure llama.cpp's speed as a server, run `speedmatrix run` against llama-server",
+		[]string{"build_commit", "build_number", "model_filename", "model_type", "n_prompt", "n_gen", "avg_ns", "avg_ts", "stddev_ts", "samples_ts"}, 5},
 	{"an InferenceX (InferenceMAX) aggregate, computed from a benchmark's raw result (seconds without a unit, per-GPU throughput)", "the raw result it was computed from (a benchmark_serving JSON, an AIPerf export)",
 		[]string{"tput_per_gpu", "output_tput_per_gpu", "input_tput_per_gpu", "mean_intvty", "infmax_model_prefix", "conc", "isl", "osl", "spec_decoding", "disagg"}, 4},
 }
@@ -175,4 +182,68 @@ func benchmarkReport(t []byte) string {
 	return "YAML, not JSON: " + companionText(peerCompanions[slices.IndexFunc(peerCompanions, func(c peerCompanion) bool {
 		return strings.HasPrefix(c.what, "a Benchmark Report v0.2")
 	})])
+}
+
+// csvTable tells what a CSV table of no tool speedmatrix reads is: a
+// header row of three or more names and a row of as many fields with a
+// number among them (a table people made from results, like the figures
+// behind a paper's plots), or "" when t is no such table. Speed-test
+// documents are Markdown, HTML or text, never CSV: such a file was once
+// told it lacked an All measurements table.
+func csvTable(t []byte) string {
+	lines := strings.Split(string(t), "\n")
+	var rows [][]string
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if len(rows) == 2 {
+			break
+		}
+		rows = append(rows, strings.Split(l, ","))
+	}
+	if len(rows) < 2 || len(rows[0]) < 3 || len(rows[1]) != len(rows[0]) {
+		return ""
+	}
+	for _, h := range rows[0] {
+		h = strings.TrimSpace(h)
+		if h == "" || strings.ContainsAny(h, "|<#") {
+			return ""
+		}
+		if _, err := strconv.ParseFloat(h, 64); err == nil {
+			return "" // a number in the header: no header row
+		}
+	}
+	if !slices.ContainsFunc(rows[1], func(f string) bool {
+		_, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		return err == nil
+	}) {
+		return ""
+	}
+	cols := slices.Clone(rows[0])
+	if len(cols) > 8 {
+		cols = append(cols[:8], "…")
+	}
+	return fmt.Sprintf("a CSV table of no benchmark tool speedmatrix reads (columns: %s), such as one made from results for a plot or a paper: ingest the result files it was made from (speedmatrix reads vLLM's, SGLang's, guidellm's, AIPerf's, GenAI-Perf's, llmperf's, genai-bench's, inference-perf's and inference-benchmarker's, and vllm bench sweep's and AIPerf's own CSV)", strings.Join(cols, ", "))
+}
+
+// servingResultBanner is the line above the summary vLLM's bench serve
+// (benchmark_serving.py) and SGLang's bench_serving print to the console,
+// also pasted as comments ("# ") or a Markdown quote ("> ").
+var servingResultBanner = regexp.MustCompile(`(?m)^[ \t#>]*=+ Serving Benchmark Result =+\s*$`)
+
+// consoleSummary tells what a text holding those console summaries is, or
+// "" when it holds none or is a speed-test document (which names its All
+// measurements table). People keep the console output in logs and
+// Markdown notes; it was once told it lacked an All measurements table.
+//
+// Note: the summary names neither the model nor the input and output
+// lengths (only the command above it may), so it is named and the result
+// file of the same run asked for rather than read.
+func consoleSummary(t []byte) string {
+	n := len(servingResultBanner.FindAllIndex(t, -1))
+	if n == 0 || bytes.Contains(bytes.ToLower(t), []byte("all measurements")) {
+		return ""
+	}
+	return fmt.Sprintf("the console summary of vLLM's bench serve (benchmark_serving.py) or SGLang's bench_serving (%d \"Serving Benchmark Result\" block(s)), which names neither the model nor the input and output lengths: speedmatrix reads the result file the same run writes (vLLM: --save-result's JSON; SGLang: --output-file's JSON Lines)", n)
 }

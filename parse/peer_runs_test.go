@@ -409,6 +409,29 @@ func TestPeerBadFiles(t *testing.T) {
 		// Found by FuzzParsePeer: a failed CSV read has no field position
 		// (FieldPos panicked); the reader's own error gives the line.
 		{"bad/aiperf-csv-bare-quote.csv", 2, "CSV: "},
+		// A table made from results for a paper's plots (Argonne's
+		// LLM-Inference-Bench, abridged): once "no All measurements table
+		// ... not a complete speed-test document".
+		{"bad/argonne-llm-inference-bench-all_results_TTFT-abridged.csv", 1, "a CSV table of no benchmark tool speedmatrix reads (columns: Hardware, Num of Hardware, Framework, Model, Input Length, Output Length, Batch Size, Latency)"},
+		// A home-grown script's summary with only *_ttft_ms keys and no
+		// model (shape of a real one, our numbers): once "vLLM result
+		// without model_id".
+		// vLLM's offline benchmarks (shapes of real ones, our numbers):
+		// once "JSON of no benchmark tool", although vLLM wrote them.
+		{"bad/vllm-bench-latency.json", 1, "it is vLLM's offline latency benchmark (`vllm bench latency`"},
+		{"bad/vllm-bench-throughput.json", 1, "it is vLLM's offline throughput benchmark (`vllm bench throughput`"},
+		// llama.cpp's llama-bench -o json (shape of a real b11371 output,
+		// our numbers): once "JSON of no benchmark tool".
+		// The console summaries of vLLM bench serve and SGLang
+		// bench_serving, kept in logs and Markdown notes (shapes of real
+		// ones, our numbers): once "no All measurements table".
+		{"bad/vllm-bench-serve-console.log", 1, "the console summary of vLLM's bench serve (benchmark_serving.py) or SGLang's bench_serving (1 \"Serving Benchmark Result\" block(s))"},
+		{"bad/sglang-bench-serving-console.md", 1, "speedmatrix reads the result file the same run writes"},
+		// The same pasted as comments (the shape of a real script's notes,
+		// yiliu30/vllm-fork scripts/pp_local_test_res.sh).
+		{"bad/vllm-console-commented.txt", 1, "the console summary of vLLM's bench serve"},
+		{"bad/llama-bench.json", 1, "it is llama.cpp's llama-bench JSON (-o json"},
+		{"bad/homegrown-ttft-summary-no-model.json", 1, "JSON of no benchmark tool speedmatrix reads (keys: avg_latency_ms, avg_ttft_ms, concurrency,"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

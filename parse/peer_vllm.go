@@ -19,7 +19,9 @@ import (
 //   - median/mean/p90/p99_ttft_ms → ttft_ms, ttft_mean_ms, ttft_p90_ms, ttft_p99_ms
 //   - *_tpot_ms (per request (e2e − ttft)/(tokens − 1)) → tbt_* (the same formula)
 //   - *_itl_ms (gaps between streamed chunks) → chunk_gap_*
-//   - *_e2el_ms → e2e_*
+//   - *_e2el_ms → e2e_*; files of 2024 derivatives (LambdaLabs'
+//     vllm-benchmark) name the request latency *_latency_ms beside the
+//     same TTFT, TPOT and ITL keys → e2e_* too
 //   - output_throughput → total_tok_s; 1000 / median_tpot_ms → per_request_tok_s
 //     (the median of per-request decode rates, since 1000/x is monotone)
 //   - completed, failed, total_output_tokens, total_input_tokens, duration,
@@ -112,7 +114,7 @@ func dropSweepWarmups(name string, objs []*flatResult) ([]*flatResult, error) {
 
 // vllmCell maps one vLLM result object to a serve cell.
 func vllmCell(name string, f *flatResult) (schema.Measurement, error) {
-	s := startServing(name, f, "e2el")
+	s := startServing(name, f, vllmE2EKey(f))
 	c := &s.c
 	if f.str("ramp_up_strategy") != "" {
 		// --ramp-up-strategy: the rate rose from ramp_up_start_rps to
@@ -218,4 +220,20 @@ func isHex(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// vllmE2EKey names the request latency statistics of a vLLM result:
+// "e2el" (mean_e2el_ms, …), or "latency" (mean_latency_ms, …) in files
+// that have no e2el statistics, as a 2024 derivative of
+// benchmark_serving.py wrote them (once kept in extra only, with the e2e
+// columns empty).
+func vllmE2EKey(f *flatResult) string {
+	_, e2el := f.raw["median_e2el_ms"]
+	_, e2elMean := f.raw["mean_e2el_ms"]
+	_, lat := f.raw["median_latency_ms"]
+	_, latMean := f.raw["mean_latency_ms"]
+	if !e2el && !e2elMean && (lat || latMean) {
+		return "latency"
+	}
+	return "e2el"
 }
