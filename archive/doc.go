@@ -23,6 +23,11 @@
 // readable (the column reads as null), here and in DuckDB with
 // union_by_name=true.
 //
+// Rows are written straight from the Go structs into arrow-go's Parquet
+// column writers (leaves.go, filewriter.go), with the levels, schema and
+// stored Arrow schema pqarrow would write for an Arrow record of them:
+// the files are the same to every reader, for half the CPU time.
+//
 // # Layout
 //
 //	DIR/.lock

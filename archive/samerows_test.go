@@ -215,7 +215,7 @@ func streamFile(t *testing.T, tb *table, rows reflect.Value, size int) bytes.Buf
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = tb.writeStream(fw, func(put func(reflect.Value) error) error {
+	err = fw.writeStream(func(put func(reflect.Value) error) error {
 		for from := 0; from < rows.Len(); from += size {
 			if err := put(rows.Slice(from, min(from+size, rows.Len()))); err != nil {
 				return err

@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-
 	"speedmatrix/schema"
 )
 
@@ -26,8 +24,8 @@ import (
 // into row groups, so the groups of one batch bound narrow id ranges;
 // across batches the ranges overlap, and Load by id then reads one group
 // per batch (Compact sorts the whole archive again). 65,536 rows (about
-// 1,400 seed documents) keep a batch's Go rows, Arrow record and Parquet
-// pages to a few tens of MB.
+// 1,400 seed documents) keep a batch's Go rows and Parquet pages to a
+// few tens of MB.
 var batchRows = 1 << 14
 
 // Writer adds runs to the archive in one transaction whose memory does
@@ -335,7 +333,7 @@ type tempFile struct {
 	temp, final string
 	f           *os.File
 	bw          *bufio.Writer
-	fw          *pqarrow.FileWriter
+	fw          *fileWriter
 }
 
 // write appends rows to the files, each table on its own goroutine
@@ -367,7 +365,7 @@ func (tf *tempFiles) writeTable(k int, rows reflect.Value) error {
 	if err != nil {
 		return err
 	}
-	return f.t.writeGroups(f.fw, rows)
+	return f.fw.writeGroups(rows)
 }
 
 // writeStream writes the rows of table name that fill calls put with as
@@ -378,7 +376,7 @@ func (tf *tempFiles) writeStream(name string, fill func(put func(reflect.Value) 
 	if err != nil {
 		return err
 	}
-	return f.t.writeStream(f.fw, fill)
+	return f.fw.writeStream(fill)
 }
 
 // open returns the file of table k, created on first use.
