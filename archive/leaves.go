@@ -104,8 +104,18 @@ func plainScalar[T any, W batchWriter[T]](buf func(*scratch) *[]T) *scalar {
 func deref[T any](p unsafe.Pointer) T { return *(*T)(p) }
 
 // noBytes is where the empty string's view points: not nil, which
-// arrow-go's statistics would leave out of the min and max.
-var noBytes = uintptr(unsafe.Pointer(unsafe.SliceData(parquet.ByteArray{})))
+// arrow-go's statistics would leave out of the min and max. It is a
+// global, which never moves and is never freed.
+//
+// Note: an empty slice literal's address here was a stack address of
+// the package's init; once that stack was freed and its memory reused by
+// the heap, the collector found the views pointing at free objects and
+// stopped the process ("found pointer to free object", under GOGC=5 in
+// BenchmarkWriteSeed1000).
+var (
+	noBytesAt [1]byte
+	noBytes   = uintptr(unsafe.Pointer(&noBytesAt))
+)
 
 var (
 	stringScalar = &scalar{func(l *leaf, cw file.ColumnChunkWriter, base unsafe.Pointer, stride uintptr, n int, s *scratch) error {
