@@ -84,9 +84,10 @@ func (t *table) meta() (*pqschema.GroupNode, metadata.KeyValueMetadata, error) {
 // fileWriter writes one Parquet file of a table, its row groups straight
 // from Go rows (leaves.go).
 type fileWriter struct {
-	t *table
-	w *file.Writer
-	s scratch
+	t     *table
+	w     *file.Writer
+	s     scratch
+	piece []span // the spans of the piece being written
 }
 
 // writeOnly hides a writer's Close: arrow-go's file writer closes an
@@ -125,29 +126,49 @@ func (fw *fileWriter) Close() error {
 // rows of measurements are ~230 KB.
 var recordRows = 512 // a variable so tests can write groups in pieces
 
-// writeRows writes the leaves of rows (a slice of t.typ) to the columns
-// of row group rg, recordRows rows at a time.
-func (fw *fileWriter) writeRows(rows reflect.Value, rg file.BufferedRowGroupWriter) error {
-	n := rows.Len()
-	// rows stays referenced until the write returns, so its backing
-	// array cannot move or be freed under base.
-	base, stride := rows.UnsafePointer(), fw.t.typ.Size()
-	for from := 0; from < n; from += recordRows {
-		k := min(recordRows, n-from)
-		p := unsafe.Add(base, uintptr(from)*stride)
+// writeSpans writes the leaves of the rows of spans to the columns of
+// row group rg, recordRows rows at a time.
+func (fw *fileWriter) writeSpans(spans []span, rg file.BufferedRowGroupWriter) error {
+	stride := fw.t.typ.Size()
+	piece, rows := fw.piece[:0], 0
+	write := func() error {
 		for i := range fw.t.leaves {
 			cw, err := rg.Column(i)
+			if err == nil {
+				l := &fw.t.leaves[i]
+				err = l.sc.write(l, cw, piece, stride, &fw.s)
+			}
 			if err != nil {
 				return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 			}
-			l := &fw.t.leaves[i]
-			if err := l.sc.write(l, cw, p, stride, k, &fw.s); err != nil {
-				return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+		}
+		piece, rows = piece[:0], 0
+		return nil
+	}
+	for _, sp := range spans {
+		for sp.n > 0 {
+			k := min(sp.n, recordRows-rows)
+			piece = append(piece, span{sp.base, k, sp.id})
+			sp.base, sp.n, rows = unsafe.Add(sp.base, uintptr(k)*stride), sp.n-k, rows+k
+			if rows == recordRows {
+				if err := write(); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	runtime.KeepAlive(rows)
-	return nil
+	var err error
+	if rows > 0 {
+		err = write()
+	}
+	clear(piece[:cap(piece)]) // keeps no rows alive
+	fw.piece = piece[:0]
+	return err
+}
+
+// spanOf returns rows[from:to] (a slice of t.typ) as a span.
+func (fw *fileWriter) spanOf(rows reflect.Value, from, to int) span {
+	return span{unsafe.Add(rows.UnsafePointer(), uintptr(from)*fw.t.typ.Size()), to - from, ""}
 }
 
 // write writes rows as one Parquet file. Rows are cut into row groups of
@@ -182,7 +203,7 @@ func (fw *fileWriter) writeGroups(rows reflect.Value) error {
 	for _, g := range fw.t.groups(rows) {
 		rg, err := fw.w.AppendBufferedRowGroupChecked()
 		if err == nil {
-			err = fw.writeRows(rows.Slice(g[0], g[1]), rg)
+			err = fw.writeSpans([]span{fw.spanOf(rows, g[0], g[1])}, rg)
 		}
 		if err == nil {
 			err = rg.Close()
@@ -191,7 +212,56 @@ func (fw *fileWriter) writeGroups(rows reflect.Value) error {
 			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 		}
 	}
+	runtime.KeepAlive(rows)
 	return nil
+}
+
+// writeRuns appends the rows of runs (each a slice of t.typ) as row
+// groups, each run's rows carrying its id: the groups writeGroups makes
+// of the runs' rows in one slice, without copying them into one.
+func (fw *fileWriter) writeRuns(runs []runRows) error {
+	var group []span
+	n := 0
+	flush := func() error {
+		rg, err := fw.w.AppendBufferedRowGroupChecked()
+		if err == nil {
+			err = fw.writeSpans(group, rg)
+		}
+		if err == nil {
+			err = rg.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+		}
+		group, n = group[:0], 0
+		return nil
+	}
+	for _, r := range runs {
+		k := r.rows.Len()
+		if k == 0 {
+			continue
+		}
+		if n > 0 && n+k > groupRows {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		sp := fw.spanOf(r.rows, 0, k)
+		sp.id = r.id
+		group, n = append(group, sp), n+k
+	}
+	if n > 0 {
+		return flush()
+	}
+	runtime.KeepAlive(runs)
+	return nil
+}
+
+// runRows are the rows of one run (a slice of a table's type) and the id
+// they are written with.
+type runRows struct {
+	rows reflect.Value
+	id   string
 }
 
 // writeStream writes the rows fill calls put with as one buffered row
@@ -202,7 +272,11 @@ func (fw *fileWriter) writeStream(fill func(put func(reflect.Value) error) error
 	if err != nil {
 		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 	}
-	err = fill(func(rows reflect.Value) error { return fw.writeRows(rows, rg) })
+	err = fill(func(rows reflect.Value) error {
+		err := fw.writeSpans([]span{fw.spanOf(rows, 0, rows.Len())}, rg)
+		runtime.KeepAlive(rows)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,16 @@ type leaf struct {
 	size, child uintptr
 	childPtr    bool
 	sc          *scalar
+	runID       bool // the run_id column: a span's id, when it has one
+}
+
+// span is a run of consecutive rows in memory: n rows of the table's
+// type from base on. When id is set, the rows are written as carrying
+// that run id, whatever their own run_id field holds.
+type span struct {
+	base unsafe.Pointer
+	n    int
+	id   string
 }
 
 // scratch holds the buffers one file writer reuses between leaves and
@@ -70,9 +80,9 @@ type rawBytes struct {
 
 // scalar writes the values of one Go scalar type to a leaf column.
 type scalar struct {
-	// write writes the leaf l of the n rows at base, base+stride, … to
-	// cw, which is the column writer of the scalar's physical type.
-	write func(l *leaf, cw file.ColumnChunkWriter, base unsafe.Pointer, stride uintptr, n int, s *scratch) error
+	// write writes the leaf l of the rows of spans (stride bytes apart)
+	// to cw, which is the column writer of the scalar's physical type.
+	write func(l *leaf, cw file.ColumnChunkWriter, spans []span, stride uintptr, s *scratch) error
 }
 
 // batchWriter is the typed column writer of values of type T.
@@ -92,9 +102,9 @@ func writeBatch[T any, W batchWriter[T]](cw file.ColumnChunkWriter, vals []T, de
 
 // plainScalar is the scalar of a type written as it is in memory.
 func plainScalar[T any, W batchWriter[T]](buf func(*scratch) *[]T) *scalar {
-	return &scalar{func(l *leaf, cw file.ColumnChunkWriter, base unsafe.Pointer, stride uintptr, n int, s *scratch) error {
+	return &scalar{func(l *leaf, cw file.ColumnChunkWriter, spans []span, stride uintptr, s *scratch) error {
 		b := buf(s)
-		vals, def, rep := gather(l, base, stride, n, s, (*b)[:0], deref[T])
+		vals, def, rep := gather(l, spans, stride, s, (*b)[:0], deref[T])
 		*b = vals
 		return writeBatch[T, W](cw, vals, def, rep)
 	}}
@@ -118,10 +128,10 @@ var (
 )
 
 var (
-	stringScalar = &scalar{func(l *leaf, cw file.ColumnChunkWriter, base unsafe.Pointer, stride uintptr, n int, s *scratch) error {
+	stringScalar = &scalar{func(l *leaf, cw file.ColumnChunkWriter, spans []span, stride uintptr, s *scratch) error {
 		// The column writer copies the bytes (into its dictionary or
 		// page), so a view of the string's memory is enough.
-		raw, def, rep := gather(l, base, stride, n, s, s.raw[:0], func(p unsafe.Pointer) rawBytes {
+		raw, def, rep := gather(l, spans, stride, s, s.raw[:0], func(p unsafe.Pointer) rawBytes {
 			str := *(*string)(p)
 			if str == "" {
 				return rawBytes{data: noBytes}
@@ -131,7 +141,7 @@ var (
 		s.raw = raw
 		vals := unsafe.Slice((*parquet.ByteArray)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw))
 		err := writeBatch[parquet.ByteArray, *file.ByteArrayColumnChunkWriter](cw, vals, def, rep)
-		runtime.KeepAlive(base) // the rows the views point into
+		runtime.KeepAlive(spans) // the rows the views point into
 		return err
 	}}
 	int32Scalar   = plainScalar[int32, *file.Int32ColumnChunkWriter](func(s *scratch) *[]int32 { return &s.i32 })
@@ -140,8 +150,8 @@ var (
 	boolScalar    = plainScalar[bool, *file.BooleanColumnChunkWriter](func(s *scratch) *[]bool { return &s.bools })
 	// timeScalar writes a time as microseconds since the epoch (the
 	// int64 of a timestamp[us] column).
-	timeScalar = &scalar{func(l *leaf, cw file.ColumnChunkWriter, base unsafe.Pointer, stride uintptr, n int, s *scratch) error {
-		vals, def, rep := gather(l, base, stride, n, s, s.i64[:0], func(p unsafe.Pointer) int64 {
+	timeScalar = &scalar{func(l *leaf, cw file.ColumnChunkWriter, spans []span, stride uintptr, s *scratch) error {
+		vals, def, rep := gather(l, spans, stride, s, s.i64[:0], func(p unsafe.Pointer) int64 {
 			return (*time.Time)(p).UnixMicro()
 		})
 		s.i64 = vals
@@ -156,7 +166,8 @@ func leavesOf(typ reflect.Type, cols []column) ([]leaf, error) {
 	for _, c := range cols {
 		switch {
 		case c.codec.scalar != nil:
-			out = append(out, leaf{kind: leafRequired, off: typ.Field(c.index).Offset, sc: c.codec.scalar})
+			out = append(out, leaf{kind: leafRequired, off: typ.Field(c.index).Offset, sc: c.codec.scalar,
+				runID: c.name == "run_id" && c.codec.scalar == stringScalar})
 		case c.codec.elem != nil:
 			out = append(out, leaf{kind: leafOptional, off: typ.Field(c.index).Offset, sc: c.codec.elem.scalar})
 		case c.codec.fields != nil:
@@ -177,9 +188,9 @@ func leavesOf(typ reflect.Type, cols []column) ([]leaf, error) {
 	return out, nil
 }
 
-// gather appends to vals the present values of leaf l in the n rows at
-// base, base+stride, …, converted by conv, and returns them with their
-// definition and repetition levels (nil for a column without them).
+// gather appends to vals the present values of leaf l in the rows of
+// spans (stride bytes apart), converted by conv, and returns them with
+// their definition and repetition levels (nil for a column without them).
 //
 // Note: the levels are those of the Arrow types pqarrow writes: a
 // pointer column is optional (definition level 1 when set); a list column
@@ -187,55 +198,76 @@ func leavesOf(typ reflect.Type, cols []column) ([]leaf, error) {
 // definition level 0 for a nil slice, 1 for an empty one and 2 for a
 // value (3 when the field is a set pointer), and repetition level 1 for
 // every element after a row's first.
-func gather[T any](l *leaf, base unsafe.Pointer, stride uintptr, n int, s *scratch,
+func gather[T any](l *leaf, spans []span, stride uintptr, s *scratch,
 	vals []T, conv func(unsafe.Pointer) T) (_ []T, def, rep []int16) {
 	switch l.kind {
 	case leafRequired:
-		for i := 0; i < n; i++ {
-			vals = append(vals, conv(unsafe.Add(base, uintptr(i)*stride+l.off)))
+		for k := range spans {
+			sp := &spans[k]
+			if l.runID && sp.id != "" {
+				v := conv(unsafe.Pointer(&sp.id))
+				for i := 0; i < sp.n; i++ {
+					vals = append(vals, v)
+				}
+				continue
+			}
+			for i := 0; i < sp.n; i++ {
+				vals = append(vals, conv(unsafe.Add(sp.base, uintptr(i)*stride+l.off)))
+			}
 		}
 	case leafOptional:
 		def = s.def[:0]
-		for i := 0; i < n; i++ {
-			q := *(*unsafe.Pointer)(unsafe.Add(base, uintptr(i)*stride+l.off))
-			if q == nil {
-				def = append(def, 0)
-				continue
+		for _, sp := range spans {
+			for i := 0; i < sp.n; i++ {
+				q := *(*unsafe.Pointer)(unsafe.Add(sp.base, uintptr(i)*stride+l.off))
+				if q == nil {
+					def = append(def, 0)
+					continue
+				}
+				def = append(def, 1)
+				vals = append(vals, conv(q))
 			}
-			def = append(def, 1)
-			vals = append(vals, conv(q))
 		}
 		s.def = def
 	case leafList:
 		def, rep = s.def[:0], s.rep[:0]
-		top := int16(2)
-		if l.childPtr {
-			top = 3
-		}
-		for i := 0; i < n; i++ {
-			h := (*sliceHeader)(unsafe.Add(base, uintptr(i)*stride+l.off))
-			if h.len == 0 {
-				d := int16(0) // a nil slice: a null list
-				if h.data != nil {
-					d = 1 // an empty one (empty slices point somewhere)
-				}
-				def, rep = append(def, d), append(rep, 0)
-				continue
-			}
-			for k := 0; k < h.len; k++ {
-				rep = append(rep, int16(min(k, 1)))
-				e := unsafe.Add(h.data, uintptr(k)*l.size+l.child)
-				if l.childPtr {
-					if e = *(*unsafe.Pointer)(e); e == nil {
-						def = append(def, top-1)
-						continue
-					}
-				}
-				def = append(def, top)
-				vals = append(vals, conv(e))
-			}
+		for _, sp := range spans {
+			vals, def, rep = gatherList(l, sp, stride, vals, def, rep, conv)
 		}
 		s.def, s.rep = def, rep
+	}
+	return vals, def, rep
+}
+
+// gatherList is gather of a list leaf for the rows of one span.
+func gatherList[T any](l *leaf, sp span, stride uintptr, vals []T, def, rep []int16,
+	conv func(unsafe.Pointer) T) ([]T, []int16, []int16) {
+	top := int16(2)
+	if l.childPtr {
+		top = 3
+	}
+	for i := 0; i < sp.n; i++ {
+		h := (*sliceHeader)(unsafe.Add(sp.base, uintptr(i)*stride+l.off))
+		if h.len == 0 {
+			d := int16(0) // a nil slice: a null list
+			if h.data != nil {
+				d = 1 // an empty one (empty slices point somewhere)
+			}
+			def, rep = append(def, d), append(rep, 0)
+			continue
+		}
+		for k := 0; k < h.len; k++ {
+			rep = append(rep, int16(min(k, 1)))
+			e := unsafe.Add(h.data, uintptr(k)*l.size+l.child)
+			if l.childPtr {
+				if e = *(*unsafe.Pointer)(e); e == nil {
+					def = append(def, top-1)
+					continue
+				}
+			}
+			def = append(def, top)
+			vals = append(vals, conv(e))
+		}
 	}
 	return vals, def, rep
 }

@@ -210,6 +210,54 @@ func TestSameRowsAsArrow(t *testing.T) {
 	}
 }
 
+// TestSameRowsAsArrowRuns is TestSameRowsAsArrow for rows written run by
+// run (fileWriter.writeRuns, as a Writer's batch): rows that do not
+// carry their run's id are written with it, and the row groups are those
+// of the runs' rows in one slice.
+func TestSameRowsAsArrowRuns(t *testing.T) {
+	_, seed := seedRows(t)
+	var runs []runRows
+	for from := 0; from < len(seed); {
+		to := from
+		for to < len(seed) && seed[to].RunID == seed[from].RunID {
+			to++
+		}
+		bare := slices.Clone(seed[from:to])
+		for i := range bare {
+			bare[i].RunID = "" // as a parser leaves them
+		}
+		for part := 0; part < len(bare); part += 20 { // as if three runs
+			runs = append(runs, runRows{reflect.ValueOf(bare[part:min(part+20, len(bare))]), fmt.Sprintf("%s-%02d", seed[from].RunID, part)})
+		}
+		from = to
+	}
+	var withIDs []schema.Measurement
+	for _, r := range runs {
+		for _, m := range r.rows.Interface().([]schema.Measurement) {
+			m.RunID = r.id
+			withIDs = append(withIDs, m)
+		}
+	}
+	for _, groups := range []int{8192, 45, 20} {
+		t.Run(fmt.Sprintf("groups of %d rows", groups), func(t *testing.T) {
+			smallGroups(t, groups)
+			tb := tableByName(TableMeasurements)
+			var got bytes.Buffer
+			fw, err := tb.newFileWriter(&got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fw.writeRuns(runs); err != nil {
+				t.Fatal(err)
+			}
+			if err := fw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			compareFiles(t, got.Bytes(), refFile(t, tb, reflect.ValueOf(withIDs), false))
+		})
+	}
+}
+
 // streamFile writes rows through writeStream, in pieces of size rows.
 func streamFile(t *testing.T, tb *table, rows reflect.Value, size int) bytes.Buffer {
 	t.Helper()

@@ -182,59 +182,25 @@ func (w *Writer) flush() error {
 		return err
 	}
 	slices.SortStableFunc(w.batch, func(x, y pendingRun) int { return cmp.Compare(x.run.RunID, y.run.RunID) })
-	nrows, nsamples := 0, 0
-	for _, p := range w.batch {
-		nrows += len(p.m.Measurements)
-		nsamples += len(p.m.Samples)
-	}
-	if len(w.batch) == 1 && carriesID(w.batch[0]) {
-		// Note: a batch of one run (a document of batchRows rows or more)
-		// whose rows carry its id already is written as it is: a copy of
-		// a 540,000-row document was 240 MB more.
-		p := w.batch[0]
-		w.added = append(w.added, p.run.RunID)
-		w.batch, w.nrows = w.batch[:0], 0
-		clear(w.batch[:cap(w.batch)])
-		return w.files.write([]schema.Run{p.run}, p.m.Measurements, p.m.Samples)
-	}
-	// One copy of every row, into slices of the exact size, carrying
-	// the run id.
+	// The rows are written where they are, each run's as carrying its id
+	// (writeRuns), not copied into one slice of the batch.
 	runs := make([]schema.Run, 0, len(w.batch))
-	rows := make([]schema.Measurement, 0, nrows)
-	samples := make([]schema.Sample, 0, nsamples)
+	var ms, samples []runRows
 	for _, p := range w.batch {
 		id := p.run.RunID
 		runs = append(runs, p.run)
 		w.added = append(w.added, id)
-		base := len(rows)
-		rows = append(rows, p.m.Measurements...)
-		for k := base; k < len(rows); k++ {
-			rows[k].RunID = id
+		if len(p.m.Measurements) > 0 {
+			ms = append(ms, runRows{reflect.ValueOf(p.m.Measurements), id})
 		}
-		base = len(samples)
-		samples = append(samples, p.m.Samples...)
-		for k := base; k < len(samples); k++ {
-			samples[k].RunID = id
+		if len(p.m.Samples) > 0 {
+			samples = append(samples, runRows{reflect.ValueOf(p.m.Samples), id})
 		}
 	}
+	err := w.files.writeRuns(runs, ms, samples)
 	w.batch, w.nrows = w.batch[:0], 0
 	clear(w.batch[:cap(w.batch)])
-	return w.files.write(runs, rows, samples)
-}
-
-// carriesID reports whether every row of p carries its run's id.
-func carriesID(p pendingRun) bool {
-	for i := range p.m.Measurements {
-		if p.m.Measurements[i].RunID != p.run.RunID {
-			return false
-		}
-	}
-	for i := range p.m.Samples {
-		if p.m.Samples[i].RunID != p.run.RunID {
-			return false
-		}
-	}
-	return true
+	return err
 }
 
 // Close writes the last batch, commits the transaction (all runs added
@@ -350,6 +316,38 @@ func (tf *tempFiles) write(runs []schema.Run, ms []schema.Measurement, samples [
 		go func() {
 			defer wg.Done()
 			errs[k] = tf.writeTable(k, rows[k])
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		tf.abort()
+		return err
+	}
+	return nil
+}
+
+// writeRuns is write for rows that come as runs (see
+// fileWriter.writeRuns).
+func (tf *tempFiles) writeRuns(runs []schema.Run, ms, samples []runRows) error {
+	byTable := [2][]runRows{ms, samples} // runs: the rows of runs
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for k := range renameOrder {
+		if k < 2 && len(byTable[k]) == 0 || len(runs) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f, err := tf.open(k)
+			switch {
+			case err != nil:
+			case k < 2:
+				err = f.fw.writeRuns(byTable[k])
+			default:
+				err = f.fw.writeGroups(reflect.ValueOf(runs))
+			}
+			errs[k] = err
 		}()
 	}
 	wg.Wait()
