@@ -30,35 +30,61 @@ func WriteFile[T Row](w io.Writer, rows []T) error {
 
 // writerProps are the Parquet properties of every file: zstd, and
 // dictionary encoding (the default), which suits the repeated run ids,
-// phases and labels.
+// phases and labels. plain names leaf columns (dotted paths) written
+// without a dictionary.
 //
 // Note: the printed texts of measurements (a dozen a row) are written
 // without min/max statistics (no reader prunes on them) and their values
 // without a dictionary (mostly distinct figures): 10% less CPU to append
 // 1,000 documents, and zstd makes the file no larger (159 vs 161 KB).
-func writerProps() *parquet.WriterProperties {
-	return parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+func writerProps(plain ...string) *parquet.WriterProperties {
+	opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithStatsFor("printed.list.element.key", false), parquet.WithStatsFor("printed.list.element.value", false),
-		parquet.WithDictionaryFor("printed.list.element.value", false))
+		parquet.WithDictionaryFor("printed.list.element.value", false)}
+	for _, p := range plain {
+		opts = append(opts, parquet.WithDictionaryFor(p, false))
+	}
+	return parquet.NewWriterProperties(opts...)
+}
+
+// plainDoubles lists the double (float64) leaf columns of a Parquet
+// schema, which the archive writes without a dictionary.
+//
+// Note: measured figures (tok/s, latencies) are mostly distinct, so a
+// dictionary of them is hashing for nothing; plain doubles under zstd
+// made the measurements file of 1,000 seed documents smaller (87 vs 109
+// KB: the repeated figures of these near-identical documents compress
+// better as bytes than as dictionary indices) and its write ~5% cheaper
+// (BenchmarkWriteSeed1000).
+func plainDoubles(sc *pqschema.Schema) []string {
+	var out []string
+	for i := 0; i < sc.NumColumns(); i++ {
+		if c := sc.Column(i); c.PhysicalType() == parquet.Types.Double {
+			out = append(out, c.Path())
+		}
+	}
+	return out
 }
 
 // fileMeta is what every file of a table starts from: its Parquet schema
 // and key/value metadata, made once.
 type fileMeta struct {
-	once sync.Once
-	root *pqschema.GroupNode
-	kv   metadata.KeyValueMetadata
-	err  error
+	once  sync.Once
+	root  *pqschema.GroupNode
+	kv    metadata.KeyValueMetadata
+	props *parquet.WriterProperties
+	err   error
 }
 
-// meta returns the Parquet schema and key/value metadata of t's files:
-// those pqarrow writes for t's Arrow schema with the schema stored.
+// meta returns the Parquet schema, key/value metadata and writer
+// properties of t's files: the schema and metadata pqarrow writes for t's
+// Arrow schema with the schema stored.
 //
 // Note: they are taken from an empty file pqarrow writes, so that the
 // stored Arrow schema (ARROW:schema, which pyarrow reads for the exact
 // Arrow types) is pqarrow's own, byte for byte, whatever its version
 // normalizes.
-func (t *table) meta() (*pqschema.GroupNode, metadata.KeyValueMetadata, error) {
+func (t *table) meta() (*pqschema.GroupNode, metadata.KeyValueMetadata, *parquet.WriterProperties, error) {
 	m := &t.file
 	m.once.Do(func() {
 		var buf bytes.Buffer
@@ -77,8 +103,9 @@ func (t *table) meta() (*pqschema.GroupNode, metadata.KeyValueMetadata, error) {
 		}
 		m.kv = pf.MetaData().KeyValueMetadata()
 		m.root = pf.MetaData().Schema.Root()
+		m.props = writerProps(plainDoubles(pf.MetaData().Schema)...)
 	})
-	return m.root, slices.Clone(m.kv), m.err
+	return m.root, slices.Clone(m.kv), m.props, m.err
 }
 
 // fileWriter writes one Parquet file of a table, its row groups straight
@@ -96,11 +123,11 @@ type writeOnly struct{ io.Writer }
 
 // newFileWriter starts a Parquet file of table t on w.
 func (t *table) newFileWriter(w io.Writer) (*fileWriter, error) {
-	root, kv, err := t.meta()
+	root, kv, props, err := t.meta()
 	if err != nil {
 		return nil, err
 	}
-	pw, err := file.NewParquetWriterWithError(writeOnly{w}, root, file.WithWriterProps(writerProps()), file.WithWriteMetadata(kv))
+	pw, err := file.NewParquetWriterWithError(writeOnly{w}, root, file.WithWriterProps(props), file.WithWriteMetadata(kv))
 	if err != nil {
 		return nil, fmt.Errorf("archive: %s: %w", t.name, err)
 	}

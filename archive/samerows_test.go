@@ -16,6 +16,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -396,5 +397,41 @@ func TestWriteUnderGC(t *testing.T) {
 			t.Fatal(err)
 		}
 		runtime.GC()
+	}
+}
+
+// TestPlainDoubles checks the encodings the writer chose: doubles without
+// a dictionary, run ids with one.
+func TestPlainDoubles(t *testing.T) {
+	_, seed := seedRows(t)
+	var buf bytes.Buffer
+	if err := WriteFile(&buf, seed); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg := pf.MetaData().RowGroup(0)
+	doubles := 0
+	for c := 0; c < pf.MetaData().Schema.NumColumns(); c++ {
+		cc, err := rg.ColumnChunk(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := pf.MetaData().Schema.Column(c)
+		dict := cc.HasDictionaryPage()
+		switch {
+		case col.PhysicalType() == parquet.Types.Double:
+			doubles++
+			if dict {
+				t.Errorf("%s: a dictionary", col.Path())
+			}
+		case col.Path() == "run_id" && !dict:
+			t.Errorf("run_id: no dictionary")
+		}
+	}
+	if doubles < 10 {
+		t.Fatalf("%d double columns", doubles)
 	}
 }
