@@ -173,10 +173,13 @@ func (fw *fileWriter) writeSpans(spans []span, rg file.BufferedRowGroupWriter) e
 		return nil
 	}
 	for _, sp := range spans {
-		for sp.n > 0 {
-			k := min(sp.n, recordRows-rows)
-			piece = append(piece, span{sp.base, k, sp.id})
-			sp.base, sp.n, rows = unsafe.Add(sp.base, uintptr(k)*stride), sp.n-k, rows+k
+		// Note: base+from×stride only for from < n: a pointer one past
+		// the rows (the end of a piece that fills its slice) is a bad
+		// pointer to the collector when it finds it on the stack.
+		for from := 0; from < sp.n; {
+			k := min(sp.n-from, recordRows-rows)
+			piece = append(piece, span{unsafe.Add(sp.base, uintptr(from)*stride), k, sp.id})
+			from, rows = from+k, rows+k
 			if rows == recordRows {
 				if err := write(); err != nil {
 					return err
@@ -195,6 +198,9 @@ func (fw *fileWriter) writeSpans(spans []span, rg file.BufferedRowGroupWriter) e
 
 // spanOf returns rows[from:to] (a slice of t.typ) as a span.
 func (fw *fileWriter) spanOf(rows reflect.Value, from, to int) span {
+	if from >= to {
+		return span{} // no pointer past the rows (see writeSpans)
+	}
 	return span{unsafe.Add(rows.UnsafePointer(), uintptr(from)*fw.t.typ.Size()), to - from, ""}
 }
 

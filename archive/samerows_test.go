@@ -379,21 +379,44 @@ func chunkStats(t *testing.T, rg *metadata.RowGroupMetaData, c int) string {
 }
 
 // TestWriteUnderGC writes rows full of empty strings, lists and pointers
-// many times while the collector runs all the time: the writer's views
-// of the rows' strings (rawBytes, which the collector does not see) must
-// never point at memory the collector may free. A view of the empty
-// string that did (a stack address) stopped the process in about a
-// third of the runs of this test, and under GOGC=5 in a third of the runs
-// of BenchmarkWriteSeed1000.
+// many times, whole and in clipped pieces (no room after them, as
+// AddRows gets them), while the collector runs all the time: the
+// writer's views of the rows' strings (rawBytes, which the collector
+// does not see) must never point at memory the collector may free, and
+// no pointer it makes may point past the rows. Each of the two bugs it
+// found stopped the process ("found pointer to free object", "found bad
+// pointer in Go heap"), the second in every run of it.
 func TestWriteUnderGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(1))
 	_, seed := seedRows(t)
 	var rows []schema.Measurement
-	for len(rows) < 2000 {
+	for len(rows) < 4096 {
 		rows = append(rows, seed...)
 	}
-	for i := 0; i < 100; i++ {
+	rows = slices.Clip(rows) // no room after the rows: see writeSpans
+	tb := tableByName(TableMeasurements)
+	for i := 0; i < 25; i++ {
 		if err := WriteFile(io.Discard, rows); err != nil {
+			t.Fatal(err)
+		}
+		// In clipped pieces, as AddRows gets them.
+		fw, err := tb.newFileWriter(io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = fw.writeStream(func(put func(reflect.Value) error) error {
+			for from := 0; from < len(rows); from += 2 * recordRows {
+				piece := slices.Clone(rows[from:min(from+2*recordRows, len(rows))])
+				if err := put(reflect.ValueOf(slices.Clip(piece))); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			err = fw.Close()
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		runtime.GC()
