@@ -26,7 +26,8 @@
 // Rows are written straight from the Go structs into arrow-go's Parquet
 // column writers (leaves.go, filewriter.go), with the levels, schema and
 // stored Arrow schema pqarrow would write for an Arrow record of them:
-// the files are the same to every reader, for half the CPU time.
+// the files are the same to every reader (TestSameRowsAsArrow), for
+// 1.4–1.6× less CPU time than an Arrow record written by pqarrow.
 //
 // # Layout
 //
