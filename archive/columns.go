@@ -70,23 +70,26 @@ type getter func(a arrow.Array, i int, v reflect.Value)
 type codec struct {
 	dt       arrow.DataType
 	nullable bool
-	// fill appends n values of the Go type to b, the i-th at
-	// p + i×stride: a column of a slice of rows, or a field of a slice of
-	// list elements. It reads memory directly (no reflect.Value per
-	// cell): encoding is most of the cost of Append.
-	fill func(b array.Builder, p unsafe.Pointer, stride uintptr, n int)
-	// dataBytes, for variable-width types (strings), returns the bytes
-	// the n values at p + i×stride take, so that a fill can reserve its
-	// data buffer once; nil for the others.
-	//
-	// Note: without it, Arrow's string builders grow their data buffers
-	// by doubling, and the copying and zeroing took about a tenth of the
-	// CPU time of appending 1,000 documents (each measurement's printed
-	// texts are a list of strings).
-	dataBytes func(p unsafe.Pointer, stride uintptr, n int) int
+	// scalar writes values of a scalar type to a Parquet leaf column
+	// (leaves.go); nil for pointers and lists.
+	scalar *scalar
+	// elem is the codec of a pointer's target; nil for the others.
+	elem *codec
+	// fields are the element fields of a list, elemSize the size of an
+	// element; nil and 0 for the others.
+	fields   []listField
+	elemSize uintptr
 	// bind returns the getter for a column of type dt as found in a file,
 	// or an error when dt cannot be read into the Go type.
 	bind func(dt arrow.DataType) (getter, error)
+}
+
+// listField is one field of the elements of a list column.
+type listField struct {
+	name   string
+	index  int     // struct field index
+	offset uintptr // in the element
+	codec  *codec
 }
 
 // column is one top-level field of a row struct.
@@ -102,7 +105,9 @@ type table struct {
 	typ    reflect.Type
 	cols   []column
 	schema *arrow.Schema
-	runID  int // struct field index of the run_id column, or -1
+	runID  int    // struct field index of the run_id column, or -1
+	leaves []leaf // the Parquet leaf columns, in file order
+	file   fileMeta
 }
 
 var (
@@ -180,6 +185,10 @@ func newTable(name string, typ reflect.Type) (*table, error) {
 		[]string{strconv.Itoa(int(schema.Version)), name, ColumnDoc},
 	)
 	t.schema = arrow.NewSchema(fields, &md)
+	var err error
+	if t.leaves, err = leavesOf(typ, t.cols); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -244,21 +253,7 @@ func errType(got, want arrow.DataType) error {
 }
 
 func stringCodec() *codec {
-	c := &codec{dt: arrow.BinaryTypes.String}
-	c.dataBytes = func(p unsafe.Pointer, stride uintptr, n int) int {
-		total := 0
-		for i := 0; i < n; i++ {
-			total += len(*(*string)(unsafe.Add(p, uintptr(i)*stride)))
-		}
-		return total
-	}
-	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
-		sb := b.(*array.StringBuilder)
-		sb.ReserveData(c.dataBytes(p, stride, n))
-		for i := 0; i < n; i++ {
-			sb.Append(*(*string)(unsafe.Add(p, uintptr(i)*stride)))
-		}
-	}
+	c := &codec{dt: arrow.BinaryTypes.String, scalar: stringScalar}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		// Note: values repeat down a column (run_id over a run's rows,
 		// phase, labels), so a value equal to the previous one reuses its
@@ -287,15 +282,9 @@ func stringCodec() *codec {
 }
 
 func intCodec(dt arrow.DataType) *codec {
-	c := &codec{dt: dt}
+	c := &codec{dt: dt, scalar: int64Scalar}
 	if dt.ID() == arrow.INT32 {
-		c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
-			b.(*array.Int32Builder).AppendValues(gather[int32](p, stride, n), nil)
-		}
-	} else {
-		c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
-			b.(*array.Int64Builder).AppendValues(gather[int64](p, stride, n), nil)
-		}
+		c.scalar = int32Scalar
 	}
 	c.bind = func(got arrow.DataType) (getter, error) {
 		// An int32 column widens into an int64 field; nothing narrows.
@@ -311,10 +300,7 @@ func intCodec(dt arrow.DataType) *codec {
 }
 
 func floatCodec() *codec {
-	c := &codec{dt: arrow.PrimitiveTypes.Float64}
-	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
-		b.(*array.Float64Builder).AppendValues(gather[float64](p, stride, n), nil)
-	}
+	c := &codec{dt: arrow.PrimitiveTypes.Float64, scalar: float64Scalar}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		if dt.ID() != arrow.FLOAT64 {
 			return nil, errType(dt, c.dt)
@@ -325,10 +311,7 @@ func floatCodec() *codec {
 }
 
 func boolCodec() *codec {
-	c := &codec{dt: arrow.FixedWidthTypes.Boolean}
-	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
-		b.(*array.BooleanBuilder).AppendValues(gather[bool](p, stride, n), nil)
-	}
+	c := &codec{dt: arrow.FixedWidthTypes.Boolean, scalar: boolScalar}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		if dt.ID() != arrow.BOOL {
 			return nil, errType(dt, c.dt)
@@ -343,14 +326,7 @@ func boolCodec() *codec {
 var zeroMicros = time.Time{}.UnixMicro()
 
 func timeCodec() *codec {
-	c := &codec{dt: timestampType}
-	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
-		vals := make([]arrow.Timestamp, n)
-		for i := range vals {
-			vals[i] = arrow.Timestamp((*time.Time)(unsafe.Add(p, uintptr(i)*stride)).UnixMicro())
-		}
-		b.(*array.TimestampBuilder).AppendValues(vals, nil)
-	}
+	c := &codec{dt: timestampType, scalar: timeScalar}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		ts, ok := dt.(*arrow.TimestampType)
 		if !ok {
@@ -375,33 +351,7 @@ func timeCodec() *codec {
 
 // pointerCodec makes a nullable column of a pointer field: nil is null.
 func pointerCodec(t reflect.Type, inner *codec) *codec {
-	c := &codec{dt: inner.dt, nullable: true}
-	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
-		// Bulk paths for the common pointees; others (*time.Time) go
-		// through inner one value at a time.
-		switch t.Elem().Kind() {
-		case reflect.Float64:
-			vals, valid := gatherPtr[float64](p, stride, n)
-			b.(*array.Float64Builder).AppendValues(vals, valid)
-			return
-		case reflect.Int64:
-			vals, valid := gatherPtr[int64](p, stride, n)
-			b.(*array.Int64Builder).AppendValues(vals, valid)
-			return
-		case reflect.Int32:
-			vals, valid := gatherPtr[int32](p, stride, n)
-			b.(*array.Int32Builder).AppendValues(vals, valid)
-			return
-		}
-		for i := 0; i < n; i++ {
-			q := *(*unsafe.Pointer)(unsafe.Add(p, uintptr(i)*stride))
-			if q == nil {
-				b.AppendNull()
-				continue
-			}
-			inner.fill(b, q, 0, 1)
-		}
-	}
+	c := &codec{dt: inner.dt, nullable: true, elem: inner}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		get, err := inner.bind(dt)
 		if err != nil {
@@ -425,13 +375,7 @@ func pointerCodec(t reflect.Type, inner *codec) *codec {
 // named "element", as pqarrow writes and reads them back.
 func listCodec(t reflect.Type) (*codec, error) {
 	et := t.Elem()
-	type child struct {
-		name   string
-		index  int
-		offset uintptr
-		codec  *codec
-	}
-	var children []child
+	var children []listField
 	var fields []arrow.Field
 	for i := 0; i < et.NumField(); i++ {
 		f := et.Field(i)
@@ -443,54 +387,12 @@ func listCodec(t reflect.Type) (*codec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", et.Name(), f.Name, err)
 		}
-		children = append(children, child{name, i, f.Offset, cc})
+		children = append(children, listField{name, i, f.Offset, cc})
 		fields = append(fields, arrow.Field{Name: name, Type: cc.dt, Nullable: cc.nullable})
 	}
 	st := arrow.StructOf(fields...)
-	c := &codec{dt: arrow.ListOfField(arrow.Field{Name: "element", Type: st}), nullable: true}
-	size := et.Size()
-	c.fill = func(b array.Builder, p unsafe.Pointer, stride uintptr, n int) {
-		lb := b.(*array.ListBuilder)
-		sb := lb.ValueBuilder().(*array.StructBuilder)
-		// A first pass sizes the element builders for all n lists, which
-		// are filled a list at a time below.
-		elems := 0
-		data := make([]int, len(children))
-		for i := 0; i < n; i++ {
-			h := (*sliceHeader)(unsafe.Add(p, uintptr(i)*stride))
-			elems += h.len
-			for j, ch := range children {
-				if ch.codec.dataBytes != nil && h.len > 0 {
-					data[j] += ch.codec.dataBytes(unsafe.Add(h.data, ch.offset), size, h.len)
-				}
-			}
-		}
-		sb.Reserve(elems)
-		for j := range children {
-			fb := sb.FieldBuilder(j)
-			fb.Reserve(elems)
-			if data[j] > 0 {
-				if bb, ok := fb.(interface{ ReserveData(int) }); ok {
-					bb.ReserveData(data[j])
-				}
-			}
-		}
-		for i := 0; i < n; i++ {
-			h := (*sliceHeader)(unsafe.Add(p, uintptr(i)*stride))
-			if h.data == nil { // a nil slice; empty ones point somewhere
-				lb.AppendNull()
-				continue
-			}
-			lb.Append(true)
-			if h.len == 0 {
-				continue
-			}
-			sb.AppendValues(trues(h.len))
-			for j, ch := range children {
-				ch.codec.fill(sb.FieldBuilder(j), unsafe.Add(h.data, ch.offset), size, h.len)
-			}
-		}
-	}
+	c := &codec{dt: arrow.ListOfField(arrow.Field{Name: "element", Type: st}), nullable: true,
+		fields: children, elemSize: et.Size()}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		var elemType arrow.DataType
 		switch lt := dt.(type) {
@@ -547,46 +449,4 @@ func listCodec(t reflect.Type) (*codec, error) {
 type sliceHeader struct {
 	data     unsafe.Pointer
 	len, cap int
-}
-
-// gather copies n values of type T found at p, p+stride, … into a slice.
-func gather[T any](p unsafe.Pointer, stride uintptr, n int) []T {
-	out := make([]T, n)
-	for i := range out {
-		out[i] = *(*T)(unsafe.Add(p, uintptr(i)*stride))
-	}
-	return out
-}
-
-// gatherPtr is gather for *T fields: nil pointers are invalid (null).
-func gatherPtr[T any](p unsafe.Pointer, stride uintptr, n int) ([]T, []bool) {
-	vals := make([]T, n)
-	valid := make([]bool, n)
-	for i := range vals {
-		if q := *(**T)(unsafe.Add(p, uintptr(i)*stride)); q != nil {
-			vals[i], valid[i] = *q, true
-		}
-	}
-	return vals, valid
-}
-
-// allTrue backs trues; lists rarely hold more than a few dozen elements.
-var allTrue = func() []bool {
-	b := make([]bool, 256)
-	for i := range b {
-		b[i] = true
-	}
-	return b
-}()
-
-// trues returns n true values (a validity vector with no nulls).
-func trues(n int) []bool {
-	if n <= len(allTrue) {
-		return allTrue[:n]
-	}
-	b := make([]bool, n)
-	for i := range b {
-		b[i] = true
-	}
-	return b
 }

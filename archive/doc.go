@@ -23,6 +23,12 @@
 // readable (the column reads as null), here and in DuckDB with
 // union_by_name=true.
 //
+// Rows are written straight from the Go structs into arrow-go's Parquet
+// column writers (leaves.go, filewriter.go), with the levels, schema and
+// stored Arrow schema pqarrow would write for an Arrow record of them:
+// the files are the same to every reader (TestSameRowsAsArrow), for
+// 1.4–1.6× less CPU time than an Arrow record written by pqarrow.
+//
 // # Layout
 //
 //	DIR/.lock

@@ -1,37 +1,24 @@
 package archive
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 var mem = memory.DefaultAllocator
-
-// WriteFile writes rows as one Parquet file of their table to w: the
-// table's Arrow schema, zstd compression, the Arrow schema stored in the
-// file, and the schema_version and column-doc pointer as key/value
-// metadata. The rows form one row group.
-func WriteFile[T Row](w io.Writer, rows []T) error {
-	return tableOf[T]().write(w, reflect.ValueOf(rows))
-}
 
 // readRows reads the rows of a file of T's table whose run_id keep
 // holds (every row when keep is nil), with only the columns named in cols
@@ -102,205 +89,6 @@ func ReadFile[T Row](path string) ([]T, error) {
 		return nil, err
 	}
 	return out.rows(), nil
-}
-
-// writerProps are the Parquet properties of every file: zstd, and
-// dictionary encoding (the default), which suits the repeated run ids,
-// phases and labels.
-//
-// Note: the printed texts of measurements (a dozen a row) are written
-// without min/max statistics (no reader prunes on them) and their values
-// without a dictionary (mostly distinct figures): 10% less CPU to append
-// 1,000 documents, and zstd makes the file no larger (159 vs 161 KB).
-func writerProps() *parquet.WriterProperties {
-	return parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithStatsFor("printed.list.element.key", false), parquet.WithStatsFor("printed.list.element.value", false),
-		parquet.WithDictionaryFor("printed.list.element.value", false))
-}
-
-// record builds one Arrow record of rows (a slice of t.typ). Columns are
-// independent builders, so they are filled by one goroutine per CPU.
-func (t *table) record(rows reflect.Value) arrow.RecordBatch {
-	rb := array.NewRecordBuilder(mem, t.schema)
-	defer rb.Release()
-	n := rows.Len()
-	if n == 0 {
-		return rb.NewRecordBatch()
-	}
-	// rows stays referenced until the record is built, so its backing
-	// array cannot move or be freed under base.
-	base := rows.UnsafePointer()
-	next := make(chan int, len(t.cols))
-	for j := range t.cols {
-		next <- j
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(t.cols)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				c := t.cols[j]
-				fb := rb.Field(j)
-				fb.Reserve(n)
-				c.codec.fill(fb, unsafe.Add(base, t.typ.Field(c.index).Offset), t.typ.Size(), n)
-			}
-		}()
-	}
-	wg.Wait()
-	return rb.NewRecordBatch()
-}
-
-// writeOnly hides a writer's Close: pqarrow's FileWriter.Close closes
-// an io.Closer it writes to, and the caller owns w.
-type writeOnly struct{ io.Writer }
-
-// groupRows is the row count a row group of a data file grows to before
-// the next run starts a new one (a single larger run keeps one group).
-//
-// Note: readers of a few runs skip every row group whose run_id min/max
-// statistics cannot hold them, so smaller groups mean less decoded per
-// Load by id; each group costs footer metadata and some compression, and
-// 8,192 rows (about 180 runs of a 46-cell matrix) keeps both small: on
-// 10,000 runs of 46 rows, Load of 2 runs reads 2 of 57 groups.
-var groupRows = 8192 // a variable so tests can write many groups of few runs
-
-// write writes rows as one Parquet file. Rows are cut into row groups of
-// about groupRows rows at run boundaries, so that the run_id statistics of
-// a group (min and max, written by default) bound the runs it holds;
-// callers sort rows by run_id to make those bounds tight.
-func (t *table) write(w io.Writer, rows reflect.Value) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	fw, err := t.newFileWriter(bw)
-	if err != nil {
-		return err
-	}
-	if err := t.writeGroups(fw, rows); err != nil {
-		fw.Close()
-		return err
-	}
-	if err := fw.Close(); err != nil {
-		return fmt.Errorf("archive: write %s: %w", t.name, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("archive: write %s: %w", t.name, err)
-	}
-	return nil
-}
-
-// newFileWriter starts a Parquet file of table t on w.
-func (t *table) newFileWriter(w io.Writer) (*pqarrow.FileWriter, error) {
-	fw, err := pqarrow.NewFileWriter(t.schema, writeOnly{w}, writerProps(),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		return nil, fmt.Errorf("archive: %s: %w", t.name, err)
-	}
-	return fw, nil
-}
-
-// writeGroups appends rows to fw as row groups (see write). A file can
-// take several calls: each adds its own groups.
-func (t *table) writeGroups(fw *pqarrow.FileWriter, rows reflect.Value) error {
-	if rows.Len() == 0 {
-		return nil
-	}
-	groups := t.groups(rows)
-	if slices.ContainsFunc(groups, func(g [2]int) bool { return g[1]-g[0] > recordRows }) {
-		return t.writePieces(fw, rows, groups)
-	}
-	rec := t.record(rows)
-	defer rec.Release()
-	for _, g := range t.groups(rows) {
-		part := rec.NewSlice(int64(g[0]), int64(g[1]))
-		err := fw.Write(part)
-		part.Release()
-		if err != nil {
-			return fmt.Errorf("archive: write %s: %w", t.name, err)
-		}
-	}
-	return nil
-}
-
-// recordRows is the most rows converted into one Arrow record.
-//
-// Note: a batch is one record, sliced into row groups; a run of 540,000
-// rows (one 60 MB document) made that record hundreds of MB, so a group
-// over recordRows rows is written from records of recordRows rows into
-// one buffered row group (its compressed pages), the same group as before.
-var recordRows = 1 << 16 // a variable so tests can write records in pieces
-
-// writePieces is writeGroups for groups of which one or more exceed
-// recordRows rows.
-func (t *table) writePieces(fw *pqarrow.FileWriter, rows reflect.Value, groups [][2]int) error {
-	for _, g := range groups {
-		if g[1]-g[0] <= recordRows {
-			rec := t.record(rows.Slice(g[0], g[1]))
-			err := fw.Write(rec)
-			rec.Release()
-			if err != nil {
-				return fmt.Errorf("archive: write %s: %w", t.name, err)
-			}
-			continue
-		}
-		if err := fw.NewBufferedRowGroupChecked(); err != nil {
-			return fmt.Errorf("archive: write %s: %w", t.name, err)
-		}
-		for from := g[0]; from < g[1]; from += recordRows {
-			rec := t.record(rows.Slice(from, min(from+recordRows, g[1])))
-			err := fw.WriteBuffered(rec)
-			rec.Release()
-			if err != nil {
-				return fmt.Errorf("archive: write %s: %w", t.name, err)
-			}
-		}
-	}
-	return nil
-}
-
-// writeStream writes the rows fill calls put with, in pieces of at most
-// recordRows rows each, as one buffered row group of fw: the group a
-// single write of them all would make (one run's rows stay in one group),
-// without holding them all.
-func (t *table) writeStream(fw *pqarrow.FileWriter, fill func(put func(reflect.Value) error) error) error {
-	if err := fw.NewBufferedRowGroupChecked(); err != nil {
-		return fmt.Errorf("archive: write %s: %w", t.name, err)
-	}
-	return fill(func(rows reflect.Value) error {
-		for from := 0; from < rows.Len(); from += recordRows {
-			rec := t.record(rows.Slice(from, min(from+recordRows, rows.Len())))
-			err := fw.WriteBuffered(rec)
-			rec.Release()
-			if err != nil {
-				return fmt.Errorf("archive: write %s: %w", t.name, err)
-			}
-		}
-		return nil
-	})
-}
-
-// groups returns the [start, end) row ranges of the row groups of rows:
-// consecutive rows of one run stay in one group, and a group is closed
-// before a run that would take it past groupRows.
-func (t *table) groups(rows reflect.Value) [][2]int {
-	n := rows.Len()
-	if t.runID < 0 {
-		return [][2]int{{0, n}}
-	}
-	var out [][2]int
-	start, runStart := 0, 0
-	for i := 1; i <= n; i++ {
-		if i < n && rows.Index(i).Field(t.runID).String() == rows.Index(i-1).Field(t.runID).String() {
-			continue
-		}
-		// rows[runStart:i] is one run.
-		if i-start > groupRows && runStart > start {
-			out = append(out, [2]int{start, runStart})
-			start = runStart
-		}
-		runStart = i
-	}
-	return append(out, [2]int{start, n})
 }
 
 // openParquet opens a Parquet file for reading and checks that it belongs

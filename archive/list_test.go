@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -142,6 +143,53 @@ func TestListRunsMerged(t *testing.T) {
 			}
 			if ls[0].RunID != two.Run.RunID || !ls[0].IngestedAt.Equal(two.Run.IngestedAt) {
 				t.Errorf("first listed %s ingested %v, want run 2 ingested %v", ls[0].RunID, ls[0].IngestedAt, two.Run.IngestedAt)
+			}
+		})
+	}
+}
+
+// TestCountCells checks both ways of counting cells (pairwise for a
+// document's rows, a map for more) against a map of cellOf keys: repeats,
+// serve rows told apart by request rate, a NaN rate, rows without a
+// concurrency, and row counts on both sides of smallCells.
+func TestCountCells(t *testing.T) {
+	_, seed := seedRows(t)
+	serve := func(rate float64, c int32) schema.Measurement {
+		return schema.Measurement{Phase: schema.PhaseServe, ContextLabel: "8K", Concurrency: &c, RequestRate: &rate}
+	}
+	odd := []schema.Measurement{
+		serve(1, 4), serve(2, 4), serve(1, 4), serve(math.NaN(), 4), serve(math.NaN(), 4),
+		{Phase: schema.PhaseDecode, ContextLabel: "8K"}, {Phase: schema.PhaseDecode, ContextLabel: "8K"},
+		{Phase: schema.PhaseDecode, ContextLabel: "8K", RequestRate: schema.F64(3)},
+		{Phase: schema.PhasePrefill, ContextLabel: "8K", Concurrency: schema.I32(0)},
+	}
+	var many []schema.Measurement
+	for len(many) <= 3*smallCells {
+		for _, r := range odd {
+			r.ContextLabel = fmt.Sprint(len(many) % 50)
+			many = append(many, r)
+		}
+	}
+	tests := []struct {
+		name string
+		rows []schema.Measurement
+	}{
+		{"none", nil},
+		{"seed document", seed[:46]},
+		{"both seeds", seed},
+		{"odd cells", odd},
+		{"exactly smallCells", many[:smallCells]},
+		{"one more", many[:smallCells+1]},
+		{"many", many},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seen := map[cellKey]bool{}
+			for i := range tt.rows {
+				seen[cellOf(&tt.rows[i])] = true
+			}
+			if got := countCells(tt.rows); got != int32(len(seen)) {
+				t.Fatalf("%d cells, want %d", got, len(seen))
 			}
 		})
 	}

@@ -197,7 +197,7 @@ func writeUnsorted(t *testing.T, a *Archive, ms []*schema.Matrix) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec := tb.record(w.rows)
+		rec := refRecord(tb, w.rows)
 		if err := fw.Write(rec); err != nil {
 			t.Fatal(err)
 		}

@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-
 	"speedmatrix/schema"
 )
 
@@ -26,8 +24,8 @@ import (
 // into row groups, so the groups of one batch bound narrow id ranges;
 // across batches the ranges overlap, and Load by id then reads one group
 // per batch (Compact sorts the whole archive again). 65,536 rows (about
-// 1,400 seed documents) keep a batch's Go rows, Arrow record and Parquet
-// pages to a few tens of MB.
+// 1,400 seed documents) keep a batch's Go rows and Parquet pages to a
+// few tens of MB.
 var batchRows = 1 << 14
 
 // Writer adds runs to the archive in one transaction whose memory does
@@ -184,59 +182,25 @@ func (w *Writer) flush() error {
 		return err
 	}
 	slices.SortStableFunc(w.batch, func(x, y pendingRun) int { return cmp.Compare(x.run.RunID, y.run.RunID) })
-	nrows, nsamples := 0, 0
-	for _, p := range w.batch {
-		nrows += len(p.m.Measurements)
-		nsamples += len(p.m.Samples)
-	}
-	if len(w.batch) == 1 && carriesID(w.batch[0]) {
-		// Note: a batch of one run (a document of batchRows rows or more)
-		// whose rows carry its id already is written as it is: a copy of
-		// a 540,000-row document was 240 MB more.
-		p := w.batch[0]
-		w.added = append(w.added, p.run.RunID)
-		w.batch, w.nrows = w.batch[:0], 0
-		clear(w.batch[:cap(w.batch)])
-		return w.files.write([]schema.Run{p.run}, p.m.Measurements, p.m.Samples)
-	}
-	// One copy of every row, into slices of the exact size, carrying
-	// the run id.
+	// The rows are written where they are, each run's as carrying its id
+	// (writeRuns), not copied into one slice of the batch.
 	runs := make([]schema.Run, 0, len(w.batch))
-	rows := make([]schema.Measurement, 0, nrows)
-	samples := make([]schema.Sample, 0, nsamples)
+	var ms, samples []runRows
 	for _, p := range w.batch {
 		id := p.run.RunID
 		runs = append(runs, p.run)
 		w.added = append(w.added, id)
-		base := len(rows)
-		rows = append(rows, p.m.Measurements...)
-		for k := base; k < len(rows); k++ {
-			rows[k].RunID = id
+		if len(p.m.Measurements) > 0 {
+			ms = append(ms, runRows{reflect.ValueOf(p.m.Measurements), id})
 		}
-		base = len(samples)
-		samples = append(samples, p.m.Samples...)
-		for k := base; k < len(samples); k++ {
-			samples[k].RunID = id
+		if len(p.m.Samples) > 0 {
+			samples = append(samples, runRows{reflect.ValueOf(p.m.Samples), id})
 		}
 	}
+	err := w.files.writeRuns(runs, ms, samples)
 	w.batch, w.nrows = w.batch[:0], 0
 	clear(w.batch[:cap(w.batch)])
-	return w.files.write(runs, rows, samples)
-}
-
-// carriesID reports whether every row of p carries its run's id.
-func carriesID(p pendingRun) bool {
-	for i := range p.m.Measurements {
-		if p.m.Measurements[i].RunID != p.run.RunID {
-			return false
-		}
-	}
-	for i := range p.m.Samples {
-		if p.m.Samples[i].RunID != p.run.RunID {
-			return false
-		}
-	}
-	return true
+	return err
 }
 
 // Close writes the last batch, commits the transaction (all runs added
@@ -335,7 +299,7 @@ type tempFile struct {
 	temp, final string
 	f           *os.File
 	bw          *bufio.Writer
-	fw          *pqarrow.FileWriter
+	fw          *fileWriter
 }
 
 // write appends rows to the files, each table on its own goroutine
@@ -362,12 +326,44 @@ func (tf *tempFiles) write(runs []schema.Run, ms []schema.Measurement, samples [
 	return nil
 }
 
+// writeRuns is write for rows that come as runs (see
+// fileWriter.writeRuns).
+func (tf *tempFiles) writeRuns(runs []schema.Run, ms, samples []runRows) error {
+	byTable := [2][]runRows{ms, samples} // runs: the rows of runs
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for k := range renameOrder {
+		if k < 2 && len(byTable[k]) == 0 || len(runs) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f, err := tf.open(k)
+			switch {
+			case err != nil:
+			case k < 2:
+				err = f.fw.writeRuns(byTable[k])
+			default:
+				err = f.fw.writeGroups(reflect.ValueOf(runs))
+			}
+			errs[k] = err
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		tf.abort()
+		return err
+	}
+	return nil
+}
+
 func (tf *tempFiles) writeTable(k int, rows reflect.Value) error {
 	f, err := tf.open(k)
 	if err != nil {
 		return err
 	}
-	return f.t.writeGroups(f.fw, rows)
+	return f.fw.writeGroups(rows)
 }
 
 // writeStream writes the rows of table name that fill calls put with as
@@ -378,7 +374,7 @@ func (tf *tempFiles) writeStream(name string, fill func(put func(reflect.Value) 
 	if err != nil {
 		return err
 	}
-	return f.t.writeStream(f.fw, fill)
+	return f.fw.writeStream(fill)
 }
 
 // open returns the file of table k, created on first use.

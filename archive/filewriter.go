@@ -1,0 +1,356 @@
+package archive
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"reflect"
+	"runtime"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
+)
+
+// WriteFile writes rows as one Parquet file of their table to w: the
+// table's Arrow schema, zstd compression, the Arrow schema stored in the
+// file, and the schema_version and column-doc pointer as key/value
+// metadata. The rows form row groups as a batch of Append does (see
+// table.write).
+func WriteFile[T Row](w io.Writer, rows []T) error {
+	return tableOf[T]().write(w, reflect.ValueOf(rows))
+}
+
+// writerProps are the Parquet properties of every file: zstd, and
+// dictionary encoding (the default), which suits the repeated run ids,
+// phases and labels. plain names leaf columns (dotted paths) written
+// without a dictionary.
+//
+// Note: the printed texts of measurements (a dozen a row) are written
+// without min/max statistics (no reader prunes on them) and their values
+// without a dictionary (mostly distinct figures): 10% less CPU to append
+// 1,000 documents, and zstd makes the file no larger (159 vs 161 KB).
+func writerProps(plain ...string) *parquet.WriterProperties {
+	opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithStatsFor("printed.list.element.key", false), parquet.WithStatsFor("printed.list.element.value", false),
+		parquet.WithDictionaryFor("printed.list.element.value", false)}
+	for _, p := range plain {
+		opts = append(opts, parquet.WithDictionaryFor(p, false))
+	}
+	return parquet.NewWriterProperties(opts...)
+}
+
+// plainDoubles lists the double (float64) leaf columns of a Parquet
+// schema, which the archive writes without a dictionary.
+//
+// Note: measured figures (tok/s, latencies) are mostly distinct, so a
+// dictionary of them is hashing for nothing; plain doubles under zstd
+// made the measurements file of 1,000 seed documents smaller (87 vs 109
+// KB: the repeated figures of these near-identical documents compress
+// better as bytes than as dictionary indices) and its write ~5% cheaper
+// (BenchmarkWriteSeed1000).
+func plainDoubles(sc *pqschema.Schema) []string {
+	var out []string
+	for i := 0; i < sc.NumColumns(); i++ {
+		if c := sc.Column(i); c.PhysicalType() == parquet.Types.Double {
+			out = append(out, c.Path())
+		}
+	}
+	return out
+}
+
+// fileMeta is what every file of a table starts from: its Parquet schema
+// and key/value metadata, made once.
+type fileMeta struct {
+	once  sync.Once
+	root  *pqschema.GroupNode
+	kv    metadata.KeyValueMetadata
+	props *parquet.WriterProperties
+	err   error
+}
+
+// meta returns the Parquet schema, key/value metadata and writer
+// properties of t's files: the schema and metadata pqarrow writes for t's
+// Arrow schema with the schema stored.
+//
+// Note: they are taken from an empty file pqarrow writes, so that the
+// stored Arrow schema (ARROW:schema, which pyarrow reads for the exact
+// Arrow types) is pqarrow's own, byte for byte, whatever its version
+// normalizes.
+func (t *table) meta() (*pqschema.GroupNode, metadata.KeyValueMetadata, *parquet.WriterProperties, error) {
+	m := &t.file
+	m.once.Do(func() {
+		var buf bytes.Buffer
+		fw, err := pqarrow.NewFileWriter(t.schema, &buf, writerProps(),
+			pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		if err == nil {
+			err = fw.Close()
+		}
+		var pf *file.Reader
+		if err == nil {
+			pf, err = file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+		}
+		if err != nil {
+			m.err = fmt.Errorf("archive: %s: schema: %w", t.name, err)
+			return
+		}
+		m.kv = pf.MetaData().KeyValueMetadata()
+		m.root = pf.MetaData().Schema.Root()
+		m.props = writerProps(plainDoubles(pf.MetaData().Schema)...)
+	})
+	return m.root, slices.Clone(m.kv), m.props, m.err
+}
+
+// fileWriter writes one Parquet file of a table, its row groups straight
+// from Go rows (leaves.go).
+type fileWriter struct {
+	t     *table
+	w     *file.Writer
+	s     scratch
+	piece []span // the spans of the piece being written
+}
+
+// writeOnly hides a writer's Close: arrow-go's file writer closes an
+// io.Closer it writes to, and the caller owns w.
+type writeOnly struct{ io.Writer }
+
+// newFileWriter starts a Parquet file of table t on w.
+func (t *table) newFileWriter(w io.Writer) (*fileWriter, error) {
+	root, kv, props, err := t.meta()
+	if err != nil {
+		return nil, err
+	}
+	pw, err := file.NewParquetWriterWithError(writeOnly{w}, root, file.WithWriterProps(props), file.WithWriteMetadata(kv))
+	if err != nil {
+		return nil, fmt.Errorf("archive: %s: %w", t.name, err)
+	}
+	return &fileWriter{t: t, w: pw}, nil
+}
+
+// Close finishes the file: the last row group and the footer.
+func (fw *fileWriter) Close() error {
+	if err := fw.w.Close(); err != nil {
+		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+	}
+	return nil
+}
+
+// recordRows is the most rows handed to a column writer at once.
+//
+// Note: a row group is written a piece of recordRows rows at a time, each
+// leaf column of the piece in turn (into a buffered row group, whose
+// columns take writes in any order), so that the piece's rows stay in
+// the CPU cache while its ~55 leaves are read out of them: one pass over
+// all rows per leaf read each measurement row from memory 55 times, and
+// the piece of 4,096 rows (1.8 MB) did not stay in cache either. 512
+// rows of measurements are ~230 KB.
+var recordRows = 512 // a variable so tests can write groups in pieces
+
+// writeSpans writes the leaves of the rows of spans to the columns of
+// row group rg, recordRows rows at a time.
+func (fw *fileWriter) writeSpans(spans []span, rg file.BufferedRowGroupWriter) error {
+	stride := fw.t.typ.Size()
+	piece, rows := fw.piece[:0], 0
+	write := func() error {
+		for i := range fw.t.leaves {
+			cw, err := rg.Column(i)
+			if err == nil {
+				l := &fw.t.leaves[i]
+				err = l.sc.write(l, cw, piece, stride, &fw.s)
+			}
+			if err != nil {
+				return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+			}
+		}
+		piece, rows = piece[:0], 0
+		return nil
+	}
+	for _, sp := range spans {
+		// Note: base+from×stride only for from < n: a pointer one past
+		// the rows (the end of a piece that fills its slice) is a bad
+		// pointer to the collector when it finds it on the stack.
+		for from := 0; from < sp.n; {
+			k := min(sp.n-from, recordRows-rows)
+			piece = append(piece, span{unsafe.Add(sp.base, uintptr(from)*stride), k, sp.id})
+			from, rows = from+k, rows+k
+			if rows == recordRows {
+				if err := write(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	var err error
+	if rows > 0 {
+		err = write()
+	}
+	clear(piece[:cap(piece)]) // keeps no rows alive
+	fw.piece = piece[:0]
+	return err
+}
+
+// spanOf returns rows[from:to] (a slice of t.typ) as a span.
+func (fw *fileWriter) spanOf(rows reflect.Value, from, to int) span {
+	if from >= to {
+		return span{} // no pointer past the rows (see writeSpans)
+	}
+	return span{unsafe.Add(rows.UnsafePointer(), uintptr(from)*fw.t.typ.Size()), to - from, ""}
+}
+
+// write writes rows as one Parquet file. Rows are cut into row groups of
+// about groupRows rows at run boundaries, so that the run_id statistics of
+// a group (min and max, written by default) bound the runs it holds;
+// callers sort rows by run_id to make those bounds tight.
+func (t *table) write(w io.Writer, rows reflect.Value) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	fw, err := t.newFileWriter(bw)
+	if err != nil {
+		return err
+	}
+	if err := fw.writeGroups(rows); err != nil {
+		fw.Close()
+		return err
+	}
+	if err := fw.Close(); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("archive: write %s: %w", t.name, err)
+	}
+	return nil
+}
+
+// writeGroups appends rows to the file as row groups (see write). A file
+// can take several calls: each adds its own groups.
+func (fw *fileWriter) writeGroups(rows reflect.Value) error {
+	if rows.Len() == 0 {
+		return nil
+	}
+	for _, g := range fw.t.groups(rows) {
+		rg, err := fw.w.AppendBufferedRowGroupChecked()
+		if err == nil {
+			err = fw.writeSpans([]span{fw.spanOf(rows, g[0], g[1])}, rg)
+		}
+		if err == nil {
+			err = rg.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+		}
+	}
+	runtime.KeepAlive(rows)
+	return nil
+}
+
+// writeRuns appends the rows of runs (each a slice of t.typ) as row
+// groups, each run's rows carrying its id: the groups writeGroups makes
+// of the runs' rows in one slice, without copying them into one.
+func (fw *fileWriter) writeRuns(runs []runRows) error {
+	var group []span
+	n := 0
+	flush := func() error {
+		rg, err := fw.w.AppendBufferedRowGroupChecked()
+		if err == nil {
+			err = fw.writeSpans(group, rg)
+		}
+		if err == nil {
+			err = rg.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+		}
+		group, n = group[:0], 0
+		return nil
+	}
+	for _, r := range runs {
+		k := r.rows.Len()
+		if k == 0 {
+			continue
+		}
+		if n > 0 && n+k > groupRows {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		sp := fw.spanOf(r.rows, 0, k)
+		sp.id = r.id
+		group, n = append(group, sp), n+k
+	}
+	if n > 0 {
+		return flush()
+	}
+	runtime.KeepAlive(runs)
+	return nil
+}
+
+// runRows are the rows of one run (a slice of a table's type) and the id
+// they are written with.
+type runRows struct {
+	rows reflect.Value
+	id   string
+}
+
+// writeStream writes the rows fill calls put with as one buffered row
+// group: the group a single write of them all would make (one run's rows
+// stay in one group), without holding them all.
+func (fw *fileWriter) writeStream(fill func(put func(reflect.Value) error) error) error {
+	rg, err := fw.w.AppendBufferedRowGroupChecked()
+	if err != nil {
+		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+	}
+	err = fill(func(rows reflect.Value) error {
+		err := fw.writeSpans([]span{fw.spanOf(rows, 0, rows.Len())}, rg)
+		runtime.KeepAlive(rows)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := rg.Close(); err != nil {
+		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+	}
+	return nil
+}
+
+// groupRows is the row count a row group of a data file grows to before
+// the next run starts a new one (a single larger run keeps one group).
+//
+// Note: readers of a few runs skip every row group whose run_id min/max
+// statistics cannot hold them, so smaller groups mean less decoded per
+// Load by id; each group costs footer metadata and some compression, and
+// 8,192 rows (about 180 runs of a 46-cell matrix) keeps both small: on
+// 10,000 runs of 46 rows, Load of 2 runs reads 2 of 57 groups.
+var groupRows = 8192 // a variable so tests can write many groups of few runs
+
+// groups returns the [start, end) row ranges of the row groups of rows:
+// consecutive rows of one run stay in one group, and a group is closed
+// before a run that would take it past groupRows.
+func (t *table) groups(rows reflect.Value) [][2]int {
+	n := rows.Len()
+	if t.runID < 0 || n == 0 {
+		return [][2]int{{0, n}}
+	}
+	base, stride, off := rows.UnsafePointer(), t.typ.Size(), t.typ.Field(t.runID).Offset
+	id := func(i int) string { return *(*string)(unsafe.Add(base, uintptr(i)*stride+off)) }
+	var out [][2]int
+	start, runStart := 0, 0
+	for i := 1; i <= n; i++ {
+		if i < n && id(i) == id(i-1) {
+			continue
+		}
+		// rows[runStart:i] is one run.
+		if i-start > groupRows && runStart > start {
+			out = append(out, [2]int{start, runStart})
+			start = runStart
+		}
+		runStart = i
+	}
+	return append(out, [2]int{start, n})
+}
