@@ -57,7 +57,7 @@ func benchSendLag(b *testing.B, c *Client) {
 	// Each body is built per request, as a rate run's are.
 	body := func(int) []byte { return c.completionBody("A short prompt for the send-lag benchmark.", 8) }
 	const rate, seconds = 2000, 2
-	clocks := []clockKind{clockTimer, clockPrecise}
+	clocks := []clockKind{clockTimer, clockSleep, clockPrecise}
 	tally := make([]lagTally, len(clocks))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

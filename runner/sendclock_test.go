@@ -12,7 +12,7 @@ import (
 // early, whatever its mechanism), in order, and returns false at once
 // when the load's context ends during a wait.
 func TestSendClock(t *testing.T) {
-	for _, kind := range []clockKind{clockTimer, clockPrecise} {
+	for _, kind := range []clockKind{clockTimer, clockSleep, clockPrecise} {
 		t.Run(kind.String(), func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -52,7 +52,7 @@ func TestSendClock(t *testing.T) {
 //
 //	go test ./runner -run '^$' -bench SendClock -benchtime 3x
 func BenchmarkSendClock(b *testing.B) {
-	clocks := []clockKind{clockTimer, clockPrecise}
+	clocks := []clockKind{clockTimer, clockSleep, clockPrecise}
 	late := make([][]float64, len(clocks))
 	cpu := make([]time.Duration, len(clocks))
 	for i := 0; i < b.N; i++ {
