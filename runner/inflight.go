@@ -43,12 +43,6 @@ func inFlightOver(edges []inFlightEdge, from, to int64) inFlight {
 	})
 	var f inFlight
 	span := to - from
-	if span <= 0 {
-		for _, e := range edges { // a span of one instant: its peak only
-			f.max = max(f.max, e.d)
-		}
-		return f
-	}
 	var area float64
 	at := map[int]int64{} // time spent at each count
 	n := int64(len(f.series))
@@ -73,6 +67,9 @@ func inFlightOver(edges []inFlightEdge, from, to int64) inFlight {
 		}
 		cur += e.d
 		f.max = max(f.max, cur)
+	}
+	if span <= 0 { // a span of one instant: its peak only
+		return f
 	}
 	f.avg = area / float64(span)
 	for k := range f.series {

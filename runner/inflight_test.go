@@ -27,7 +27,7 @@ func TestInFlightOver(t *testing.T) {
 		{"mostly idle", []span{{0, 5}, {95, 100}}, 0, 100, 0.1, 1, 0, 0, []float64{0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0.5}},
 		{"back to back, an end before a start", []span{{0, 50}, {50, 100}}, 0, 100, 1, 1, 1, 1, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
 		{"uneven tenths (integer edges 0, 1, 3, 4, …)", []span{{0, 15}, {0, 3}}, 0, 15, 1.2, 2, 1, 2, []float64{2, 2, 1, 1, 1, 1, 1, 1, 1, 1}},
-		{"an instant", []span{{7, 7}}, 7, 7, 0, 1, 0, 0, make([]float64, 10)},
+		{"an instant (an end counts before a start at the same time)", []span{{7, 7}}, 7, 7, 0, 0, 0, 0, make([]float64, 10)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var edges []inFlightEdge
