@@ -41,7 +41,8 @@ type loadConfig struct {
 }
 
 // loadRun is the raw outcome of one load: every request's record (in
-// send order; lag[i] is how late request i was handed to the transport,
+// send order; lag[i] is how late request i's goroutine, its body built,
+// called net/http: before a connection is taken and the request written,
 // ns) and the streams whose logs hold their ticks.
 type loadRun struct {
 	epoch   time.Time
