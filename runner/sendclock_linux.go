@@ -26,7 +26,7 @@ import (
 // goroutines, while timers are checked at every schedule, so the clock
 // wakes at whichever comes first. Measured by BenchmarkSendClock (the
 // clocks alone: median lateness 0.04 ms against the timer's 0.55–0.6 ms,
-// for 25–40 µs more CPU per wait, one wake-up per request where the
+// for 25–45 µs more CPU per wait, one wake-up per request where the
 // late timer serves several) and BenchmarkOpenLoopSendLag (with
 // requests). Also measured, and not kept: yielding in a loop for the
 // last 1.5 ms (each yield queues the dispatcher behind every runnable
