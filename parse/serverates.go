@@ -13,6 +13,9 @@ import (
 type serveFigure struct {
 	kind unitKind
 	get  func(x *schema.Measurement) (float64, bool)
+	// text, when set, is a figure printed as text, not a number: the
+	// cell must be what it returns for the row ("" prints as a null).
+	text func(x *schema.Measurement) string
 }
 
 // serveFigures maps a rate-table header (headerKey) to its figure: the
@@ -23,20 +26,22 @@ type serveFigure struct {
 // full, so its cells are checked, not read; a column not listed here
 // cannot be checked and is an error rather than dropped.
 var serveFigures = map[string]serveFigure{
-	"achieveds":  {kindPlain, serveExtra("achieved_request_rate")},
-	"dones":      {kindPlain, serveF64(func(x *schema.Measurement) *float64 { return x.RequestThroughput })},
-	"goodputs":   {kindPlain, serveF64(func(x *schema.Measurement) *float64 { return x.GoodputReqS })},
-	"completed":  {kindCount, serveI64(func(x *schema.Measurement) *int64 { return x.CompletedRequests })},
-	"errors":     {kindCount, serveI64(func(x *schema.Measurement) *int64 { return x.ErroredRequests })},
-	"outputtoks": {kindRate, serveF64(func(x *schema.Measurement) *float64 { return x.TotalTokS })},
-	"inouttoks":  {kindRate, serveExtra("total_token_throughput")},
-	"ttftp50ms":  {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TTFTMs })},
-	"ttftp99ms":  {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TTFTP99Ms })},
-	"tbtp50ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TBTMs })},
-	"tbtp99ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TBTP99Ms })},
-	"e2ep50ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.E2EP50Ms })},
-	"e2ep99ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.E2EP99Ms })},
-	"inflight":   {kindPlain, serveF64(func(x *schema.Measurement) *float64 { return x.AvgActiveRequests })},
+	"achieveds":  {kindPlain, serveExtra("achieved_request_rate"), nil},
+	"dones":      {kindPlain, serveF64(func(x *schema.Measurement) *float64 { return x.RequestThroughput }), nil},
+	"goodputs":   {kindPlain, serveF64(func(x *schema.Measurement) *float64 { return x.GoodputReqS }), nil},
+	"completed":  {kindCount, serveI64(func(x *schema.Measurement) *int64 { return x.CompletedRequests }), nil},
+	"errors":     {kindCount, serveI64(func(x *schema.Measurement) *int64 { return x.ErroredRequests }), nil},
+	"outputtoks": {kindRate, serveF64(func(x *schema.Measurement) *float64 { return x.TotalTokS }), nil},
+	"inouttoks":  {kindRate, serveExtra("total_token_throughput"), nil},
+	"ttftp50ms":  {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TTFTMs }), nil},
+	"ttftp99ms":  {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TTFTP99Ms }), nil},
+	"tbtp50ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TBTMs }), nil},
+	"tbtp99ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TBTP99Ms }), nil},
+	"e2ep50ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.E2EP50Ms }), nil},
+	"e2ep99ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.E2EP99Ms }), nil},
+	"inflight":   {kindPlain, serveF64(func(x *schema.Measurement) *float64 { return x.AvgActiveRequests }), nil},
+	// The trend of the row's in-flight series (in_flight_t01…t10).
+	"inflightovertime": {text: schema.InFlightTrend},
 }
 
 func serveF64(p func(*schema.Measurement) *float64) func(*schema.Measurement) (float64, bool) {
@@ -218,6 +223,16 @@ func checkServe(raw *rawDoc, rows []*tableRow) error {
 			}
 			f := figs[i]
 			if f == nil {
+				continue
+			}
+			if f.text != nil {
+				if want := f.text(r.m); text != want && !(want == "" && nullTexts[text]) {
+					says := "no figure"
+					if want != "" {
+						says = want
+					}
+					return errorf(name, tr.Line, "rate table: %s: %s %s, All measurements line %d says %s", what, t.Header[i], text, r.line, says)
+				}
 				continue
 			}
 			q, err := parseQuantity(text)

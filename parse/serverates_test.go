@@ -38,8 +38,8 @@ func TestServeTableReads(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f.ext, err)
 		}
-		if raw.Serve.HeaderLine == 0 || len(raw.Serve.Rows) != 5 || len(raw.Serve.Header) != 17 {
-			t.Errorf("%s: rate table at line %d with %d rows and %d columns, want 5 rows of 17", f.ext, raw.Serve.HeaderLine, len(raw.Serve.Rows), len(raw.Serve.Header))
+		if raw.Serve.HeaderLine == 0 || len(raw.Serve.Rows) != 5 || len(raw.Serve.Header) != 18 {
+			t.Errorf("%s: rate table at line %d with %d rows and %d columns, want 5 rows of 18", f.ext, raw.Serve.HeaderLine, len(raw.Serve.Rows), len(raw.Serve.Header))
 		}
 		m, err := ParseBytes([]byte(doc), "rates."+f.ext, f.format)
 		if err != nil {
@@ -82,6 +82,8 @@ func TestServeTableDisagrees(t *testing.T) {
 		{"rounded tok/s disagrees", "7,057.8", "7.2K", false, "rate table: serve 1K at 117/s: Output tok/s 7.2K, All measurements line"},
 		{"rounded latency agrees", "178.3", "178", false, ""},
 		{"a unit the column does not take", "178.3", "178.3 tok/s", false, `rate table: serve 1K at 1 stream: column "TTFT p99 (ms)": unit "tok/s" is not a time`},
+		{"trend changed", "▃▆▇▇█▇▇▇▆▄", "▃▆▇▇█▇▇▇▆▃", false, "rate table: serve 1K at 1 stream: In flight over time ▃▆▇▇█▇▇▇▆▃, All measurements line"},
+		{"trend dropped", "▃▆▇▇█▇▇▇▆▄", "—", false, "rate table: serve 1K at 1 stream: In flight over time —, All measurements line"},
 		{"unknown column", "In flight", "Queue depth", true, `rate table: column "Queue depth" is not a serve figure`},
 	}
 	// The caption's arrival against the Run section's pair; the error is

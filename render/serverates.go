@@ -30,7 +30,8 @@ func writeServeRates(b *bytes.Buffer, m *schema.Matrix) {
 	b.WriteString("\nServe: by request rate (ms: p50 / p99)\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 3, ' ', tabwriter.AlignRight)
 	head := []string{"context", "load"}
-	for _, c := range serveColumns {
+	cols := serveColumnsOf(rows)
+	for _, c := range cols {
 		if c.Term != "" {
 			head = append(head, c.Term)
 		}
@@ -38,7 +39,7 @@ func writeServeRates(b *bytes.Buffer, m *schema.Matrix) {
 	fmt.Fprintf(tw, "%s\t\n", strings.Join(head, "\t"))
 	for _, x := range rows {
 		cells := []string{label(x), serveLoad(x)}
-		for _, c := range serveColumns {
+		for _, c := range cols {
 			s := c.rounded(x)
 			if c.Term == "" { // a p99 after its p50
 				if last := &cells[len(cells)-1]; *last != None && s != None {

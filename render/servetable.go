@@ -1,8 +1,10 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"speedmatrix/schema"
 )
@@ -17,6 +19,7 @@ const (
 	serveMs                        // a latency in ms: "830", "12.4"
 	serveTBT                       // a time between tokens in ms: "28.1"
 	serveInFlight                  // requests in flight on average: "4.3"
+	serveTrend                     // in flight over time: "▁▄▇█▇▇▇▇▆▃" (Text)
 )
 
 // serveColumn is one figure of the serve table: the terminal summary and
@@ -27,6 +30,9 @@ type serveColumn struct {
 	Term string // terminal header; "" for a p99 printed after its p50
 	Kind serveKind
 	Get  func(x *schema.Measurement) (float64, bool)
+	// Text prints a figure that is not a number (serveTrend); "" when
+	// the row has none.
+	Text func(x *schema.Measurement) string
 }
 
 // serveColumns are the figures a person deciding on a load reads, after
@@ -37,20 +43,33 @@ type serveColumn struct {
 // requests, as the All measurements table's Total tok/s); input and
 // output together is "In+out tok/s", vLLM's total token throughput.
 var serveColumns = []serveColumn{
-	{"Achieved/s", "achieved/s", servePerS, extraOf("achieved_request_rate")},
-	{"Done/s", "done/s", servePerS, f64(func(x *schema.Measurement) *float64 { return x.RequestThroughput })},
-	{"Goodput/s", "goodput/s", servePerS, f64(func(x *schema.Measurement) *float64 { return x.GoodputReqS })},
-	{"Completed", "completed", serveCount, i64(func(x *schema.Measurement) *int64 { return x.CompletedRequests })},
-	{"Errors", "errors", serveCount, i64(func(x *schema.Measurement) *int64 { return x.ErroredRequests })},
-	{"Output tok/s", "out tok/s", serveTokS, f64(func(x *schema.Measurement) *float64 { return x.TotalTokS })},
-	{"In+out tok/s", "in+out tok/s", serveTokS, extraOf("total_token_throughput")},
-	{"TTFT p50 (ms)", "TTFT", serveMs, f64(func(x *schema.Measurement) *float64 { return x.TTFTMs })},
-	{"TTFT p99 (ms)", "", serveMs, f64(func(x *schema.Measurement) *float64 { return x.TTFTP99Ms })},
-	{"TBT p50 (ms)", "TBT", serveTBT, f64(func(x *schema.Measurement) *float64 { return x.TBTMs })},
-	{"TBT p99 (ms)", "", serveTBT, f64(func(x *schema.Measurement) *float64 { return x.TBTP99Ms })},
-	{"E2E p50 (ms)", "E2E", serveMs, f64(func(x *schema.Measurement) *float64 { return x.E2EP50Ms })},
-	{"E2E p99 (ms)", "", serveMs, f64(func(x *schema.Measurement) *float64 { return x.E2EP99Ms })},
-	{"In flight", "in flight", serveInFlight, f64(func(x *schema.Measurement) *float64 { return x.AvgActiveRequests })},
+	{"Achieved/s", "achieved/s", servePerS, extraOf("achieved_request_rate"), nil},
+	{"Done/s", "done/s", servePerS, f64(func(x *schema.Measurement) *float64 { return x.RequestThroughput }), nil},
+	{"Goodput/s", "goodput/s", servePerS, f64(func(x *schema.Measurement) *float64 { return x.GoodputReqS }), nil},
+	{"Completed", "completed", serveCount, i64(func(x *schema.Measurement) *int64 { return x.CompletedRequests }), nil},
+	{"Errors", "errors", serveCount, i64(func(x *schema.Measurement) *int64 { return x.ErroredRequests }), nil},
+	{"Output tok/s", "out tok/s", serveTokS, f64(func(x *schema.Measurement) *float64 { return x.TotalTokS }), nil},
+	{"In+out tok/s", "in+out tok/s", serveTokS, extraOf("total_token_throughput"), nil},
+	{"TTFT p50 (ms)", "TTFT", serveMs, f64(func(x *schema.Measurement) *float64 { return x.TTFTMs }), nil},
+	{"TTFT p99 (ms)", "", serveMs, f64(func(x *schema.Measurement) *float64 { return x.TTFTP99Ms }), nil},
+	{"TBT p50 (ms)", "TBT", serveTBT, f64(func(x *schema.Measurement) *float64 { return x.TBTMs }), nil},
+	{"TBT p99 (ms)", "", serveTBT, f64(func(x *schema.Measurement) *float64 { return x.TBTP99Ms }), nil},
+	{"E2E p50 (ms)", "E2E", serveMs, f64(func(x *schema.Measurement) *float64 { return x.E2EP50Ms }), nil},
+	{"E2E p99 (ms)", "", serveMs, f64(func(x *schema.Measurement) *float64 { return x.E2EP99Ms }), nil},
+	{"In flight", "in flight", serveInFlight, f64(func(x *schema.Measurement) *float64 { return x.AvgActiveRequests }), nil},
+	{"In flight over time", "over time", serveTrend, nil, schema.InFlightTrend},
+}
+
+// serveColumnsOf returns the serve columns rows print: all of them but
+// the in-flight trend when no row has a series (other tools' rows, runs
+// made before it was kept), so their tables read as they always did.
+func serveColumnsOf(rows []*schema.Measurement) []serveColumn {
+	for _, x := range rows {
+		if schema.InFlightSeries(x) != nil {
+			return serveColumns
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(serveColumns), func(c serveColumn) bool { return c.Kind == serveTrend })
 }
 
 func f64(p func(*schema.Measurement) *float64) func(*schema.Measurement) (float64, bool) {
@@ -86,6 +105,9 @@ func extraOf(name string) func(*schema.Measurement) (float64, bool) {
 // full prints a serve figure in full for a document: the digits it needs
 // to read back exactly, the unit in the header.
 func (c serveColumn) full(x *schema.Measurement) string {
+	if c.Text != nil {
+		return cmp.Or(c.Text(x), None)
+	}
 	v, ok := c.Get(x)
 	if !ok {
 		return None
@@ -105,6 +127,9 @@ func (c serveColumn) full(x *schema.Measurement) string {
 
 // rounded prints a serve figure for the terminal.
 func (c serveColumn) rounded(x *schema.Measurement) string {
+	if c.Text != nil {
+		return cmp.Or(c.Text(x), None)
+	}
 	v, ok := c.Get(x)
 	if !ok {
 		return None
@@ -183,7 +208,8 @@ func newServeTable(m *schema.Matrix) *table {
 	if status {
 		t.Header = append(t.Header, "Status")
 	}
-	for _, c := range serveColumns {
+	cols := serveColumnsOf(rows)
+	for _, c := range cols {
 		t.Header = append(t.Header, c.Doc)
 	}
 	for _, x := range rows {
@@ -191,7 +217,7 @@ func newServeTable(m *schema.Matrix) *table {
 		if status {
 			r = append(r, StatusLabel(x.Status))
 		}
-		for _, c := range serveColumns {
+		for _, c := range cols {
 			r = append(r, c.full(x))
 		}
 		t.Rows = append(t.Rows, r)

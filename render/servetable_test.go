@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +31,11 @@ func rateRun() *schema.Matrix {
 			TTFTP90Ms: f(ttft99 * 0.75), MeasuredS: f(10),
 			Extra: []schema.Metric{{Name: "achieved_request_rate", Value: achieved},
 				{Name: "total_token_throughput", Value: tok * 17}, {Name: "late_requests", Value: 0}},
+		}
+		// In flight over time: a ramp up to the mean and down again.
+		x.Extra = append(x.Extra, schema.Metric{Name: "in_flight_p50", Value: math.Round(active)}, schema.Metric{Name: "in_flight_p90", Value: math.Ceil(active * 1.1)})
+		for k, w := range []float64{0.3, 0.8, 1, 1.1, 1.2, 1.1, 1.05, 1, 0.9, 0.55} {
+			x.Extra = append(x.Extra, schema.Metric{Name: schema.InFlightSeriesName(k), Value: math.Round(active*w*100) / 100})
 		}
 		if rate != 0 {
 			x.RequestRate = f(rate)
@@ -87,12 +93,20 @@ func TestServeTable(t *testing.T) {
 		t.Errorf("header %q, last row %q: want a Status column saying Error", tb.Header, tb.Rows[4])
 	}
 	// Full precision: the cell reads back as the row's value.
-	if tb.Rows[1][3] != "191.764" || tb.Rows[1][4] != "160.1" || tb.Rows[1][9] != "174,137.8" || tb.Rows[1][len(tb.Header)-1] != "63.8" {
+	if tb.Rows[1][3] != "191.764" || tb.Rows[1][4] != "160.1" || tb.Rows[1][9] != "174,137.8" || tb.Rows[1][len(tb.Header)-2] != "63.8" || tb.Rows[1][len(tb.Header)-1] != "▃▆▇▇█▇▇▇▆▄" {
 		t.Errorf("row 1 %q", tb.Rows[1])
 	}
 	m.Measurements = m.Measurements[:4]
 	if tb := newServeTable(m); tb.Header[2] == "Status" {
 		t.Errorf("a Status column without a failed row: %q", tb.Header)
+	}
+	// Rows without an in-flight series (other tools', older runs) print
+	// no trend column: their tables read as before.
+	for i := range m.Measurements {
+		m.Measurements[i].Extra = slices.DeleteFunc(m.Measurements[i].Extra, func(e schema.Metric) bool { return e.Name == schema.InFlightSeriesName(3) })
+	}
+	if tb := newServeTable(m); slices.Contains(tb.Header, "In flight over time") {
+		t.Errorf("a trend column without a series: %q", tb.Header)
 	}
 	both := schema.Measurement{RequestRate: schema.F64(4), Concurrency: schema.I32(8)}
 	inf := schema.Measurement{RequestRate: schema.F64(math.Inf(1))}

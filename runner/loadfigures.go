@@ -2,7 +2,6 @@ package runner
 
 import (
 	"math"
-	"slices"
 
 	"speedmatrix/schema"
 )
@@ -30,14 +29,15 @@ const lateAfter = 10 * 1e6 // ns
 //     duration (vLLM's --goodput, inference-perf's goodput).
 //   - in flight: the number of requests between their start and end at
 //     each moment; average active requests is its time average over the
-//     span, max_active_requests its peak.
+//     span, max_active_requests its peak, in_flight_p50 and _p90 the
+//     count it spent half (90%) of the span at or below, in_flight_t01 …
+//     _t10 its mean over each tenth of the span (inflight.go).
 type loadFigures struct {
 	sent, completed, errored, incomplete, late, good int64
 	firstStart, lastStart, lastEnd                   int64
 	outTokens, inTokens                              int64
 	ttft, ttfc, tbt, gaps, e2e, lag, prompts         []float64
-	activeAvg                                        float64
-	activeMax                                        int
+	inFlight                                         inFlight
 	errSample                                        string
 	samples                                          []schema.Sample
 }
@@ -45,11 +45,7 @@ type loadFigures struct {
 // figuresOf computes a load's figures; slo decides goodput.
 func figuresOf(run *loadRun, slo SLO, keepSamples bool) loadFigures {
 	f := loadFigures{firstStart: -1}
-	type edge struct {
-		t int64
-		d int
-	}
-	var edges []edge
+	var edges []inFlightEdge
 	for i := range run.recs {
 		q := &run.recs[i]
 		f.sent++
@@ -67,7 +63,7 @@ func figuresOf(run *loadRun, slo SLO, keepSamples bool) loadFigures {
 			end = max(q.start, run.stoppedAt)
 		}
 		f.lastEnd = max(f.lastEnd, end)
-		edges = append(edges, edge{q.start, 1}, edge{end, -1})
+		edges = append(edges, inFlightEdge{q.start, 1}, inFlightEdge{end, -1})
 		s := schema.Sample{Request: int64(i), StartMs: float64(q.start) * msPerNs, PromptTokens: q.prompt, InWindow: true, Error: q.err}
 		if q.failed() {
 			f.errored++
@@ -121,28 +117,7 @@ func figuresOf(run *loadRun, slo SLO, keepSamples bool) loadFigures {
 			f.good++
 		}
 	}
-	// In flight over time: a sweep over the start and end edges.
-	slices.SortFunc(edges, func(a, b edge) int {
-		if a.t != b.t {
-			if a.t < b.t {
-				return -1
-			}
-			return 1
-		}
-		return a.d - b.d // an end before a start at the same instant
-	})
-	var area float64
-	cur := 0
-	for k, e := range edges {
-		if k > 0 {
-			area += float64(cur) * float64(e.t-edges[k-1].t)
-		}
-		cur += e.d
-		f.activeMax = max(f.activeMax, cur)
-	}
-	if span := f.lastEnd - f.firstStart; span > 0 {
-		f.activeAvg = area / float64(span)
-	}
+	f.inFlight = inFlightOver(edges, f.firstStart, f.lastEnd)
 	return f
 }
 
@@ -168,7 +143,6 @@ func (f *loadFigures) fill(m *schema.Measurement) {
 		m.MeasuredS = schema.F64(sec)
 		m.TotalTokS = schema.F64(float64(f.outTokens) / sec)
 		m.RequestThroughput = schema.F64(float64(f.completed) / sec)
-		m.AvgActiveRequests = schema.F64(f.activeAvg)
 		if f.inTokens > 0 {
 			m.InputTokS = schema.F64(float64(f.inTokens) / sec)
 		}
@@ -194,5 +168,5 @@ func (f *loadFigures) fill(m *schema.Measurement) {
 		extra("send_lag_p99_ms", roundSig(d.p99, 4))
 		extra("send_lag_max_ms", roundSig(f.lag[len(f.lag)-1], 4))
 	}
-	extra("max_active_requests", float64(f.activeMax))
+	f.inFlight.fill(m, sec)
 }

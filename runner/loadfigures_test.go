@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -54,7 +55,10 @@ func TestLoadFigures(t *testing.T) {
 		// in flight: [0,150) 1, [100,150) 2, then 1 until 500, 2 until
 		// 600, 1 until 800, 2 until 1000: area 1,350 ms over 1,000 ms.
 		{"avg active", *m.AvgActiveRequests, 1.35},
-		{"max active", float64(f.activeMax), 2},
+		{"max active", float64(f.inFlight.max), 2},
+		// 650 ms at 1, 350 ms at 2.
+		{"in flight p50", float64(f.inFlight.p50), 1},
+		{"in flight p90", float64(f.inFlight.p90), 2},
 	}
 	for _, c := range checks {
 		if !within(c.got, c.want, 1e-9, 1e-9) {
@@ -70,6 +74,14 @@ func TestLoadFigures(t *testing.T) {
 	}
 	if extra["late_requests"] != 1 || extra["send_lag_max_ms"] != 20 || extra["max_active_requests"] != 2 {
 		t.Errorf("extra %v", extra)
+	}
+	// The series: tenths of 100 ms; [100, 200) holds 2 for 50 ms.
+	wantSeries := []float64{1, 1.5, 1, 1, 1, 2, 1, 1, 2, 2}
+	if got := schema.InFlightSeries(&m); !slices.Equal(got, wantSeries) {
+		t.Errorf("in-flight series %v, want %v", got, wantSeries)
+	}
+	if extra["in_flight_p50"] != 1 || extra["in_flight_p90"] != 2 {
+		t.Errorf("in flight p50 %v p90 %v, want 1 and 2", extra["in_flight_p50"], extra["in_flight_p90"])
 	}
 	if len(f.samples) != 4 || f.samples[2].Error == "" || f.samples[0].TTFTMs == nil || *f.samples[0].TTFTMs != 100 {
 		t.Errorf("samples %+v", f.samples)

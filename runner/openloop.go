@@ -19,8 +19,9 @@ type loadConfig struct {
 	n, concurrency int
 	// closedFor, when above 0, ends a closed loop's sending after it.
 	closedFor time.Duration
-	// body returns request i's body, built in its own goroutine after it
-	// was dispatched.
+	// body returns request i's body: an open loop's is built by the
+	// dispatcher before the request's send time, a closed loop's in the
+	// request's goroutine.
 	body func(i int) []byte
 	// maxInFlight bounds the requests in flight; an arrival that finds
 	// them all busy waits for one to end (it is then late, and counted).
@@ -31,13 +32,17 @@ type loadConfig struct {
 	// drain bounds the wait for requests still in flight once the last
 	// was sent; past it they are cut (incomplete).
 	drain time.Duration
+	// clock chooses how send times are waited for (the benchmark
+	// compares them); the zero value is the precise clock.
+	clock clockKind
 	// onTokens, when set, is called about every 250 ms with the tokens
 	// streamed so far and the requests sent.
 	onTokens func(tokens int64, sent int, elapsed time.Duration)
 }
 
 // loadRun is the raw outcome of one load: every request's record (in
-// send order; lag[i] is how late request i was handed to the transport,
+// send order; lag[i] is how late request i's goroutine, its body built,
+// called net/http: before a connection is taken and the request written,
 // ns) and the streams whose logs hold their ticks.
 type loadRun struct {
 	epoch   time.Time
@@ -49,32 +54,6 @@ type loadRun struct {
 	// epoch), -1 when all ended by themselves.
 	stoppedAt   int64
 	interrupted bool
-}
-
-// waitUntil returns at epoch+at, or false when ctx ends first.
-//
-// Note: the dispatcher parks on a runtime timer, so its P runs the
-// request goroutine it has just started at once. Three ways were measured
-// at 2,000 requests/s against the simulator on the shared 2-core machine
-// (BenchmarkOpenLoopSendLag): yielding in a loop for the last 1.5 ms
-// (each yield queues the dispatcher behind every runnable goroutine),
-// and a locked thread sleeping with clock_nanosleep (precise wake-ups,
-// but the goroutine it starts waits for sysmon to take back the P the
-// sleeping thread holds: up to 10 ms, and 200 ms seen at 10 requests/s)
-// both had longer tails than the plain timer.
-func waitUntil(ctx context.Context, epoch time.Time, at int64) bool {
-	d := time.Until(epoch.Add(time.Duration(at)))
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		t.Stop()
-		return false
-	}
 }
 
 // runLoad sends the requests of cfg and reads every stream to its end.
@@ -122,6 +101,8 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 	}
 	run.epoch = time.Now()
 	epoch := run.epoch
+	clock := newSendClock(stopCtx, epoch, cfg.clock)
+	defer clock.close()
 
 	// Stall watchdog, as in closed-loop cells: nothing per byte.
 	stopWatch := watch(min(cfg.idle, cfg.header), epoch, func(now int64) bool {
@@ -152,9 +133,13 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 
 	for i := 0; i < n; i++ {
 		var due int64
+		var body []byte
 		if !closed {
+			// The body is built before its time comes, so the send lag
+			// is the clock's and the scheduler's, not the encoder's.
+			body = cfg.body(i)
 			due = cfg.at[i]
-			if !waitUntil(stopCtx, epoch, due) {
+			if !clock.until(due) {
 				break
 			}
 		}
@@ -183,11 +168,14 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 		run.sent++
 		sentNow.Add(1)
 		wg.Add(1)
-		go func(i, si int, s *stream, due int64) {
+		go func(i, si int, s *stream, due int64, body []byte) {
 			defer wg.Done()
 			rec := &run.recs[i]
 			rec.slot, rec.seq = si, i
-			c.do(reqCtx, cfg.body(i), epoch, s, rec)
+			if body == nil { // a closed loop's, built when it is sent
+				body = cfg.body(i)
+			}
+			c.do(reqCtx, body, epoch, s, rec)
 			run.lag[i] = rec.start - due
 			cancel(nil)
 			mu.Lock()
@@ -195,7 +183,7 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 			free = append(free, si)
 			mu.Unlock()
 			<-slots
-		}(i, si, s, due)
+		}(i, si, s, due, body)
 	}
 	// Wait for the requests in flight, at most drain.
 	done := make(chan struct{})

@@ -46,8 +46,8 @@ func TestRunLoad(t *testing.T) {
 			}
 		}
 		f := figuresOf(&res, SLO{}, false)
-		if f.activeMax < 4 {
-			t.Errorf("at most %d requests in flight, want 4 (400 ms each, one every 100 ms)", f.activeMax)
+		if f.inFlight.max < 4 {
+			t.Errorf("at most %d requests in flight, want 4 (400 ms each, one every 100 ms)", f.inFlight.max)
 		}
 	})
 	t.Run("drain cuts", func(t *testing.T) {
@@ -70,8 +70,8 @@ func TestRunLoad(t *testing.T) {
 		cfg.body = func(int) []byte { return short }
 		res := c.runLoad(context.Background(), cfg)
 		f := figuresOf(&res, SLO{}, false)
-		if res.sent != 6 || f.completed != 6 || f.activeMax != 2 {
-			t.Errorf("sent %d, completed %d, at most %d in flight; want 6, 6 and 2", res.sent, f.completed, f.activeMax)
+		if res.sent != 6 || f.completed != 6 || f.inFlight.max != 2 {
+			t.Errorf("sent %d, completed %d, at most %d in flight; want 6, 6 and 2", res.sent, f.completed, f.inFlight.max)
 		}
 	})
 	t.Run("stop", func(t *testing.T) {
