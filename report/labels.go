@@ -7,8 +7,8 @@ import (
 )
 
 // Labels names runs for notes and legends: what tells them apart among
-// GPU (first three words) and quantization, then engine, bench tool,
-// model and the configuration a title names. Runs those leave alike (two
+// GPU (first three words) and quantization, then engine, model, bench
+// tool and the configuration a title names. Runs those leave alike (two
 // files of one provider and model) keep that name with a run-id prefix
 // after it; a run none of them names is its run-id prefix.
 func Labels(ms []*schema.Matrix) []string {
@@ -29,10 +29,10 @@ func Labels(ms []*schema.Matrix) []string {
 		func(r *schema.Run) string { return short(r.GPU) },
 		func(r *schema.Run) string { return r.Quantization },
 		func(r *schema.Run) string { return strings.TrimSpace(r.Engine + " " + r.EngineVersion) },
+		func(r *schema.Run) string { return r.Model },
 		// The same model measured by two tools (vLLM's bench serve and
 		// genai-bench) differs in nothing else.
 		func(r *schema.Run) string { return r.BenchTool },
-		func(r *schema.Run) string { return r.Model },
 		// A tool's file split into runs by configuration: the title ends
 		// with what sets the run apart, "(deployment=kvcache)".
 		func(r *schema.Run) string {

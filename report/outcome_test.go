@@ -1,0 +1,51 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"speedmatrix/analysis"
+	"speedmatrix/schema"
+)
+
+// TestOutcomeFailedRuns: a run whose every cell failed is named as such
+// in the first sentence, not as runs sharing no cell or no figure.
+func TestOutcomeFailedRuns(t *testing.T) {
+	mk := func(id, model string, n int32, st schema.Status) *schema.Matrix {
+		m := &schema.Matrix{Run: schema.Run{RunID: id, Model: model}}
+		row := schema.Measurement{Phase: schema.PhaseServe, ContextLabel: "1K", Concurrency: schema.I32(n), Status: st}
+		if st == schema.StatusValid {
+			row.TotalTokS, row.TTFTMs = schema.F64(1000), schema.F64(50)
+		}
+		m.Measurements = []schema.Measurement{row}
+		return m
+	}
+	cases := []struct {
+		name      string
+		base, oth *schema.Matrix
+		want      string
+	}{
+		{"both failed, no common cell", mk("aaaa", "Model-8B", 4, schema.StatusError), mk("bbbb", "mistral-7b", 16, schema.StatusError),
+			"Neither run has a valid cell: every cell of mistral-7b failed (1 error) and every cell of Model-8B failed (1 error)"},
+		{"other failed in the common cell", mk("aaaa", "qwen3-4b", 16, schema.StatusValid), mk("bbbb", "mistral-7b", 16, schema.StatusError),
+			"Every cell of mistral-7b failed (1 error), so nothing of it is compared with qwen3-4b"},
+		{"baseline over capacity", mk("aaaa", "qwen3-4b", 16, schema.StatusOverCapacity), mk("bbbb", "mistral-7b", 16, schema.StatusValid),
+			"Every cell of the baseline qwen3-4b failed (1 over capacity)"},
+		{"both valid", mk("aaaa", "qwen3-4b", 16, schema.StatusValid), mk("bbbb", "mistral-7b", 16, schema.StatusValid),
+			"mistral-7b delivers 1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ms := []*schema.Matrix{c.base, c.oth}
+			cmp, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := New(cmp, Options{})
+			got := strings.Join(r.Summary.Outcome, "\n")
+			if !strings.HasPrefix(got, c.want) {
+				t.Errorf("outcome:\n%s\nwant it to begin:\n%s", got, c.want)
+			}
+		})
+	}
+}
