@@ -49,3 +49,51 @@ func TestOutcomeFailedRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestNoRowsOfDashes: a metric neither run records is named in a note,
+// not printed as a summary row of dashes; runs without a common cell get
+// no delta or geometric-mean table, and -table summary of them is the
+// CSV header, not an error.
+func TestNoRowsOfDashes(t *testing.T) {
+	mk := func(id, engine string, n int32, tok float64) *schema.Matrix {
+		m := &schema.Matrix{Run: schema.Run{RunID: id, Engine: engine, BenchTool: "llmperf"}}
+		m.Measurements = []schema.Measurement{{Phase: schema.PhaseServe, ContextLabel: "550", Concurrency: schema.I32(n), Status: schema.StatusValid,
+			TotalTokS: schema.F64(tok), TTFTMs: schema.F64(1000 / tok)}}
+		return m
+	}
+	build := func(ms ...*schema.Matrix) *Report {
+		c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return New(c, Options{})
+	}
+	r := build(mk("aaaa", "replicate", 5, 29.4), mk("bbbb", "groq", 5, 441.8))
+	sum := r.summaryTable()
+	for _, row := range sum.Rows {
+		if row[2] == "TBT ms" || row[2] == "per-request tok/s" {
+			t.Errorf("summary row of a metric neither run records: %q", row)
+		}
+	}
+	if len(sum.Rows) != 2 || !strings.Contains(strings.Join(sum.Notes, "\n"), "Not recorded by either run, so not compared: serve TBT ms, serve per-request tok/s.") {
+		t.Errorf("summary rows %q, notes %q", sum.Rows, sum.Notes)
+	}
+
+	r = build(mk("aaaa", "replicate", 5, 29.4), mk("bbbb", "groq", 8, 441.8))
+	var b strings.Builder
+	if err := r.Write(&b, analysis.FormatText, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, no := range []string{"Deltas:", "Geometric mean", "Summary:"} {
+		if strings.Contains(b.String(), no) {
+			t.Errorf("runs without a common cell print %q:\n%s", no, b.String())
+		}
+	}
+	b.Reset()
+	if err := r.Write(&b, analysis.FormatCSV, "summary"); err != nil {
+		t.Fatalf("-table summary of runs without a common cell: %v", err)
+	}
+	if got := b.String(); got != "run,phase,metric,ratio,min,max,ci_lo,ci_hi,verdict,cells_compared,cells_excluded,left_out\n" {
+		t.Errorf("-table summary CSV = %q, want its header alone", got)
+	}
+}
