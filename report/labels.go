@@ -28,11 +28,19 @@ func Labels(ms []*schema.Matrix) []string {
 	fields := []func(*schema.Run) string{
 		func(r *schema.Run) string { return short(r.GPU) },
 		func(r *schema.Run) string { return r.Quantization },
-		func(r *schema.Run) string { return strings.TrimSpace(r.Engine + " " + r.EngineVersion) },
+		func(r *schema.Run) string { return strings.TrimSpace(r.Engine + " " + shortVersion(r.EngineVersion)) },
 		func(r *schema.Run) string { return r.Model },
 		// The same model measured by two tools (vLLM's bench serve and
 		// genai-bench) differs in nothing else.
 		func(r *schema.Run) string { return r.BenchTool },
+		// The whole version, when only the build shortVersion cut tells
+		// runs apart.
+		func(r *schema.Run) string {
+			if shortVersion(r.EngineVersion) == r.EngineVersion {
+				return ""
+			}
+			return strings.TrimSpace(r.Engine + " " + r.EngineVersion)
+		},
 		// A tool's file split into runs by configuration: the title ends
 		// with what sets the run apart, "(deployment=kvcache)".
 		func(r *schema.Run) string {
@@ -121,4 +129,18 @@ func distinctStrings(ss []string) bool {
 		seen[s] = true
 	}
 	return true
+}
+
+// shortVersion cuts a version at its local part and development build
+// ("0.27.2rc1.dev113+g5cecfc013" → "0.27.2rc1"): the full string made every
+// legend and sentence naming a run three times as long. Runs told apart by
+// the build alone are named with it (Labels).
+func shortVersion(v string) string {
+	if i := strings.IndexByte(v, '+'); i > 0 {
+		v = v[:i]
+	}
+	if i := strings.Index(v, ".dev"); i > 0 {
+		v = v[:i]
+	}
+	return v
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"speedmatrix/schema"
@@ -9,7 +10,8 @@ import (
 
 func TestLabels(t *testing.T) {
 	run := func(id, gpu, engine, tool, model string) *schema.Matrix {
-		return &schema.Matrix{Run: schema.Run{RunID: id, GPU: gpu, Engine: engine, BenchTool: tool, Model: model}}
+		e, v, _ := strings.Cut(engine, " ")
+		return &schema.Matrix{Run: schema.Run{RunID: id, GPU: gpu, Engine: e, EngineVersion: v, BenchTool: tool, Model: model}}
 	}
 	cases := []struct {
 		name string
@@ -22,6 +24,10 @@ func TestLabels(t *testing.T) {
 			[]string{"vllm bench serve", "vllm llm-inference-bench", "genai-bench"}},
 		{"providers, two alike", []*schema.Matrix{run("31caec0e11", "", "replicate", "llmperf", "llama-2-70b-chat"), run("7cb54f7922", "", "groq", "llmperf", "llama2-70b-4096"), run("541507f033", "", "replicate", "llmperf", "llama-2-70b-chat")},
 			[]string{"replicate llama-2-70b-chat (31caec0e)", "groq llama2-70b-4096", "replicate llama-2-70b-chat (541507f0)"}},
+		{"engine builds", []*schema.Matrix{run("aaaaaaaa11", "H200 NVL", "vllm 0.27.2rc1.dev113+g5cecfc013", "t", "Ling-3.0-tiny"), run("bbbbbbbb22", "", "sglang", "t", "Model-30B-A3B"), run("cccccccc33", "", "", "t", "MiniMax-M2.7")},
+			[]string{"H200 NVL vllm 0.27.2rc1 Ling-3.0-tiny", "sglang Model-30B-A3B", "MiniMax-M2.7"}},
+		{"builds alone differ", []*schema.Matrix{run("aaaaaaaa11", "", "vllm 0.11.2rc1.dev7+gabc1234", "t", "m"), run("bbbbbbbb22", "", "vllm 0.11.2rc1.dev9+gdef5678", "t", "m")},
+			[]string{"vllm 0.11.2rc1.dev7+gabc1234", "vllm 0.11.2rc1.dev9+gdef5678"}},
 		{"nothing tells them apart", []*schema.Matrix{run("aaaaaaaa11", "", "", "t", "m"), run("bbbbbbbb22", "", "", "t", "m")},
 			[]string{"aaaaaaaa", "bbbbbbbb"}},
 		{"one run names nothing", []*schema.Matrix{run("aaaaaaaa11", "", "", "", "m"), run("bbbbbbbb22", "", "", "", "")},
