@@ -97,3 +97,47 @@ func TestNoRowsOfDashes(t *testing.T) {
 		t.Errorf("-table summary CSV = %q, want its header alone", got)
 	}
 }
+
+// TestBestRatioSameLoadKind: the best serving answers of a closed loop (2
+// streams) and an open loop (2 requests/s) get no ratio; two closed loops
+// do.
+func TestBestRatioSameLoadKind(t *testing.T) {
+	mk := func(id, tool string, n int32, rate, tok float64) *schema.Matrix {
+		m := &schema.Matrix{Run: schema.Run{RunID: id, Model: "Model-8B", BenchTool: tool}}
+		row := schema.Measurement{Phase: schema.PhaseServe, ContextLabel: "1K", Status: schema.StatusValid, TotalTokS: schema.F64(tok), TTFTMs: schema.F64(50)}
+		if n > 0 {
+			row.Concurrency = schema.I32(n)
+		}
+		if rate > 0 {
+			row.RequestRate = schema.F64(rate)
+		}
+		m.Measurements = []schema.Measurement{row}
+		return m
+	}
+	cases := []struct {
+		name      string
+		base, oth *schema.Matrix
+		ratio     bool
+	}{
+		{"streams against a rate", mk("aaaa", "vllm bench serve", 2, 0, 604.4), mk("bbbb", "genai-bench", 0, 2, 193.5), false},
+		{"streams against no load", mk("aaaa", "vllm bench serve", 32, 0, 1280), mk("bbbb", "inference-perf", 0, 0, 1244.6), false},
+		{"streams against streams", mk("aaaa", "vllm bench serve", 2, 0, 604.4), mk("bbbb", "genai-bench", 4, 0, 193.5), true},
+		{"rate against rate", mk("aaaa", "vllm bench serve", 0, 2, 604.4), mk("bbbb", "genai-bench", 0, 4, 193.5), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ms := []*schema.Matrix{c.base, c.oth}
+			cmp, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := New(cmp, Options{})
+			if len(r.Summary.Best) != 1 {
+				t.Fatalf("best: %+v", r.Summary.Best)
+			}
+			if got := r.Summary.Best[0].Ratios[0] != nil; got != c.ratio {
+				t.Errorf("ratio present = %v, want %v (%+v)", got, c.ratio, r.Summary.Best[0].Runs)
+			}
+		})
+	}
+}

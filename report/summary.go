@@ -88,6 +88,10 @@ type Pick struct {
 	Why        string `json:"why,omitempty"`
 	// SigFigs is the precision of TotalTokS.
 	SigFigs int `json:"sig_figs"`
+	// LoadKind is how a serving answer's load was set: "concurrency",
+	// "rate" or "none" (not recorded); empty for decode. Runs whose
+	// answers differ in it get no ratio (ratios).
+	LoadKind string `json:"load_kind,omitempty"`
 }
 
 func summarize(r *Report) Summary {
@@ -203,10 +207,15 @@ func pickOf(r *Report, ai int, phase schema.Phase, b analysis.Best) Pick {
 	return p
 }
 
+// ratios divides each other run's answer by the baseline's. Note: two
+// serving answers at loads of different kinds (4 streams against 2
+// requests/s, or a load not recorded) get none: the throughput of a
+// closed loop and of an open loop at one point each says nothing of which
+// setup serves better.
 func ratios(picks []Pick) []*float64 {
 	out := make([]*float64, 0, len(picks)-1)
 	for _, p := range picks[1:] {
-		if p.Found && picks[0].Found && picks[0].TotalTokS > 0 {
+		if p.Found && picks[0].Found && picks[0].TotalTokS > 0 && p.LoadKind == picks[0].LoadKind {
 			out = append(out, fp(p.TotalTokS/picks[0].TotalTokS))
 		} else {
 			out = append(out, nil)
@@ -303,8 +312,12 @@ func best(r *Report) []Answer {
 					if sp.State == analysis.StateValue && !math.IsNaN(sp.TotalTokS) && (!p.Found || sp.TotalTokS > p.TotalTokS) {
 						p.Found, p.Cell, p.Concurrency, p.TotalTokS, p.PerRequestTokS = true, sc.LoadLabel(sp), sp.Key.Concurrency, sp.TotalTokS, 0
 						p.SigFigs = analysis.SigFigs(a.Cells.Get(sp.Key), analysis.TotalTokS)
-						if !sc.ByRate {
-							p.Cell = "N=" + p.Cell
+						p.LoadKind = "rate"
+						switch {
+						case p.Cell == "—":
+							p.Cell, p.LoadKind = "load not recorded", "none"
+						case !sc.ByRate:
+							p.Cell, p.LoadKind = "N="+p.Cell, "concurrency"
 						}
 						if !math.IsNaN(sp.PerRequestTokS) {
 							p.PerRequestTokS = sp.PerRequestTokS // else absent (JSON has no NaN)

@@ -250,6 +250,15 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 	if lower {
 		t.Notes = append(t.Notes, analysis.LowerBoundNote, ratioBoundNote)
 	}
+	kinds := false
+	for _, a := range as {
+		for _, p := range a.Runs[1:] {
+			kinds = kinds || (p.Found && a.Runs[0].Found && p.LoadKind != a.Runs[0].LoadKind)
+		}
+	}
+	if kinds {
+		t.Notes = append(t.Notes, "No ratio where the two answers' loads are of different kinds (concurrent streams N=…, a request rate …/s, or not recorded): one closed-loop and one open-loop figure do not say which setup serves better.")
+	}
 	t.CSV = answersCSV(as)
 	return Table{Name: name, Table: t, Lead: true}, true
 }
