@@ -73,8 +73,10 @@ func outcome(r *Report, s *Summary) []string {
 			}
 		}
 		spread := ""
-		if main.Compared > 1 {
-			spread = fmt.Sprintf("; from %s to %s", ratioText(*main.Min, main.RangeSigFigs), ratioText(*main.Max, main.RangeSigFigs))
+		if lo, hi := ratioText(*main.Min, main.RangeSigFigs), ratioText(*main.Max, main.RangeSigFigs); main.Compared > 1 && lo != hi {
+			spread = fmt.Sprintf("; from %s to %s", lo, hi)
+		} else if main.Compared > 1 {
+			spread = "; " + lo + " in every cell"
 		}
 		if main.CILo != nil {
 			spread += fmt.Sprintf("; CI %s–%s", ratioText(*main.CILo, main.SigFigs), ratioText(*main.CIHi, main.SigFigs))

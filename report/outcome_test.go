@@ -141,3 +141,31 @@ func TestBestRatioSameLoadKind(t *testing.T) {
 		})
 	}
 }
+
+// TestOutcomeEqualRange: cells with one ratio read "1.080× in every
+// cell", not "from 1.080× to 1.080×".
+func TestOutcomeEqualRange(t *testing.T) {
+	mk := func(id, model string, f float64) *schema.Matrix {
+		m := &schema.Matrix{Run: schema.Run{RunID: id, Model: model}}
+		for _, n := range []int32{16, 32} {
+			m.Measurements = append(m.Measurements, schema.Measurement{Phase: schema.PhaseServe, ContextLabel: "1K", Concurrency: schema.I32(n),
+				Status: schema.StatusValid, TotalTokS: schema.F64(672 * f * float64(n) / 16), TTFTMs: schema.F64(110.2 * float64(n) / 16)})
+		}
+		return m
+	}
+	ms := []*schema.Matrix{mk("aaaa", "max_num_seqs=64", 1), mk("bbbb", "max_num_seqs=128", 1.08)}
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(c, Options{})
+	out := strings.Join(r.Summary.Outcome, "\n")
+	if strings.Contains(out, "from 1.080× to 1.080×") || !strings.Contains(out, "1.080× in every cell") {
+		t.Errorf("outcome: %s", out)
+	}
+	for _, row := range r.summaryTable().Rows {
+		if strings.Contains(row[5], "–") && strings.Count(row[5], row[3]) > 1 {
+			t.Errorf("summary range %q", row[5])
+		}
+	}
+}

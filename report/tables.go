@@ -151,6 +151,9 @@ func (r *Report) summaryTable() Table {
 		rng, ci := "—", ""
 		if p.Min != nil && p.Compared > 1 {
 			rng = optRatio(p.Min, p.RangeSigFigs) + "–" + optRatio(p.Max, p.RangeSigFigs)
+			if lo := optRatio(p.Min, p.RangeSigFigs); lo == optRatio(p.Max, p.RangeSigFigs) {
+				rng = lo // every cell alike: "1.080×–1.080×" read as a typo
+			}
 		}
 		if p.CILo != nil {
 			ci, anyCI = optRatio(p.CILo, p.SigFigs)+"–"+optRatio(p.CIHi, p.SigFigs), true
