@@ -169,3 +169,34 @@ func TestOutcomeEqualRange(t *testing.T) {
 		}
 	}
 }
+
+// TestBestTableDisjointContexts: runs at different input lengths get a
+// best table sorted by length, without ratio columns of dashes.
+func TestBestTableDisjointContexts(t *testing.T) {
+	mk := func(id, model, ctx string, tokens int64, n int32) *schema.Matrix {
+		m := &schema.Matrix{Run: schema.Run{RunID: id, Model: model}}
+		m.Measurements = []schema.Measurement{{Phase: schema.PhaseServe, ContextLabel: ctx, ContextTokens: schema.I64(tokens), Concurrency: schema.I32(n),
+			Status: schema.StatusValid, TotalTokS: schema.F64(100), TTFTMs: schema.F64(50)}}
+		return m
+	}
+	ms := []*schema.Matrix{mk("aaaa", "e2e-mock-model", "66", 66, 1), mk("bbbb", "example_model", "257", 257, 1), mk("cccc", "Qwen3-4B", "99", 99, 4)}
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(c, Options{})
+	bt, ok := r.answersTable(r.Summary.Best, "best", "Best")
+	if !ok {
+		t.Fatal("no best table")
+	}
+	var ctxs []string
+	for _, row := range bt.Rows {
+		ctxs = append(ctxs, row[1])
+	}
+	if strings.Join(ctxs, " ") != "66 99 257" {
+		t.Errorf("contexts in order %q, want 66 99 257", ctxs)
+	}
+	if h := strings.Join(bt.Header, "|"); strings.Contains(h, "ratio") {
+		t.Errorf("header %q has ratio columns without a ratio", h)
+	}
+}

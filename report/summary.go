@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -291,15 +292,19 @@ func best(r *Report) []Answer {
 		ans.Ratios = ratios(ans.Runs)
 		out = append(out, ans)
 	}
-	// Serving: the contexts of every run's curves.
+	// Serving: the contexts of every run's curves, shortest first (in the
+	// order of the runs, 66, 72, 257 and 99 tokens read unsorted).
 	var sctx []string
+	tokens := map[string]int64{}
 	for _, a := range r.Runs {
 		for _, sc := range a.Serve {
 			if !slices.Contains(sctx, sc.ContextLabel) {
 				sctx = append(sctx, sc.ContextLabel)
+				tokens[sc.ContextLabel] = sc.ContextTokens
 			}
 		}
 	}
+	slices.SortStableFunc(sctx, func(a, b string) int { return cmp.Compare(tokens[a], tokens[b]) })
 	for _, ctx := range sctx {
 		ans := Answer{Question: "highest serving total tok/s", Phase: schema.PhaseServe, Context: ctx}
 		for _, a := range r.Runs {

@@ -253,6 +253,19 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 	if lower {
 		t.Notes = append(t.Notes, analysis.LowerBoundNote, ratioBoundNote)
 	}
+	// Ratio columns without a single ratio (runs that share no context)
+	// are dashes only: left out.
+	anyRatio := false
+	for _, a := range as {
+		anyRatio = anyRatio || slices.ContainsFunc(a.Ratios, func(v *float64) bool { return v != nil })
+	}
+	if !anyRatio {
+		n := 2 + len(c.Labels)
+		t.Header, t.Right = t.Header[:n], t.Right[:n]
+		for i := range t.Rows {
+			t.Rows[i] = t.Rows[i][:n]
+		}
+	}
 	kinds := false
 	for _, a := range as {
 		for _, p := range a.Runs[1:] {
