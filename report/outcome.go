@@ -106,7 +106,11 @@ func outcome(r *Report, s *Summary) []string {
 			for _, x := range main.Reasons {
 				why = append(why, fmt.Sprintf("%d %s", x.Cells, x.Why))
 			}
-			second += fmt.Sprintf(" %d %s cells have no ratio and are left out (%s).", main.Excluded, main.Phase, strings.Join(why, "; "))
+			are := "cells have no ratio and are"
+			if main.Excluded == 1 {
+				are = "cell has no ratio and is"
+			}
+			second += fmt.Sprintf(" %d %s %s left out (%s).", main.Excluded, main.Phase, are, strings.Join(why, "; "))
 		}
 		out = append(out, strings.TrimSpace(sent+" "+second))
 	}

@@ -200,3 +200,34 @@ func TestBestTableDisjointContexts(t *testing.T) {
 		t.Errorf("header %q has ratio columns without a ratio", h)
 	}
 }
+
+// TestServeBestBound: a run that did not measure the baseline's higher
+// concurrency answers with a lower bound (≥), and one left-out cell reads
+// in the singular.
+func TestServeBestBound(t *testing.T) {
+	mk := func(id, model string, ns ...int32) *schema.Matrix {
+		m := &schema.Matrix{Run: schema.Run{RunID: id, Model: model}}
+		for _, n := range ns {
+			m.Measurements = append(m.Measurements, schema.Measurement{Phase: schema.PhaseServe, ContextLabel: "unknown", Concurrency: schema.I32(n),
+				Status: schema.StatusValid, TotalTokS: schema.F64(75 * float64(n)), TTFTMs: schema.F64(50)})
+		}
+		return m
+	}
+	ms := []*schema.Matrix{mk("aaaa", "sweep", 16, 64), mk("bbbb", "qwen3-4b", 16)}
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(c, Options{})
+	b := r.Summary.Best[0]
+	if b.Runs[0].LowerBound || !b.Runs[1].LowerBound || b.Runs[1].Why != "N=64 missing" {
+		t.Errorf("picks %+v", b.Runs)
+	}
+	bt, _ := r.answersTable(r.Summary.Best, "best", "Best")
+	if got := bt.Rows[0][len(bt.Rows[0])-1]; !strings.HasPrefix(got, "≥ ") {
+		t.Errorf("ratio %q, want a lower bound", got)
+	}
+	if out := strings.Join(r.Summary.Outcome, " "); !strings.Contains(out, "1 serve cell has no ratio and is left out (1 missing in qwen3-4b)") {
+		t.Errorf("outcome: %s", out)
+	}
+}

@@ -330,6 +330,14 @@ func best(r *Report) []Answer {
 					}
 				}
 			}
+			// A run that did not measure the higher concurrencies
+			// another run did (16 streams against 64) may serve more:
+			// its answer is a lower bound, as a decode answer is.
+			if p.Found && p.LoadKind == "concurrency" {
+				if bs := r.Comparison.Beyond(a.Cells, schema.PhaseServe, ctx, p.Concurrency); len(bs) > 0 {
+					p.LowerBound, p.Why = true, strings.Join(bs, ", ")
+				}
+			}
 			ans.Runs = append(ans.Runs, p)
 		}
 		ans.Ratios = ratios(ans.Runs)
