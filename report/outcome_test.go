@@ -231,3 +231,21 @@ func TestServeBestBound(t *testing.T) {
 		t.Errorf("outcome: %s", out)
 	}
 }
+
+// TestBestNoneDropped: runs whose every cell failed get no best row of
+// "none" alone.
+func TestBestNoneDropped(t *testing.T) {
+	mk := func(id, model string, n int32) *schema.Matrix {
+		m := &schema.Matrix{Run: schema.Run{RunID: id, Model: model}}
+		m.Measurements = []schema.Measurement{{Phase: schema.PhaseServe, ContextLabel: "unknown", Concurrency: schema.I32(n), Status: schema.StatusError}}
+		return m
+	}
+	ms := []*schema.Matrix{mk("aaaa", "Model-8B", 4), mk("bbbb", "mistral-7b", 16)}
+	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := New(c, Options{}); len(r.Summary.Best) != 0 {
+		t.Errorf("best: %+v", r.Summary.Best)
+	}
+}

@@ -290,7 +290,9 @@ func best(r *Report) []Answer {
 			ans.Runs = append(ans.Runs, pickOf(r, ai, schema.PhaseDecode, b))
 		}
 		ans.Ratios = ratios(ans.Runs)
-		out = append(out, ans)
+		if answered(ans) {
+			out = append(out, ans)
+		}
 	}
 	// Serving: the contexts of every run's curves, shortest first (in the
 	// order of the runs, 66, 72, 257 and 99 tokens read unsorted).
@@ -341,7 +343,16 @@ func best(r *Report) []Answer {
 			ans.Runs = append(ans.Runs, p)
 		}
 		ans.Ratios = ratios(ans.Runs)
-		out = append(out, ans)
+		if answered(ans) {
+			out = append(out, ans)
+		}
 	}
 	return out
+}
+
+// answered reports whether some run has an answer (or a bound) to a best
+// question: a row of "none" alone (every cell of every run failed) says
+// nothing the outcome does not.
+func answered(a Answer) bool {
+	return slices.ContainsFunc(a.Runs, func(p Pick) bool { return p.Found || p.LowerBound })
 }
