@@ -37,11 +37,7 @@ func TestOutcomeFailedRuns(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ms := []*schema.Matrix{c.base, c.oth}
-			cmp, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := New(cmp, Options{})
+			r := compared(t, ms...)
 			got := strings.Join(r.Summary.Outcome, "\n")
 			if !strings.HasPrefix(got, c.want) {
 				t.Errorf("outcome:\n%s\nwant it to begin:\n%s", got, c.want)
@@ -61,14 +57,7 @@ func TestNoRowsOfDashes(t *testing.T) {
 			TotalTokS: schema.F64(tok), TTFTMs: schema.F64(1000 / tok)}}
 		return m
 	}
-	build := func(ms ...*schema.Matrix) *Report {
-		c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return New(c, Options{})
-	}
-	r := build(mk("aaaa", "replicate", 5, 29.4), mk("bbbb", "groq", 5, 441.8))
+	r := compared(t, mk("aaaa", "replicate", 5, 29.4), mk("bbbb", "groq", 5, 441.8))
 	sum := r.summaryTable()
 	for _, row := range sum.Rows {
 		if row[2] == "TBT ms" || row[2] == "per-request tok/s" {
@@ -79,7 +68,7 @@ func TestNoRowsOfDashes(t *testing.T) {
 		t.Errorf("summary rows %q, notes %q", sum.Rows, sum.Notes)
 	}
 
-	r = build(mk("aaaa", "replicate", 5, 29.4), mk("bbbb", "groq", 8, 441.8))
+	r = compared(t, mk("aaaa", "replicate", 5, 29.4), mk("bbbb", "groq", 8, 441.8))
 	var b strings.Builder
 	if err := r.Write(&b, analysis.FormatText, ""); err != nil {
 		t.Fatal(err)
@@ -127,11 +116,7 @@ func TestBestRatioSameLoadKind(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ms := []*schema.Matrix{c.base, c.oth}
-			cmp, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := New(cmp, Options{})
+			r := compared(t, ms...)
 			if len(r.Summary.Best) != 1 {
 				t.Fatalf("best: %+v", r.Summary.Best)
 			}
@@ -154,11 +139,7 @@ func TestOutcomeEqualRange(t *testing.T) {
 		return m
 	}
 	ms := []*schema.Matrix{mk("aaaa", "max_num_seqs=64", 1), mk("bbbb", "max_num_seqs=128", 1.08)}
-	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := New(c, Options{})
+	r := compared(t, ms...)
 	out := strings.Join(r.Summary.Outcome, "\n")
 	if strings.Contains(out, "from 1.080× to 1.080×") || !strings.Contains(out, "1.080× in every cell") {
 		t.Errorf("outcome: %s", out)
@@ -180,11 +161,7 @@ func TestBestTableDisjointContexts(t *testing.T) {
 		return m
 	}
 	ms := []*schema.Matrix{mk("aaaa", "e2e-mock-model", "66", 66, 1), mk("bbbb", "example_model", "257", 257, 1), mk("cccc", "Qwen3-4B", "99", 99, 4)}
-	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := New(c, Options{})
+	r := compared(t, ms...)
 	bt, ok := r.answersTable(r.Summary.Best, "best", "Best")
 	if !ok {
 		t.Fatal("no best table")
@@ -214,11 +191,7 @@ func TestServeBestBound(t *testing.T) {
 		return m
 	}
 	ms := []*schema.Matrix{mk("aaaa", "sweep", 16, 64), mk("bbbb", "qwen3-4b", 16)}
-	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := New(c, Options{})
+	r := compared(t, ms...)
 	b := r.Summary.Best[0]
 	if b.Runs[0].LowerBound || !b.Runs[1].LowerBound || b.Runs[1].Why != "N=64 missing" {
 		t.Errorf("picks %+v", b.Runs)
@@ -241,11 +214,18 @@ func TestBestNoneDropped(t *testing.T) {
 		return m
 	}
 	ms := []*schema.Matrix{mk("aaaa", "Model-8B", 4), mk("bbbb", "mistral-7b", 16)}
+	if r := compared(t, ms...); len(r.Summary.Best) != 0 {
+		t.Errorf("best: %+v", r.Summary.Best)
+	}
+}
+
+// compared is the report of ms[1:] against ms[0], labelled as compare
+// labels them.
+func compared(t *testing.T, ms ...*schema.Matrix) *Report {
+	t.Helper()
 	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: Labels(ms)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := New(c, Options{}); len(r.Summary.Best) != 0 {
-		t.Errorf("best: %+v", r.Summary.Best)
-	}
+	return New(c, Options{})
 }
