@@ -312,6 +312,12 @@ func scalingTable(a RunAnalysis) *table {
 			t.notes = append(t.notes, "USL "+s.ContextLabel+": "+describeFit(s))
 		}
 	}
+	// A serving sweep from 16 streams up has no X(1) and often no fit:
+	// columns of dashes (the USL column first, so the indexes hold).
+	t.dropDashColumns(8)
+	if t.dropDashColumns(3, 4) {
+		t.notes = append(t.notes, "No speedup or efficiency: they need a valid cell at N=1.")
+	}
 	return t
 }
 

@@ -203,6 +203,15 @@ func TestServeBestBound(t *testing.T) {
 	if out := strings.Join(r.Summary.Outcome, " "); !strings.Contains(out, "1 serve cell has no ratio and is left out (1 missing in qwen3-4b)") {
 		t.Errorf("outcome: %s", out)
 	}
+	// Its scaling table has no X(1): no columns of dashes.
+	var sb strings.Builder
+	if err := r.Write(&sb, analysis.FormatText, "scaling"); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(sb.String(), "\n"); len(lines) < 2 || strings.Contains(lines[1], "speedup") || strings.Contains(lines[1], "USL") ||
+		!strings.Contains(sb.String(), "No speedup or efficiency: they need a valid cell at N=1.") {
+		t.Errorf("scaling table:\n%s", sb.String())
+	}
 }
 
 // TestBestNoneDropped: runs whose every cell failed get no best row of
