@@ -157,6 +157,12 @@ func deltaTable(c *Comparison, oi int) *table {
 		t.right = append(t.right, true, true, false)
 	}
 	ds := c.Deltas[oi]
+	if !c.shareCell(oi) {
+		// Note: every row would be one run's figure beside a dash; the
+		// serving, scaling and frontier tables show each run on its own
+		// and the machine forms (CSV, JSON) keep the rows.
+		return t
+	}
 	for i := range ds {
 		d := &ds[i]
 		cell := c.Cells[d.Cell]
@@ -196,6 +202,17 @@ func deltaTable(c *Comparison, oi int) *table {
 		t.notes = append(t.notes, fmt.Sprintf("CI: %.0f%% confidence interval of the median; test: Mann–Whitney U (p < %.2g reads as a change; otherwise \"same\").", c.opt.Confidence*100, c.opt.Alpha))
 	}
 	return t
+}
+
+// shareCell reports whether other run oi and the baseline both hold some
+// cell (whatever its status).
+func (c *Comparison) shareCell(oi int) bool {
+	for i := range c.Deltas[oi] {
+		if d := &c.Deltas[oi][i]; d.BaseState != StateMissing && d.ValueState != StateMissing {
+			return true
+		}
+	}
+	return false
 }
 
 func csvTable(c *Comparison) *table {
@@ -250,17 +267,22 @@ func summaryTable(r *Report) *table {
 		header: []string{"run", "phase", "context", "metric", "geomean", "delta", "verdict", "cells", "without ratio"},
 		right:  []bool{false, false, false, false, true, true, false, true, true},
 	}
+	left := 0
 	for _, g := range r.Summary {
 		ctx := g.ContextLabel
 		if ctx == "" {
 			ctx = "all"
 		}
-		gm, delta := "—", "—"
-		if g.N > 0 {
-			gm = strconv.FormatFloat(g.Ratio, 'f', 4, 64)
-			delta = pct((g.Ratio - 1) * 100)
+		if g.N == 0 {
+			left++ // a row of dashes; the machine form (CSV) keeps it
+			continue
 		}
+		gm := strconv.FormatFloat(g.Ratio, 'f', 4, 64)
+		delta := pct((g.Ratio - 1) * 100)
 		t.add(c.Labels[g.Other+1], string(g.Phase), ctx, g.Metric.Label(g.Phase), gm, delta, g.Verdict.String(), strconv.Itoa(g.N), strconv.Itoa(g.Skipped))
+	}
+	if left > 0 && len(t.rows) > 0 {
+		t.notes = append(t.notes, fmt.Sprintf("%d rows without a single ratio are left out (the deltas say why each cell has none).", left))
 	}
 	return t
 }
@@ -289,6 +311,12 @@ func scalingTable(a RunAnalysis) *table {
 		if s.Curve() {
 			t.notes = append(t.notes, "USL "+s.ContextLabel+": "+describeFit(s))
 		}
+	}
+	// A serving sweep from 16 streams up has no X(1) and often no fit:
+	// columns of dashes (the USL column first, so the indexes hold).
+	t.dropDashColumns(8)
+	if t.dropDashColumns(3, 4) {
+		t.notes = append(t.notes, "No speedup or efficiency: they need a valid cell at N=1.")
 	}
 	return t
 }

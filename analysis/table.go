@@ -86,6 +86,52 @@ func (t Table) Write(w io.Writer, f Format) error {
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
+// dropDashColumns removes the columns cols (indexes into the header)
+// whose every row is "—" or empty, and reports whether it removed any:
+// a column of dashes says once, in a note, what a cell would say per row.
+// The machine form (csv) keeps them.
+func (t *table) dropDashColumns(cols ...int) bool {
+	drop := map[int]bool{}
+	for _, c := range cols {
+		empty := len(t.rows) > 0
+		for _, r := range t.rows {
+			if c < len(r) && r[c] != "—" && r[c] != "" {
+				empty = false
+				break
+			}
+		}
+		drop[c] = empty
+	}
+	keep := func(row []string) []string {
+		var out []string
+		for i, v := range row {
+			if !drop[i] {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	any := false
+	for _, d := range drop {
+		any = any || d
+	}
+	if !any {
+		return false
+	}
+	t.header = keep(t.header)
+	var right []bool
+	for i, v := range t.right {
+		if !drop[i] {
+			right = append(right, v)
+		}
+	}
+	t.right = right
+	for i := range t.rows {
+		t.rows[i] = keep(t.rows[i])
+	}
+	return true
+}
+
 func (t *table) write(w io.Writer, f Format) error {
 	switch f {
 	case FormatCSV:

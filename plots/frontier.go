@@ -93,6 +93,7 @@ func (f Frontier) Figure() (*Figure, error) {
 	legend := newLegend()
 
 	var placed [][2]float64 // normalised positions of the labels drawn so far
+	offFront := false       // some valid cell is off its run's front
 	norm := frontierNorm(f.Series, f.LogY)
 	for si, s := range f.Series {
 		col := seriesColor(si)
@@ -111,6 +112,7 @@ func (f Frontier) Figure() (*Figure, error) {
 		p.Add(sc)
 
 		front := paretoFront(s.Points)
+		offFront = offFront || len(all) > len(front)
 		var fxy plotter.XYs
 		var fpts []Point
 		for _, i := range front {
@@ -140,9 +142,12 @@ func (f Frontier) Figure() (*Figure, error) {
 			}
 		}
 	}
-	other, _ := plotter.NewScatter(plotter.XYs{})
-	other.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-	addEntry(legend, "other cells (faint)", other)
+	if offFront {
+		// Only when drawn: an entry for no point read as missing data.
+		other, _ := plotter.NewScatter(plotter.XYs{})
+		other.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+		addEntry(legend, "other cells (faint)", other)
+	}
 
 	if f.MinX > 0 {
 		ymin, ymax := math.Inf(1), math.Inf(-1)

@@ -1,9 +1,12 @@
 package plots
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
+
+	"speedmatrix/schema"
 )
 
 func TestParetoFront(t *testing.T) {
@@ -56,5 +59,32 @@ func TestFrontierErrors(t *testing.T) {
 	f := Frontier{Title: "f", Series: []Series{{Name: "s", Points: []Point{{X: 1, Y: 1, Status: looped}}}}}
 	if _, err := f.Figure(); err == nil || !strings.Contains(err.Error(), "no valid points") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestFrontierOtherCellsEntry: the legend names "other cells (faint)"
+// only when some cell is off its run's front.
+func TestFrontierOtherCellsEntry(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		pts  []Point
+		want bool
+	}{
+		{"every cell on the front", []Point{{X: 83, Y: 621, Status: schema.StatusValid}, {X: 45, Y: 1280, Status: schema.StatusValid}}, false},
+		{"one cell beaten", []Point{{X: 83, Y: 621, Status: schema.StatusValid}, {X: 45, Y: 1280, Status: schema.StatusValid}, {X: 40, Y: 600, Status: schema.StatusValid}}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := Frontier{Title: "front", XLabel: "x", YLabel: "y", Series: []Series{{Name: "run", Points: c.pts}}}.Figure()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := saveSVG(f, &b, 600, 400, false); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(b.String(), "other cells (faint)"); got != c.want {
+				t.Errorf("legend names other cells: %v, want %v", got, c.want)
+			}
+		})
 	}
 }

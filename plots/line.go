@@ -289,6 +289,8 @@ func (lc LineChart) Figure() (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
+	widenAxis(&p.X, lc.LogX2)
+	widenAxis(&p.Y, lc.LogY)
 	if !lc.LogY && minY >= 0 {
 		p.Y.Min = 0
 		for _, m := range marks {

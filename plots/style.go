@@ -72,8 +72,13 @@ var runGlyphs = []draw.GlyphDrawer{
 	draw.RingGlyph{},
 }
 
-func runDash(i int) []vg.Length       { return runDashes[i%len(runDashes)] }
-func runGlyph(i int) draw.GlyphDrawer { return runGlyphs[i%len(runGlyphs)] }
+// runDash and runGlyph style run i. Note: the marker shifts by one each
+// time the patterns wrap, so up to 16 runs get 16 different pairs (the
+// fifth run of a five-run comparison drew as the first, solid with circles).
+func runDash(i int) []vg.Length { return runDashes[i%len(runDashes)] }
+func runGlyph(i int) draw.GlyphDrawer {
+	return runGlyphs[(i+i/len(runDashes))%len(runGlyphs)]
+}
 
 // grey is used for reference lines and for the run entries of a legend.
 var (

@@ -118,6 +118,42 @@ func (commaTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
+// widenAxis gives an axis whose data span one value (a serving curve of
+// one rate) a range its ticker can label: ±10% on a linear axis (gonum's
+// ±1 around 1,245 tok/s labelled "1,244 1,245 1,245 1,246"), and a
+// logarithmic axis a range holding at least two of 1, 2 and 5 × 10ⁿ (TTFT
+// 81–83 ms had no label at all).
+func widenAxis(a *plot.Axis, log bool) {
+	lo, hi := a.Min, a.Max
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) || lo > hi {
+		return
+	}
+	if log {
+		if lo <= 0 {
+			return
+		}
+		labels := 0
+		for _, tk := range (Log125Ticks{}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				labels++
+			}
+		}
+		if labels < 2 {
+			// 1, 2, 5 are at most 2.5× apart: 2.5× either side holds
+			// two of them.
+			a.Min, a.Max = lo/2.5, hi*2.5
+		}
+		return
+	}
+	if lo == hi {
+		d := math.Abs(lo) / 10
+		if d == 0 {
+			d = 1
+		}
+		a.Min, a.Max = lo-d, hi+d
+	}
+}
+
 // thinTicks removes the labels of ticks that would sit closer than gap
 // (a fraction of the axis, after scaling with norm) to the previous
 // labelled tick, keeping the tick mark. Later ticks win over earlier ones

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+
+	"speedmatrix/schema"
 )
 
 // labelled returns the labelled ticks as "value=label" pairs.
@@ -133,6 +135,29 @@ func TestFormat(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.f(tt.v); got != tt.want {
 			t.Errorf("format(%v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
+
+// TestOnePointAxes: a chart of one point (a serving run of one rate)
+// labels both axes, each label once: its TTFT axis had no label and its
+// throughput axis read "1,244 1,245 1,245 1,246".
+func TestOnePointAxes(t *testing.T) {
+	for _, logY := range []bool{true, false} {
+		lc := LineChart{Title: "one point", XLabel: "Total output (tok/s)", YLabel: "TTFT p50 (ms)", LogY: logY,
+			Series: []Series{{Name: "1K in", Points: []Point{{X: 1245.2, Y: 82.5, Status: schema.StatusValid}}}}}
+		f, err := lc.Figure()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ax := range []*plot.Axis{&f.Plot.X, &f.Plot.Y} {
+			_, labels := labelled(ax.Tick.Marker.Ticks(ax.Min, ax.Max))
+			if len(labels) < 2 || len(slices.Compact(slices.Clone(labels))) != len(labels) {
+				t.Errorf("logY=%v: axis %q over [%v, %v] labelled %q", logY, ax.Label.Text, ax.Min, ax.Max, labels)
+			}
+			if v := []float64{1245.2, 82.5}[i]; !(ax.Min < v && v < ax.Max) {
+				t.Errorf("logY=%v: axis %q over [%v, %v] leaves the point out", logY, ax.Label.Text, ax.Min, ax.Max)
+			}
 		}
 	}
 }

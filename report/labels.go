@@ -7,8 +7,10 @@ import (
 )
 
 // Labels names runs for notes and legends: what tells them apart among
-// GPU (first three words) and quantization, then engine, model and the
-// configuration a title names, else a run-id prefix.
+// GPU (first three words) and quantization, then engine, model, bench
+// tool and the configuration a title names. Runs those leave alike (two
+// files of one provider and model) keep that name with a run-id prefix
+// after it; a run none of them names is its run-id prefix.
 func Labels(ms []*schema.Matrix) []string {
 	short := func(s string) string {
 		f := strings.Fields(s)
@@ -26,8 +28,19 @@ func Labels(ms []*schema.Matrix) []string {
 	fields := []func(*schema.Run) string{
 		func(r *schema.Run) string { return short(r.GPU) },
 		func(r *schema.Run) string { return r.Quantization },
-		func(r *schema.Run) string { return strings.TrimSpace(r.Engine + " " + r.EngineVersion) },
+		func(r *schema.Run) string { return strings.TrimSpace(r.Engine + " " + shortVersion(r.EngineVersion)) },
 		func(r *schema.Run) string { return r.Model },
+		// The same model measured by two tools (vLLM's bench serve and
+		// genai-bench) differs in nothing else.
+		func(r *schema.Run) string { return r.BenchTool },
+		// The whole version, when only the build shortVersion cut tells
+		// runs apart.
+		func(r *schema.Run) string {
+			if shortVersion(r.EngineVersion) == r.EngineVersion {
+				return ""
+			}
+			return strings.TrimSpace(r.Engine + " " + r.EngineVersion)
+		},
 		// A tool's file split into runs by configuration: the title ends
 		// with what sets the run apart, "(deployment=kvcache)".
 		func(r *schema.Run) string {
@@ -53,16 +66,29 @@ func Labels(ms []*schema.Matrix) []string {
 		}
 	}
 	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = label(&m.Run, use)
+	}
 	if len(use) > 0 && distinct(ms, use) {
-		for i, m := range ms {
-			out[i] = label(&m.Run, use)
-		}
 		return out
 	}
+	// Note: a name shared by several runs (or none) gets the run-id
+	// prefix, the rest keep what tells them apart: "groq llama2-70b" beside
+	// "replicate llama-2-70b-chat (31caec0e)", never four bare run ids.
+	count := map[string]int{}
+	for _, l := range out {
+		count[l]++
+	}
 	for i, m := range ms {
-		out[i] = m.Run.RunID
-		if len(out[i]) > 8 {
-			out[i] = out[i][:8]
+		id := m.Run.RunID
+		if len(id) > 8 {
+			id = id[:8]
+		}
+		switch {
+		case out[i] == "":
+			out[i] = id
+		case count[out[i]] > 1:
+			out[i] += " (" + id + ")"
 		}
 	}
 	if len(ms) > 0 && !distinctStrings(out) {
@@ -103,4 +129,18 @@ func distinctStrings(ss []string) bool {
 		seen[s] = true
 	}
 	return true
+}
+
+// shortVersion cuts a version at its local part and development build
+// ("0.27.2rc1.dev113+g5cecfc013" → "0.27.2rc1"): the full string made every
+// legend and sentence naming a run three times as long. Runs told apart by
+// the build alone are named with it (Labels).
+func shortVersion(v string) string {
+	if i := strings.IndexByte(v, '+'); i > 0 {
+		v = v[:i]
+	}
+	if i := strings.Index(v, ".dev"); i > 0 {
+		v = v[:i]
+	}
+	return v
 }

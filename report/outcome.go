@@ -40,6 +40,10 @@ func outcome(r *Report, s *Summary) []string {
 	tol := strconv.FormatFloat(r.Tolerance()*100, 'g', 3, 64) + "%"
 	for oi := range c.Others {
 		base, other := c.Labels[0], c.Labels[oi+1]
+		if sent := failedOutcome(base, other, c.Baseline, c.Others[oi]); sent != "" {
+			out = append(out, sent)
+			continue
+		}
 		if slices.Contains(s.Disjoint, oi) {
 			out = append(out, fmt.Sprintf("%s and %s have no cell in common (phase, context and load differ), so nothing is compared cell by cell; the tables and charts show each run on its own.", other, base))
 			continue
@@ -69,8 +73,10 @@ func outcome(r *Report, s *Summary) []string {
 			}
 		}
 		spread := ""
-		if main.Compared > 1 {
-			spread = fmt.Sprintf("; from %s to %s", ratioText(*main.Min, main.RangeSigFigs), ratioText(*main.Max, main.RangeSigFigs))
+		if lo, hi := ratioText(*main.Min, main.RangeSigFigs), ratioText(*main.Max, main.RangeSigFigs); main.Compared > 1 && lo != hi {
+			spread = fmt.Sprintf("; from %s to %s", lo, hi)
+		} else if main.Compared > 1 {
+			spread = "; " + lo + " in every cell"
 		}
 		if main.CILo != nil {
 			spread += fmt.Sprintf("; CI %s–%s", ratioText(*main.CILo, main.SigFigs), ratioText(*main.CIHi, main.SigFigs))
@@ -100,9 +106,54 @@ func outcome(r *Report, s *Summary) []string {
 			for _, x := range main.Reasons {
 				why = append(why, fmt.Sprintf("%d %s", x.Cells, x.Why))
 			}
-			second += fmt.Sprintf(" %d %s cells have no ratio and are left out (%s).", main.Excluded, main.Phase, strings.Join(why, "; "))
+			are := "cells have no ratio and are"
+			if main.Excluded == 1 {
+				are = "cell has no ratio and is"
+			}
+			second += fmt.Sprintf(" %d %s %s left out (%s).", main.Excluded, main.Phase, are, strings.Join(why, "; "))
 		}
 		out = append(out, strings.TrimSpace(sent+" "+second))
 	}
 	return out
+}
+
+// failedOutcome says so when either run has no valid cell (every request
+// of an AIPerf or vLLM run failed): that is the answer, not that the runs
+// share no cell or no figure. It returns "" when both have a valid cell.
+func failedOutcome(base, other string, b, o *analysis.Cells) string {
+	bf, of := failedCells(b), failedCells(o)
+	switch {
+	case bf != "" && of != "":
+		return fmt.Sprintf("Neither run has a valid cell: every cell of %s failed (%s) and every cell of %s failed (%s), so there is nothing to compare.", other, of, base, bf)
+	case of != "":
+		return fmt.Sprintf("Every cell of %s failed (%s), so nothing of it is compared with %s; the tables show %s on its own.", other, of, base, base)
+	case bf != "":
+		return fmt.Sprintf("Every cell of the baseline %s failed (%s), so %s is compared with nothing; the tables show %s on its own.", base, bf, other, other)
+	}
+	return ""
+}
+
+// failedCells counts a run's cells by status when none is valid ("1
+// error", "2 looped, 1 over capacity"), else returns "".
+func failedCells(c *analysis.Cells) string {
+	if c == nil || len(c.List) == 0 {
+		return ""
+	}
+	var order []schema.Status
+	n := map[schema.Status]int{}
+	for i := range c.List {
+		st := c.List[i].Status
+		if st == schema.StatusValid {
+			return ""
+		}
+		if n[st] == 0 {
+			order = append(order, st)
+		}
+		n[st]++
+	}
+	parts := make([]string, len(order))
+	for i, st := range order {
+		parts[i] = fmt.Sprintf("%d %s", n[st], strings.ReplaceAll(string(st), "_", " "))
+	}
+	return strings.Join(parts, ", ")
 }

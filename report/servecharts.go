@@ -174,10 +174,10 @@ func (r *Report) serveCharts() []Chart {
 						continue
 					}
 					if p.TTFTMs > 0 {
-						ls.Points = append(ls.Points, plots.Point{X: p.TotalTokS, Y: p.TTFTMs, Label: sc.LoadLabel(p)})
+						ls.Points = append(ls.Points, plots.Point{X: p.TotalTokS, Y: p.TTFTMs, Label: pointLabel(sc, p)})
 					}
 					if p.PerRequestTokS > 0 {
-						fs.Points = append(fs.Points, plots.Point{X: p.PerRequestTokS, Y: p.TotalTokS, Label: sc.LoadLabel(p)})
+						fs.Points = append(fs.Points, plots.Point{X: p.PerRequestTokS, Y: p.TotalTokS, Label: pointLabel(sc, p)})
 					}
 				}
 				if len(ls.Points) > 0 {
@@ -201,4 +201,13 @@ func (r *Report) serveCharts() []Chart {
 		)
 	}
 	return out
+}
+
+// pointLabel is the load printed beside a serving point, empty where the
+// source recorded none (a dash beside a point reads as a mark).
+func pointLabel(sc analysis.ServeCurve, p analysis.ServePoint) string {
+	if l := sc.LoadLabel(p); l != "—" {
+		return l
+	}
+	return ""
 }

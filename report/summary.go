@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -88,6 +89,10 @@ type Pick struct {
 	Why        string `json:"why,omitempty"`
 	// SigFigs is the precision of TotalTokS.
 	SigFigs int `json:"sig_figs"`
+	// LoadKind is how a serving answer's load was set: "concurrency",
+	// "rate" or "none" (not recorded); empty for decode. Runs whose
+	// answers differ in it get no ratio (ratios).
+	LoadKind string `json:"load_kind,omitempty"`
 }
 
 func summarize(r *Report) Summary {
@@ -203,10 +208,15 @@ func pickOf(r *Report, ai int, phase schema.Phase, b analysis.Best) Pick {
 	return p
 }
 
+// ratios divides each other run's answer by the baseline's. Note: two
+// serving answers at loads of different kinds (4 streams against 2
+// requests/s, or a load not recorded) get none: the throughput of a
+// closed loop and of an open loop at one point each says nothing of which
+// setup serves better.
 func ratios(picks []Pick) []*float64 {
 	out := make([]*float64, 0, len(picks)-1)
 	for _, p := range picks[1:] {
-		if p.Found && picks[0].Found && picks[0].TotalTokS > 0 {
+		if p.Found && picks[0].Found && picks[0].TotalTokS > 0 && p.LoadKind == picks[0].LoadKind {
 			out = append(out, fp(p.TotalTokS/picks[0].TotalTokS))
 		} else {
 			out = append(out, nil)
@@ -280,17 +290,23 @@ func best(r *Report) []Answer {
 			ans.Runs = append(ans.Runs, pickOf(r, ai, schema.PhaseDecode, b))
 		}
 		ans.Ratios = ratios(ans.Runs)
-		out = append(out, ans)
+		if answered(ans) {
+			out = append(out, ans)
+		}
 	}
-	// Serving: the contexts of every run's curves.
+	// Serving: the contexts of every run's curves, shortest first (in the
+	// order of the runs, 66, 72, 257 and 99 tokens read unsorted).
 	var sctx []string
+	tokens := map[string]int64{}
 	for _, a := range r.Runs {
 		for _, sc := range a.Serve {
 			if !slices.Contains(sctx, sc.ContextLabel) {
 				sctx = append(sctx, sc.ContextLabel)
+				tokens[sc.ContextLabel] = sc.ContextTokens
 			}
 		}
 	}
+	slices.SortStableFunc(sctx, func(a, b string) int { return cmp.Compare(tokens[a], tokens[b]) })
 	for _, ctx := range sctx {
 		ans := Answer{Question: "highest serving total tok/s", Phase: schema.PhaseServe, Context: ctx}
 		for _, a := range r.Runs {
@@ -303,8 +319,12 @@ func best(r *Report) []Answer {
 					if sp.State == analysis.StateValue && !math.IsNaN(sp.TotalTokS) && (!p.Found || sp.TotalTokS > p.TotalTokS) {
 						p.Found, p.Cell, p.Concurrency, p.TotalTokS, p.PerRequestTokS = true, sc.LoadLabel(sp), sp.Key.Concurrency, sp.TotalTokS, 0
 						p.SigFigs = analysis.SigFigs(a.Cells.Get(sp.Key), analysis.TotalTokS)
-						if !sc.ByRate {
-							p.Cell = "N=" + p.Cell
+						p.LoadKind = "rate"
+						switch {
+						case p.Cell == "—":
+							p.Cell, p.LoadKind = "load not recorded", "none"
+						case !sc.ByRate:
+							p.Cell, p.LoadKind = "N="+p.Cell, "concurrency"
 						}
 						if !math.IsNaN(sp.PerRequestTokS) {
 							p.PerRequestTokS = sp.PerRequestTokS // else absent (JSON has no NaN)
@@ -312,10 +332,27 @@ func best(r *Report) []Answer {
 					}
 				}
 			}
+			// A run that did not measure the higher concurrencies
+			// another run did (16 streams against 64) may serve more:
+			// its answer is a lower bound, as a decode answer is.
+			if p.Found && p.LoadKind == "concurrency" {
+				if bs := r.Comparison.Beyond(a.Cells, schema.PhaseServe, ctx, p.Concurrency); len(bs) > 0 {
+					p.LowerBound, p.Why = true, strings.Join(bs, ", ")
+				}
+			}
 			ans.Runs = append(ans.Runs, p)
 		}
 		ans.Ratios = ratios(ans.Runs)
-		out = append(out, ans)
+		if answered(ans) {
+			out = append(out, ans)
+		}
 	}
 	return out
+}
+
+// answered reports whether some run has an answer (or a bound) to a best
+// question: a row of "none" alone (every cell of every run failed) says
+// nothing the outcome does not.
+func answered(a Answer) bool {
+	return slices.ContainsFunc(a.Runs, func(p Pick) bool { return p.Found || p.LowerBound })
 }

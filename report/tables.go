@@ -22,12 +22,24 @@ type Table struct {
 // Tables returns every table of the report in reading order: the
 // summary's, the ratio matrices, the serving curves, then the long
 // tables of package analysis (runs, deltas, geometric means per context,
-// scaling, frontier, targets per run).
+// scaling, frontier, targets per run). A table without a row to print
+// (the summary and deltas of runs that share no cell) is left out.
 func (r *Report) Tables() []Table {
 	var out []Table
-	if t := r.summaryTable(); len(t.Rows) > 0 {
-		out = append(out, t)
+	for _, t := range r.tables() {
+		if len(t.Rows) > 0 {
+			out = append(out, t)
+		}
 	}
+	return out
+}
+
+// tables is Tables with the tables that have no row to print: -table
+// still finds those (a CSV of the summary of runs without a common cell
+// is its header, not an error).
+func (r *Report) tables() []Table {
+	var out []Table
+	out = append(out, r.summaryTable())
 	if t, ok := r.answersTable(r.Summary.Answers, "answers", "Targets, every run side by side (ratio = total tok/s / baseline's)"); ok {
 		out = append(out, t)
 	}
@@ -124,14 +136,24 @@ func (r *Report) summaryTable() Table {
 	}
 	anyCI := false
 	var shown []PhaseRatio
+	var neither []string
 	for _, p := range r.Summary.Ratios {
 		if p.Compared == 0 && slices.Contains(r.Summary.Disjoint, p.Other) {
 			continue // the outcome says the runs share no cell
+		}
+		if p.Compared == 0 && !slices.ContainsFunc(p.Reasons, func(x Reason) bool { return x.Why != "missing in both" }) {
+			// A metric neither run records (llmperf has no TBT): a row
+			// of dashes; the note names it.
+			neither = append(neither, string(p.Phase)+" "+p.Label)
+			continue
 		}
 		shown = append(shown, p)
 		rng, ci := "—", ""
 		if p.Min != nil && p.Compared > 1 {
 			rng = optRatio(p.Min, p.RangeSigFigs) + "–" + optRatio(p.Max, p.RangeSigFigs)
+			if lo := optRatio(p.Min, p.RangeSigFigs); lo == optRatio(p.Max, p.RangeSigFigs) {
+				rng = lo // every cell alike: "1.080×–1.080×" read as a typo
+			}
 		}
 		if p.CILo != nil {
 			ci, anyCI = optRatio(p.CILo, p.SigFigs)+"–"+optRatio(p.CIHi, p.SigFigs), true
@@ -150,6 +172,10 @@ func (r *Report) summaryTable() Table {
 		}
 		t.Header = append(t.Header[:6:6], t.Header[7:]...)
 		t.Right = append(t.Right[:6:6], t.Right[7:]...)
+	}
+	if len(neither) > 0 && len(t.Rows) > 0 {
+		slices.Sort(neither)
+		t.Notes = append(t.Notes, "Not recorded by either run, so not compared: "+strings.Join(slices.Compact(neither), ", ")+".")
 	}
 	tol := strconv.FormatFloat(r.Tolerance()*100, 'g', 3, 64)
 	t.Notes = append(t.Notes, "Verdict: \"same\" within ±"+tol+"% (-tolerance), or where a confidence interval of the median (samples or repeats in both runs) holds 1.")
@@ -226,6 +252,28 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 	}
 	if lower {
 		t.Notes = append(t.Notes, analysis.LowerBoundNote, ratioBoundNote)
+	}
+	// Ratio columns without a single ratio (runs that share no context)
+	// are dashes only: left out.
+	anyRatio := false
+	for _, a := range as {
+		anyRatio = anyRatio || slices.ContainsFunc(a.Ratios, func(v *float64) bool { return v != nil })
+	}
+	if !anyRatio {
+		n := 2 + len(c.Labels)
+		t.Header, t.Right = t.Header[:n], t.Right[:n]
+		for i := range t.Rows {
+			t.Rows[i] = t.Rows[i][:n]
+		}
+	}
+	kinds := false
+	for _, a := range as {
+		for _, p := range a.Runs[1:] {
+			kinds = kinds || (p.Found && a.Runs[0].Found && p.LoadKind != a.Runs[0].LoadKind)
+		}
+	}
+	if kinds {
+		t.Notes = append(t.Notes, "No ratio where the two answers' loads are of different kinds (concurrent streams N=…, a request rate …/s, or not recorded): one closed-loop and one open-loop figure do not say which setup serves better.")
 	}
 	t.CSV = answersCSV(as)
 	return Table{Name: name, Table: t, Lead: true}, true

@@ -36,7 +36,8 @@ func (r *Report) Write(w io.Writer, f analysis.Format, table string) error {
 	}
 	tables := r.Tables()
 	if table != "" {
-		i := slices.IndexFunc(tables, func(t Table) bool { return t.Name == table })
+		all := r.tables()
+		i := slices.IndexFunc(all, func(t Table) bool { return t.Name == table })
 		if i < 0 {
 			var names []string
 			for _, t := range tables {
@@ -44,7 +45,7 @@ func (r *Report) Write(w io.Writer, f analysis.Format, table string) error {
 			}
 			return fmt.Errorf("this report has no table %q; it has %s", table, strings.Join(names, ", "))
 		}
-		return tables[i].Write(w, f)
+		return all[i].Write(w, f)
 	}
 	if err := r.writeOutcome(w, f); err != nil {
 		return err
