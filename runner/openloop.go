@@ -33,7 +33,7 @@ type loadConfig struct {
 	// was sent; past it they are cut (incomplete).
 	drain time.Duration
 	// clock chooses how send times are waited for (the benchmark
-	// compares them); the zero value is the precise clock.
+	// compares them); the zero value is the runtime timer.
 	clock clockKind
 	// onTokens, when set, is called about every 250 ms with the tokens
 	// streamed so far and the requests sent.

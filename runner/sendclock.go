@@ -9,13 +9,23 @@ import (
 type clockKind int
 
 const (
-	// clockPrecise is the default: the most precise clock the platform
-	// has (a timerfd through the runtime's poller on Linux), the runtime
-	// timer elsewhere.
-	clockPrecise clockKind = iota
-	// clockTimer parks on a runtime timer, whose wake-up can be a
-	// millisecond late when every P is idle (see sendclock_linux.go).
-	clockTimer
+	// clockTimer is the default: it parks on a runtime timer, whose
+	// wake-up can be a millisecond late when every P is idle (see
+	// sendclock_linux.go).
+	//
+	// Note: the timerfd clock (clockPrecise) wakes about ten times closer
+	// to its time when measured alone (BenchmarkSendClock), but with
+	// requests on a quiet machine (load average 0.7–3.7, 2026-12-03,
+	// `go test ./runner -run '^$' -bench OpenLoopSendLag -benchtime 3x
+	// -count 3`, the clocks interleaved) its send-lag p99 was 1.9–5.9 ms
+	// in the same process against the timer's 1.2–2.2 ms (one outlier
+	// line: 74), and its p50 0.10–0.14 ms against 0.07–0.09: its extra
+	// wake-up per request costs more than the rounding it saves.
+	clockTimer clockKind = iota
+	// clockPrecise waits on the most precise clock the platform has (a
+	// timerfd through the runtime's poller on Linux), the runtime timer
+	// elsewhere; kept for the benchmark's comparison.
+	clockPrecise
 	// clockSleep is a hybrid kept for the benchmark's comparison: a
 	// runtime timer until 1.2 ms before the send time, then
 	// clock_nanosleep (Linux; the timer elsewhere).
@@ -25,12 +35,12 @@ const (
 // String names the kind as the send-lag benchmark prints it.
 func (k clockKind) String() string {
 	switch k {
-	case clockTimer:
-		return "timer"
+	case clockPrecise:
+		return "precise"
 	case clockSleep:
 		return "sleep"
 	}
-	return "precise"
+	return "timer"
 }
 
 // sendClock waits for the send times of one load, epoch-relative.
