@@ -163,6 +163,26 @@ func TestPeerFiles(t *testing.T) {
 			{"chunk gap median", func(m *schema.Matrix) *float64 { return m.Measurements[0].ChunkGapP50Ms }, 13.638956006616354},
 			{"e2e median", func(m *schema.Matrix) *float64 { return m.Measurements[0].E2EP50Ms }, 7819.046192569658},
 			{"retokenized kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "total_output_tokens_retokenized") }, 160192},
+			// Lines 6–7 (sharegpt, 269,081 input tokens over 1,200 requests
+			// and 540,779 over 2,400) share one context, their pooled mean.
+			{"one context for the sharegpt sweep", func(m *schema.Matrix) *float64 {
+				n := 0.0
+				for _, c := range m.Measurements {
+					if c.SourceLine >= 6 && c.ContextLabel == "225" && *c.ContextTokens == 225 {
+						n++
+					}
+				}
+				return &n
+			}, 2},
+			{"a sharegpt line keeps its own mean prompt length", func(m *schema.Matrix) *float64 {
+				for _, c := range m.Measurements {
+					if c.SourceLine == 6 && c.PromptTokens != nil {
+						v := float64(*c.PromptTokens)
+						return &v
+					}
+				}
+				return nil
+			}, 224},
 			// Lines 1–5 sweep the random dataset (input 1024, range ratio
 			// 0: lengths uniform in [1, 1024], mean 512.5, measured 509–515);
 			// lines 6–7 use sharegpt at rates 4 and 8 again, and land in
