@@ -30,6 +30,8 @@ type Listing struct {
 	Engine        string `json:"engine"`
 	EngineVersion string `json:"engine_version"`
 	Quantization  string `json:"quantization"`
+	// SourceSHA256 is the hash of the source the run was read from.
+	SourceSHA256 string `json:"source_sha256"`
 }
 
 // listTable is the runs table seen through Listing: the same column
@@ -65,33 +67,38 @@ var listColumns = func() []string {
 func (a *Archive) ListRuns(ctx context.Context) ([]Listing, error) {
 	var out []Listing
 	err := a.underReadLock(ctx, func(l *layout) (err error) {
-		stems := l.committed()
-		files := make([][][]Listing, len(stems))
-		err = parallel(ctx, len(stems), func(k int) error {
-			path := l.files[TableRuns][stems[k]]
-			f, err := os.Open(path)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			var s sink[Listing]
-			if err := listTable().read(f, path, nil, listColumns, &s); err != nil {
-				return damaged(path, err)
-			}
-			files[k] = s.chunks
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		var from []string // stem of each row of out
-		out, from = dedupeListings(stems, files)
-		return a.fillCells(ctx, l, out, from)
+		out, err = a.listRuns(ctx, l)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// listRuns is ListRuns over layout l, under a lock the caller holds.
+func (a *Archive) listRuns(ctx context.Context, l *layout) ([]Listing, error) {
+	stems := l.committed()
+	files := make([][][]Listing, len(stems))
+	err := parallel(ctx, len(stems), func(k int) error {
+		path := l.files[TableRuns][stems[k]]
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		var s sink[Listing]
+		if err := listTable().read(f, path, nil, listColumns, &s); err != nil {
+			return damaged(path, err)
+		}
+		files[k] = s.chunks
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out, from := dedupeListings(stems, files) // from: the stem of each row of out
+	return out, a.fillCells(ctx, l, out, from)
 }
 
 // dedupeListings keeps one row per run id of the rows read from each
@@ -265,3 +272,22 @@ func (c *CellCounter) Count() int32 { return int32(len(c.seen)) }
 
 // cellColumns are the measurement columns countCells reads.
 var cellColumns = []string{"phase", "context_label", "concurrency", "request_rate"}
+
+// RunsBySource returns the run ids of the archive the writer writes to
+// by the SHA-256 of the source each was read from (runs without one are
+// left out), as of the writer's lock: a source read again whose run id is
+// not among its own was read differently by an earlier version of the
+// parser.
+func (w *Writer) RunsBySource() (map[string][]string, error) {
+	ls, err := w.a.listRuns(w.ctx, w.l)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, l := range ls {
+		if l.SourceSHA256 != "" {
+			out[l.SourceSHA256] = append(out[l.SourceSHA256], l.RunID)
+		}
+	}
+	return out, nil
+}

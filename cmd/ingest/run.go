@@ -95,8 +95,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	moveDamaged := fs.Bool("move-damaged", false, "with -check: move the batches holding damaged files to DIR/damaged/")
 	filesFrom := fs.String("files-from", "", "read more FILE names from this `file`, one per line (for more files than a command line holds)")
 	skipDamaged := fs.Bool("skip-damaged", false, "go on without the batches holding a damaged or foreign file, naming each on stderr")
+	reread := fs.Bool("reread", false, "add a run read from a source the archive holds under other run ids (an earlier speedmatrix read it differently) beside the old ones; by default it is named and not added")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ingest [-archive DIR] [-format %s] [-json] [-compact] [-lock-timeout D] [-skip-damaged] [-files-from LIST] FILE...\n", strings.Join(parse.Formats, "|"))
+		fmt.Fprintf(stderr, "usage: ingest [-archive DIR] [-format %s] [-json] [-compact] [-lock-timeout D] [-skip-damaged] [-reread] [-files-from LIST] FILE...\n", strings.Join(parse.Formats, "|"))
 		fmt.Fprintln(stderr, "       ingest [-archive DIR] -check [-move-damaged]")
 		fmt.Fprintln(stderr, "FILE - reads standard input. One line per run on stdout (a file of several configurations holds several): run_id, title, rows, added|duplicate|error.")
 		fs.PrintDefaults()
@@ -163,7 +164,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *check {
 		return checkArchive(ctx, a, *moveDamaged, stdout, stderr)
 	}
-	failed, err := ingestFiles(ctx, a, files, *format, stdin, stdout, stderr)
+	failed, err := ingestFiles(ctx, a, files, *format, *reread, stdin, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "ingest:", explain(err, *dir))
 		return exitFail
@@ -180,13 +181,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // ingestFiles parses the files and streams their runs into one archive
 // transaction, then prints a line per run. It reports whether a
 // document failed; the error is the archive's.
-func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format string,
+func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format string, reread bool,
 	stdin io.Reader, stdout, stderr io.Writer) (failed bool, err error) {
 	if len(files) == 0 {
 		return false, nil
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	var w *archive.Writer
+	var bySource map[string][]string
 	defer func() {
 		if w != nil && err != nil {
 			w.Abort()
@@ -202,12 +204,23 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 				if w, err = a.NewWriter(ctx); err != nil {
 					return err
 				}
+				if bySource, err = w.RunsBySource(); err != nil {
+					return err
+				}
 			}
 			m.Run.IngestedAt = now
 			var it archive.Item
 			n := len(m.Measurements)
 			if d.rows != nil {
 				n = d.rows.Len()
+			}
+			if old := readBefore(bySource, m); len(old) > 0 && !reread {
+				fmt.Fprintf(stderr, "%s: run %s: the archive holds this source as run %s, read differently by an earlier speedmatrix; not added (-reread adds it beside)\n",
+					d.name, m.Run.RunID, strings.Join(old, ", "))
+				d.lines = append(d.lines, fmt.Sprintf("%s\t%s\t%d rows\t%s", m.Run.RunID, oneLine(m.Run.Title), n, outcomeReread))
+				continue
+			}
+			if d.rows != nil {
 				it, err = w.AddRows(m, d.rows.Each)
 			} else {
 				it, err = w.Add(m)
