@@ -67,8 +67,11 @@ var listColumns = func() []string {
 func (a *Archive) ListRuns(ctx context.Context) ([]Listing, error) {
 	var out []Listing
 	err := a.underReadLock(ctx, func(l *layout) (err error) {
-		out, err = a.listRuns(ctx, l)
-		return err
+		var from []string
+		if out, from, err = a.listRuns(ctx, l); err != nil {
+			return err
+		}
+		return a.fillCells(ctx, l, out, from)
 	})
 	if err != nil {
 		return nil, err
@@ -76,8 +79,10 @@ func (a *Archive) ListRuns(ctx context.Context) ([]Listing, error) {
 	return out, nil
 }
 
-// listRuns is ListRuns over layout l, under a lock the caller holds.
-func (a *Archive) listRuns(ctx context.Context, l *layout) ([]Listing, error) {
+// listRuns reads the Listings of layout l, under a lock the caller holds,
+// with the stem each came from; cell counts the runs table lacks are left
+// to fillCells (RunsBySource needs none).
+func (a *Archive) listRuns(ctx context.Context, l *layout) (_ []Listing, from []string, _ error) {
 	stems := l.committed()
 	files := make([][][]Listing, len(stems))
 	err := parallel(ctx, len(stems), func(k int) error {
@@ -95,10 +100,10 @@ func (a *Archive) listRuns(ctx context.Context, l *layout) ([]Listing, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out, from := dedupeListings(stems, files) // from: the stem of each row of out
-	return out, a.fillCells(ctx, l, out, from)
+	out, from := dedupeListings(stems, files)
+	return out, from, nil
 }
 
 // dedupeListings keeps one row per run id of the rows read from each
@@ -279,7 +284,7 @@ var cellColumns = []string{"phase", "context_label", "concurrency", "request_rat
 // not among its own was read differently by an earlier version of the
 // parser.
 func (w *Writer) RunsBySource() (map[string][]string, error) {
-	ls, err := w.a.listRuns(w.ctx, w.l)
+	ls, _, err := w.a.listRuns(w.ctx, w.l)
 	if err != nil {
 		return nil, err
 	}

@@ -204,6 +204,9 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 				if w, err = a.NewWriter(ctx); err != nil {
 					return err
 				}
+				// Note: one narrow read of the runs files per call (the
+				// listing compare -list makes: 0.5 s at 100,000 runs), so a
+				// source read differently before is never stored twice.
 				if bySource, err = w.RunsBySource(); err != nil {
 					return err
 				}
