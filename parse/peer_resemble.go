@@ -191,16 +191,15 @@ func benchmarkReport(t []byte) string {
 // documents are Markdown, HTML or text, never CSV: such a file was once
 // told it lacked an All measurements table.
 func csvTable(t []byte) string {
-	lines := strings.Split(string(t), "\n")
+	// Note: only the first two lines that are not blank are read (every
+	// text document ingested comes here); the whole text is not copied.
 	var rows [][]string
-	for _, l := range lines {
-		if l = strings.TrimSpace(l); l == "" {
-			continue
+	for rest := t; len(rest) > 0 && len(rows) < 2; {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			rows = append(rows, strings.Split(string(line), ","))
 		}
-		if len(rows) == 2 {
-			break
-		}
-		rows = append(rows, strings.Split(l, ","))
 	}
 	if len(rows) < 2 || len(rows[0]) < 3 || len(rows[1]) != len(rows[0]) {
 		return ""
