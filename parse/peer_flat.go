@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -280,6 +281,56 @@ func inputContext(m *schema.Measurement, meanInput float64) {
 	t := int64(math.Round(meanInput))
 	m.ContextTokens = &t
 	m.ContextLabel = serveLabel(t)
+}
+
+// poolMeasuredContexts gives the lines is of one run that take their
+// context from the measured mean prompt length (a dataset of real
+// prompts such as sharegpt; fromSettings reports the lines whose context
+// is the tool's length settings instead) one context per dataset: the
+// mean over those lines (total input tokens over completed requests), so
+// a rate sweep of one dataset forms one curve; each line's own mean
+// stays in prompt_tokens. Lines pool only with lines of the same dataset
+// whose means are within 5% of the smallest among them.
+//
+// Note: the lines of an SGLang sharegpt sweep measured 224.2 and 225.3
+// tokens (prompts of one dataset, fewer or more of them completed) and
+// landed in contexts 224 and 225, so compare drew no curve through them.
+// vLLM's results do not record the dataset, so lines it appended from
+// two datasets to one file share a name (""): the 5% bound keeps them
+// apart (sharegpt's ~225 tokens against sonnet's ~550).
+func poolMeasuredContexts(objs []*flatResult, is []int, cells []schema.Measurement, fromSettings func(*flatResult) bool) {
+	type line struct {
+		i         int
+		in, done  float64
+		dataset   string
+		meanInput float64
+	}
+	var ls []line
+	for _, i := range is {
+		f := objs[i]
+		in, _ := f.num("", "total_input_tokens")
+		done, _ := f.num("", "completed")
+		if fromSettings(f) || !in.Set || !done.Set || done.V <= 0 || in.V <= 0 || cells[i].ContextTokens == nil {
+			continue // the context is the settings' or unknown
+		}
+		ls = append(ls, line{i, in.V, done.V, f.str("dataset_name"), in.V / done.V})
+	}
+	slices.SortStableFunc(ls, func(a, b line) int {
+		return cmp.Or(cmp.Compare(a.dataset, b.dataset), cmp.Compare(a.meanInput, b.meanInput))
+	})
+	for lo := 0; lo < len(ls); {
+		hi, in, done := lo, 0.0, 0.0
+		for ; hi < len(ls) && ls[hi].dataset == ls[lo].dataset && ls[hi].meanInput <= 1.05*ls[lo].meanInput; hi++ {
+			in += ls[hi].in
+			done += ls[hi].done
+		}
+		if hi-lo >= 2 {
+			for _, l := range ls[lo:hi] {
+				inputContext(&cells[l.i], in/done)
+			}
+		}
+		lo = hi
+	}
 }
 
 // nothingCompleted turns the cell of a benchmark in which no request

@@ -67,7 +67,10 @@ func parseSGLangBench(b []byte, name string) ([]*schema.Matrix, error) {
 		if si.MaxTotalNumTokens > 0 {
 			m.Run.KVBudgetTokens = schema.I64(si.MaxTotalNumTokens)
 		}
-		poolMeasuredContexts(objs, is, cells)
+		poolMeasuredContexts(objs, is, cells, func(f *flatResult) bool {
+			isl, _ := f.num("", "random_input_len")
+			return f.str("dataset_name") == "random" && isl.Set && isl.V > 0
+		})
 		var datasets []string
 		for _, i := range is {
 			m.Measurements = append(m.Measurements, cells[i])
@@ -89,53 +92,6 @@ func parseSGLangBench(b []byte, name string) ([]*schema.Matrix, error) {
 		out = append(out, m)
 	}
 	return out, nil
-}
-
-// poolMeasuredContexts gives the lines is of one run that take their
-// context from the measured mean prompt length (a dataset of real
-// prompts such as sharegpt, not the random dataset's settings) one
-// context per dataset: the mean over all those lines (total input tokens
-// over completed requests), so a rate sweep of one dataset forms one
-// curve; each line's own mean stays in prompt_tokens.
-//
-// Note: the lines of a sharegpt sweep measured 224.2 and 225.3 tokens
-// (prompts of one dataset, fewer or more of them completed) and landed in
-// contexts 224 and 225, so compare drew no curve through them.
-func poolMeasuredContexts(objs []*flatResult, is []int, cells []schema.Measurement) {
-	type pool struct {
-		in, done float64
-		lines    []int
-	}
-	pools := map[string]*pool{}
-	var order []string
-	for _, i := range is {
-		f := objs[i]
-		d := f.str("dataset_name")
-		isl, _ := f.num("", "random_input_len")
-		in, _ := f.num("", "total_input_tokens")
-		done, _ := f.num("", "completed")
-		if d == "random" && isl.Set && isl.V > 0 || !in.Set || !done.Set || done.V <= 0 || cells[i].ContextTokens == nil {
-			continue // the context is the settings' (see sglangCell) or unknown
-		}
-		p := pools[d]
-		if p == nil {
-			p = &pool{}
-			pools[d] = p
-			order = append(order, d)
-		}
-		p.in += in.V
-		p.done += done.V
-		p.lines = append(p.lines, i)
-	}
-	for _, d := range order {
-		p := pools[d]
-		if len(p.lines) < 2 {
-			continue
-		}
-		for _, i := range p.lines {
-			inputContext(&cells[i], p.in/p.done)
-		}
-	}
 }
 
 // sglangCell maps one SGLang result line to a serve cell.

@@ -115,6 +115,23 @@ func TestPeerFiles(t *testing.T) {
 			{"old goodput key", func(m *schema.Matrix) *float64 { return m.Measurements[1].GoodputReqS }, 9.1},
 			{"line 2 source line", func(m *schema.Matrix) *float64 { return f(float64(m.Measurements[1].SourceLine)) }, 2},
 		}},
+		// A sharegpt rate sweep appended to one file (means 224.4, 225.3
+		// and 226.1 tokens) shares one context, the pooled mean (157,715
+		// over 699 requests: 225.6); a sonnet line appended after it (no
+		// dataset is recorded) keeps its own 550.
+		{"vllm/sharegpt-append.jsonl", FormatVLLMBench, "Llama-3.1-8B-Instruct", 4, []check{
+			{"sweep lines in one context", func(m *schema.Matrix) *float64 {
+				n := 0.0
+				for _, c := range m.Measurements[:3] {
+					if c.ContextLabel == "226" && *c.ContextTokens == 226 {
+						n++
+					}
+				}
+				return &n
+			}, 3},
+			{"a sweep line keeps its own mean", func(m *schema.Matrix) *float64 { return i64(m.Measurements[1].PromptTokens) }, 225},
+			{"the sonnet line apart", func(m *schema.Matrix) *float64 { return i64(m.Measurements[3].ContextTokens) }, 550},
+		}},
 		// A benchmark_serving derivative writing seconds without "_ms"
 		// (bug class 4): milliseconds in the columns, nothing unit-less.
 		{"vllm/inferencex-token-position-slo-glm5-conc4-seconds.json", FormatVLLMBench, "GLM-5-FP8", 1, []check{

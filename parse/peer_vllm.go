@@ -81,6 +81,14 @@ func parseVLLMBench(b []byte, name string) ([]*schema.Matrix, error) {
 		for _, kv := range f.stringFields() {
 			addField(&m.Run, "Metadata", kv.Key, kv.Value)
 		}
+		poolMeasuredContexts(objs, is, cells, func(f *flatResult) bool {
+			for _, k := range []string{"random_input_len", "input_len"} {
+				if req, _ := f.num("", k); req.Set && req.V > 0 {
+					return true // vllmCell's context
+				}
+			}
+			return false
+		})
 		for _, i := range is {
 			m.Measurements = append(m.Measurements, cells[i])
 			objs[i].addErrors(&m.Run)
