@@ -518,6 +518,11 @@ func attach[R any](rows []R, byRun map[string]*schema.Matrix, id func(*R) string
 // appends, not after each one. Files copied from other hosts afterwards
 // simply join the compacted file.
 func (a *Archive) Compact(ctx context.Context) error {
+	return a.compact(ctx, nil)
+}
+
+// compact is Compact, leaving out the runs in drop (see Drop).
+func (a *Archive) compact(ctx context.Context, drop []string) error {
 	unlock, err := a.lock(ctx, true)
 	if err != nil {
 		return err
@@ -528,7 +533,7 @@ func (a *Archive) Compact(ctx context.Context) error {
 		return err
 	}
 	stems := l.committed()
-	if len(stems) == 0 || len(stems) == 1 && grouped(l, stems[0]) {
+	if len(drop) == 0 && (len(stems) == 0 || len(stems) == 1 && grouped(l, stems[0])) {
 		return a.publish(ctx, l)
 	}
 	srs, err := a.readRuns(ctx, l, stems, nil)
@@ -537,6 +542,9 @@ func (a *Archive) Compact(ctx context.Context) error {
 	}
 	ms, err := a.load(ctx, l, srs, nil, nil)
 	if err != nil {
+		return err
+	}
+	if ms, err = without(ms, drop); err != nil {
 		return err
 	}
 	// In run_id order, as Append writes (see there).

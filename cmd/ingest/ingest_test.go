@@ -103,7 +103,7 @@ func treeHash(t testing.TB, dir string) map[string]string {
 	return out
 }
 
-var lineRE = regexp.MustCompile(`^([0-9a-f]{16}|-)\t([^\t]+)\t(\d+) rows\t(added|duplicate|reread|error)$`)
+var lineRE = regexp.MustCompile(`^([0-9a-f]{16}|-)\t([^\t]+)\t(\d+) rows\t(added|duplicate|reread|dropped|error)$`)
 
 type line struct{ id, title, rows, outcome string }
 

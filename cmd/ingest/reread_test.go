@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -15,7 +16,8 @@ import (
 // ingested: the archive holds the source's bytes under another run id
 // (an earlier reading, one figure apart). Ingesting the source again
 // names the old run and adds nothing; -reread adds the new reading
-// beside it.
+// beside it, and -drop then removes the old one: the archive ends with
+// the new reading alone.
 func TestRereadSource(t *testing.T) {
 	ctx := context.Background()
 	seed := seedPaths(t)[0]
@@ -63,7 +65,8 @@ func TestRereadSource(t *testing.T) {
 	if code != 0 || len(ls) != 1 || ls[0].outcome != "reread" || ls[0].id != now.Run.RunID {
 		t.Fatalf("exit %d, lines %+v; want one reread line of run %s\nstderr: %s", code, ls, now.Run.RunID, stderr)
 	}
-	if !strings.Contains(stderr, "holds this source as run "+earlier.Run.RunID) || !strings.Contains(stderr, "-reread") {
+	if !strings.Contains(stderr, "holds this source as run "+earlier.Run.RunID) || !strings.Contains(stderr, "-reread") ||
+		!strings.Contains(stderr, "-drop "+earlier.Run.RunID+" then") {
 		t.Errorf("stderr does not name the earlier run and the way to add it:\n%s", stderr)
 	}
 	if after := treeHash(t, dir); len(after) != len(before) {
@@ -78,5 +81,26 @@ func TestRereadSource(t *testing.T) {
 	// duplicate of the run it reads as.
 	if _, stdout, _ = ingest(t, "", "-archive", dir, seed); lines(t, stdout)[0].outcome != "duplicate" {
 		t.Errorf("after -reread: %s", stdout)
+	}
+
+	code, stdout, stderr = ingest(t, "", "-archive", dir, "-drop", earlier.Run.RunID)
+	if ls := lines(t, stdout); code != 0 || len(ls) != 1 || ls[0].outcome != "dropped" || ls[0].id != earlier.Run.RunID {
+		t.Fatalf("-drop: exit %d, lines %+v\nstderr: %s", code, ls, stderr)
+	}
+	runs, err := a.Runs(ctx)
+	if err != nil || len(runs) != 1 || runs[0].RunID != now.Run.RunID {
+		t.Fatalf("after -drop: %d runs (%v), want the new reading %s alone", len(runs), err, now.Run.RunID)
+	}
+	if _, stdout, _ = ingest(t, "", "-archive", dir, seed); lines(t, stdout)[0].outcome != "duplicate" {
+		t.Errorf("after -drop: %s", stdout)
+	}
+	// A run the archive does not hold: exit 1, named, nothing changed.
+	before = treeHash(t, dir)
+	code, stdout, stderr = ingest(t, "", "-archive", dir, "-drop", now.Run.RunID+","+earlier.Run.RunID)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, earlier.Run.RunID+": run not in archive") {
+		t.Errorf("-drop of a dropped run: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if after := treeHash(t, dir); !maps.Equal(after, before) {
+		t.Error("a refused -drop changed the archive")
 	}
 }

@@ -95,10 +95,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	moveDamaged := fs.Bool("move-damaged", false, "with -check: move the batches holding damaged files to DIR/damaged/")
 	filesFrom := fs.String("files-from", "", "read more FILE names from this `file`, one per line (for more files than a command line holds)")
 	skipDamaged := fs.Bool("skip-damaged", false, "go on without the batches holding a damaged or foreign file, naming each on stderr")
+	drop := fs.String("drop", "", "remove the runs with these `ids` (comma-separated) from the archive, with their measurements and samples, and print a line for each")
 	reread := fs.Bool("reread", false, "add a run read from a source the archive holds under other run ids (an earlier speedmatrix read it differently) beside the old ones; by default it is named and not added")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ingest [-archive DIR] [-format %s] [-json] [-compact] [-lock-timeout D] [-skip-damaged] [-reread] [-files-from LIST] FILE...\n", strings.Join(parse.Formats, "|"))
 		fmt.Fprintln(stderr, "       ingest [-archive DIR] -check [-move-damaged]")
+		fmt.Fprintln(stderr, "       ingest [-archive DIR] -drop RUN_ID[,RUN_ID…]")
 		fmt.Fprintln(stderr, "FILE - reads standard input. One line per run on stdout (a file of several configurations holds several): run_id, title, rows, added|duplicate|error.")
 		fs.PrintDefaults()
 	}
@@ -125,10 +127,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case *check && (len(files) > 0 || *compact || *asJSON || *skipDamaged):
 		fmt.Fprintln(stderr, "ingest: -check reads the archive only: no FILEs, -compact, -json or -skip-damaged")
 		return exitUsage
+	case *drop != "" && (len(files) > 0 || *compact || *asJSON || *check):
+		fmt.Fprintln(stderr, "ingest: -drop changes the archive alone: no FILEs, -compact, -json or -check")
+		return exitUsage
 	case *moveDamaged && !*check:
 		fmt.Fprintln(stderr, "ingest: -move-damaged goes with -check")
 		return exitUsage
-	case len(files) == 0 && !*compact && !*check:
+	case len(files) == 0 && !*compact && !*check && *drop == "":
 		fs.Usage()
 		return exitUsage
 	case *asJSON && *compact:
@@ -163,6 +168,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if *check {
 		return checkArchive(ctx, a, *moveDamaged, stdout, stderr)
+	}
+	if *drop != "" {
+		ids, err := dropIDs(*drop)
+		if err != nil {
+			fmt.Fprintln(stderr, "ingest:", err)
+			return exitUsage
+		}
+		return dropRuns(ctx, a, ids, stdout, stderr)
 	}
 	failed, err := ingestFiles(ctx, a, files, *format, *reread, stdin, stdout, stderr)
 	if err != nil {
@@ -218,8 +231,8 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 				n = d.rows.Len()
 			}
 			if old := readBefore(bySource, m); len(old) > 0 && !reread {
-				fmt.Fprintf(stderr, "%s: run %s: the archive holds this source as run %s, read differently by an earlier speedmatrix; not added (-reread adds it beside)\n",
-					d.name, m.Run.RunID, strings.Join(old, ", "))
+				fmt.Fprintf(stderr, "%s: run %s: the archive holds this source as run %s, read differently by an earlier speedmatrix; not added (-reread adds it beside; -drop %s then removes the old reading)\n",
+					d.name, m.Run.RunID, strings.Join(old, ", "), strings.Join(old, ","))
 				d.lines = append(d.lines, fmt.Sprintf("%s\t%s\t%d rows\t%s", m.Run.RunID, oneLine(m.Run.Title), n, outcomeReread))
 				continue
 			}
