@@ -42,7 +42,8 @@ const RunIDLen = 16
 // made the id a fifth of the time of parsing a document. The encoder's
 // per-type field lists are built once by reflection over the JSON tags,
 // so a field added to Run or Measurement joins the hash without touching
-// this file, and runid_test.go checks that its bytes equal Marshal's.
+// this file, and runid_canon_test.go checks that its bytes equal
+// Marshal's (runid_seed_test.go pins the seed documents' ids).
 //
 // Note: the encoding goes to the hash in pieces of about flushAt bytes,
 // so a document of 500,000 rows does not hold its whole encoding (twice
