@@ -74,74 +74,70 @@ func uintAt(p unsafe.Pointer, size uintptr) uint64 {
 // measurement's index, or -1 outside measurements (where a NaN or ±Inf
 // cannot be encoded).
 func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldPlan, row int) []byte {
-	b = append(b, '{')
-	first := true
+	// Every field's text begins with a comma: the first one's becomes
+	// the opening brace.
+	start := len(b)
 	for i := range plan {
 		p := &plan[i]
-		if p.nilOmitted && *(*unsafe.Pointer)(unsafe.Add(base, p.offset)) == nil {
-			continue
-		}
-		if p.codec == codecConstBytes {
-			if len(p.zero) == 0 {
-				continue
-			}
-			b = appendKey(b, p, first)
-			first = false
-			b = append(b, p.zero...)
-			continue
-		}
 		f := unsafe.Add(base, p.offset)
-		if row >= 0 && p.floatPtr {
-			if x := *(**float64)(f); x != nil && (math.IsInf(*x, 0) || math.IsNaN(*x)) {
-				e.rowNonFinite = append(e.rowNonFinite, strconv.Itoa(row)+"."+p.name+"="+strconv.FormatFloat(*x, 'g', -1, 64))
-				if p.omitEmpty {
-					continue
-				}
-				b = appendKey(b, p, first)
-				first = false
-				b = append(b, "null"...)
-				continue
-			}
+		if p.nilOmitted && *(*unsafe.Pointer)(f) == nil {
+			continue // most fields of a measurement
 		}
-		if p.omitEmpty {
-			// Most such fields are nil pointers: test them inline.
-			if p.codec == codecPointer {
-				if *(*unsafe.Pointer)(f) == nil {
-					continue
-				}
-			} else if empty(f, p.tc) {
-				continue
-			}
-		}
-		b = appendKey(b, p, first)
-		first = false
-		if row >= 0 && p.extra {
-			b = e.appendExtra(b, *(*[]Metric)(f), row)
-			continue
-		}
-		if p.floatPtr {
-			// Most fields of a measurement: written here rather than
-			// through two levels of appendValue.
-			if x := *(**float64)(f); x == nil {
-				b = append(b, "null"...)
-				continue
-			} else if !math.IsInf(*x, 0) && !math.IsNaN(*x) {
+		switch p.op {
+		case opConst:
+			b = append(b, p.lit...)
+		case opFloatPtr:
+			x := *(**float64)(f)
+			switch {
+			case x == nil: // not omitted: nilOmitted skipped those
+				b = append(b, p.null...)
+			case !math.IsInf(*x, 0) && !math.IsNaN(*x):
+				b = append(b, p.key...)
 				b = appendFloat(b, *x)
+			case row < 0:
+				panic("schema: run id: json: unsupported value: " + strconv.FormatFloat(*x, 'g', -1, 64))
+			default:
+				e.rowNonFinite = append(e.rowNonFinite, strconv.Itoa(row)+"."+p.name+"="+strconv.FormatFloat(*x, 'g', -1, 64))
+				if !p.omitEmpty {
+					b = append(b, p.null...)
+				}
+			}
+		case opIntPtr:
+			if x := *(*unsafe.Pointer)(f); x != nil {
+				b = append(b, p.key...)
+				b = strconv.AppendInt(b, intAt(x, p.size), 10)
+			} else {
+				b = append(b, p.null...) // as above
+			}
+		case opString:
+			if s := *(*string)(f); s != "" || !p.omitEmpty {
+				b = append(b, p.key...)
+				b = appendString(b, s)
+			}
+		case opExtra:
+			ms := *(*[]Metric)(f)
+			if p.omitEmpty && len(ms) == 0 {
 				continue
 			}
+			b = append(b, p.key...)
+			if row < 0 {
+				b = e.appendValue(b, f, p.tc)
+			} else {
+				b = e.appendExtra(b, ms, row)
+			}
+		default:
+			if p.omitEmpty && empty(f, p.tc) {
+				continue
+			}
+			b = append(b, p.key...)
+			b = e.appendValue(b, f, p.tc)
 		}
-		b = e.appendValue(b, f, p.tc)
 	}
+	if len(b) == start {
+		return append(b, "{}"...)
+	}
+	b[start] = '{'
 	return append(b, '}')
-}
-
-// appendKey writes the key of field p, after a comma unless it is the
-// first field written.
-func appendKey(b []byte, p *fieldPlan, first bool) []byte {
-	if first {
-		return append(b, p.key...)
-	}
-	return append(b, p.commaKey...)
 }
 
 // appendExtra writes a measurement's extra figures, a NaN or ±Inf one as
@@ -228,7 +224,7 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plainASCII[c] {
 				i++
 				continue
 			}
@@ -273,6 +269,15 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// plainASCII marks the bytes below utf8.RuneSelf that appendString
+// copies as they are.
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := byte(0x20); c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 // marshalContent is the canonical JSON of m written by encoding/json: the
 // definition canonEncoder reproduces, used when a plan cannot be built.

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -60,19 +61,29 @@ func appendShortDecimal(b []byte, f float64) ([]byte, bool) {
 	if !(a >= 1e-6) || a >= shortDecimalLimit { // also NaN
 		return b, false
 	}
-	for d := 0; d <= maxShortDecimals; d++ {
+	if f < 0 {
+		b = append(b, '-')
+	}
+	// An integer (most figures of a document: 55000, 149) is its digits.
+	if m := uint64(a); float64(m) == a {
+		return strconv.AppendUint(b, m, 10), true
+	}
+	for d := 1; d <= maxShortDecimals; d++ {
 		p := a * exactPow10[d]
 		if p >= shortDecimalLimit {
-			return b, false
+			break
 		}
-		m := math.Round(p)
+		// Floor(p+0.5), not Round, which the compiler does not turn into
+		// one instruction; a p just below a half may round up, to an m
+		// the next test rejects, as it rejects any m that is not near p.
+		m := math.Floor(p + 0.5)
 		if math.Abs(p-m) > 0.01 || m/exactPow10[d] != a {
 			continue
 		}
-		if f < 0 {
-			b = append(b, '-')
-		}
 		return appendFixed(b, uint64(m), d), true
+	}
+	if f < 0 {
+		b = b[:len(b)-1]
 	}
 	return b, false
 }
@@ -81,23 +92,25 @@ func appendShortDecimal(b []byte, f float64) ([]byte, bool) {
 // in float64).
 var exactPow10 = [maxShortDecimals + 1]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
 
-// appendFixed writes m / 10ᵈ with exactly d decimals ("0.05" for m 5,
-// d 2).
+// appendFixed writes m / 10ᵈ, d ≥ 1, with exactly d decimals ("0.05"
+// for m 5, d 2): m's digits, then the point moved in among them.
 func appendFixed(b []byte, m uint64, d int) []byte {
-	var buf [24]byte
-	digits := strconv.AppendUint(buf[:0], m, 10)
-	if d == 0 {
-		return append(b, digits...)
-	}
-	if len(digits) <= d {
-		b = append(b, '0', '.')
-		for range d - len(digits) {
-			b = append(b, '0')
+	n0 := len(b)
+	b = strconv.AppendUint(b, m, 10)
+	if k := len(b) - n0; k <= d {
+		// "0." and d-k zeros before the k digits.
+		pad := d + 2 - k
+		b = slices.Grow(b, pad)[:len(b)+pad]
+		copy(b[n0+pad:], b[n0:n0+k])
+		b[n0], b[n0+1] = '0', '.'
+		for i := n0 + 2; i < n0+pad; i++ {
+			b[i] = '0'
 		}
-		return append(b, digits...)
+		return b
 	}
-	n := len(digits) - d
-	b = append(b, digits[:n]...)
-	b = append(b, '.')
-	return append(b, digits[n:]...)
+	b = append(b, 0)
+	n := len(b)
+	copy(b[n-d:], b[n-d-1:n-1])
+	b[n-d-1] = '.'
+	return b
 }
