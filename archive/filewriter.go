@@ -73,6 +73,7 @@ type fileMeta struct {
 	root  *pqschema.GroupNode
 	kv    metadata.KeyValueMetadata
 	props *parquet.WriterProperties
+	dict  []bool // by leaf: a string leaf written with a dictionary (dictleaf.go)
 	err   error
 }
 
@@ -103,7 +104,12 @@ func (t *table) meta() (*pqschema.GroupNode, metadata.KeyValueMetadata, *parquet
 		}
 		m.kv = pf.MetaData().KeyValueMetadata()
 		m.root = pf.MetaData().Schema.Root()
-		m.props = writerProps(plainDoubles(pf.MetaData().Schema)...)
+		sc := pf.MetaData().Schema
+		m.props = writerProps(plainDoubles(sc)...)
+		m.dict = make([]bool, len(t.leaves))
+		for i := range t.leaves {
+			m.dict[i] = t.leaves[i].sc == stringScalar && m.props.DictionaryEnabledFor(sc.Column(i).Path())
+		}
 	})
 	return m.root, slices.Clone(m.kv), m.props, m.err
 }
@@ -114,7 +120,8 @@ type fileWriter struct {
 	t     *table
 	w     *file.Writer
 	s     scratch
-	piece []span // the spans of the piece being written
+	piece []span      // the spans of the piece being written
+	dicts []*dictLeaf // by leaf: the group's values of a dictionary string leaf, or nil
 }
 
 // writeOnly hides a writer's Close: arrow-go's file writer closes an
@@ -131,7 +138,31 @@ func (t *table) newFileWriter(w io.Writer) (*fileWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: %s: %w", t.name, err)
 	}
-	return &fileWriter{t: t, w: pw}, nil
+	fw := &fileWriter{t: t, w: pw, dicts: make([]*dictLeaf, len(t.leaves))}
+	for i, d := range t.file.dict {
+		if d {
+			fw.dicts[i] = newDictLeaf()
+		}
+	}
+	return fw, nil
+}
+
+// closeGroup writes the dictionary string leaves of row group rg (their
+// values were gathered by writeSpans) and closes it.
+func (fw *fileWriter) closeGroup(rg file.BufferedRowGroupWriter) error {
+	for i, d := range fw.dicts {
+		if d == nil {
+			continue
+		}
+		cw, err := rg.Column(i)
+		if err == nil {
+			err = d.flush(cw)
+		}
+		if err != nil {
+			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+		}
+	}
+	return rg.Close()
 }
 
 // Close finishes the file: the last row group and the footer.
@@ -160,9 +191,13 @@ func (fw *fileWriter) writeSpans(spans []span, rg file.BufferedRowGroupWriter) e
 	piece, rows := fw.piece[:0], 0
 	write := func() error {
 		for i := range fw.t.leaves {
+			l := &fw.t.leaves[i]
+			if d := fw.dicts[i]; d != nil {
+				d.add(l, piece, stride, &fw.s)
+				continue
+			}
 			cw, err := rg.Column(i)
 			if err == nil {
-				l := &fw.t.leaves[i]
 				err = l.sc.write(l, cw, piece, stride, &fw.s)
 			}
 			if err != nil {
@@ -239,7 +274,7 @@ func (fw *fileWriter) writeGroups(rows reflect.Value) error {
 			err = fw.writeSpans([]span{fw.spanOf(rows, g[0], g[1])}, rg)
 		}
 		if err == nil {
-			err = rg.Close()
+			err = fw.closeGroup(rg)
 		}
 		if err != nil {
 			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
@@ -261,7 +296,7 @@ func (fw *fileWriter) writeRuns(runs []runRows) error {
 			err = fw.writeSpans(group, rg)
 		}
 		if err == nil {
-			err = rg.Close()
+			err = fw.closeGroup(rg)
 		}
 		if err != nil {
 			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
@@ -313,7 +348,7 @@ func (fw *fileWriter) writeStream(fill func(put func(reflect.Value) error) error
 	if err != nil {
 		return err
 	}
-	if err := rg.Close(); err != nil {
+	if err := fw.closeGroup(rg); err != nil {
 		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 	}
 	return nil

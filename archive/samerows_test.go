@@ -325,6 +325,13 @@ func compareFiles(t *testing.T, got, want []byte) {
 			if gs, ws := chunkStats(t, grg, c), chunkStats(t, wrg, c); gs != ws {
 				t.Fatalf("row group %d, column %s: statistics\n got %s\nwant %s", k, gm.Schema.Column(c).Path(), gs, ws)
 			}
+			// Strings are encoded as pqarrow encodes them (doubles are
+			// plain by choice: plainDoubles).
+			if gm.Schema.Column(c).PhysicalType() == parquet.Types.ByteArray {
+				if ge, we := chunkPages(t, grg, c), chunkPages(t, wrg, c); ge != we {
+					t.Fatalf("row group %d, column %s: pages\n got %s\nwant %s", k, gm.Schema.Column(c).Path(), ge, we)
+				}
+			}
 		}
 	}
 	read := func(pf *file.Reader) arrow.Table {
@@ -365,6 +372,17 @@ func kvs(kv metadata.KeyValueMetadata) []string {
 		out = append(out, e.Key+"="+v)
 	}
 	return out
+}
+
+// chunkPages describes the pages of column chunk c of rg: whether it has
+// a dictionary page, and the count of pages of each type and encoding.
+func chunkPages(t *testing.T, rg *metadata.RowGroupMetaData, c int) string {
+	t.Helper()
+	cc, err := rg.ColumnChunk(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("dictionary %v, %+v", cc.HasDictionaryPage(), cc.EncodingStats())
 }
 
 // chunkStats describes the statistics of column chunk c of rg.
