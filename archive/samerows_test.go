@@ -467,3 +467,40 @@ func TestPlainDoubles(t *testing.T) {
 		t.Fatalf("%d double columns", doubles)
 	}
 }
+
+// TestStatisticsOnRunIDOnly checks which columns carry min/max
+// statistics: run_id, which reads prune row groups on, and no other
+// (see writerProps).
+func TestStatisticsOnRunIDOnly(t *testing.T) {
+	runs, seed := seedRows(t)
+	for _, b := range [][]byte{writeBytes(t, seed), writeBytes(t, runs)} {
+		pf, err := file.NewParquetReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := pf.MetaData().Schema
+		for c := 0; c < sc.NumColumns(); c++ {
+			cc, err := pf.MetaData().RowGroup(0).ColumnChunk(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			set, err := cc.StatsSet()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := sc.Column(c).Path() == "run_id"; set != want {
+				t.Errorf("%s: statistics %v, want %v", sc.Column(c).Path(), set, want)
+			}
+		}
+	}
+}
+
+// writeBytes returns the Parquet file WriteFile writes of rows.
+func writeBytes[T Row](t *testing.T, rows []T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteFile(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
