@@ -28,7 +28,7 @@ func TestDictLeafIndex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := newDictLeaf()
+			d := newDictLeaf(1 << 20)
 			for round := 0; round < 2; round++ { // again after reset
 				var got []int32
 				for _, s := range tt.in {
@@ -60,4 +60,46 @@ func TestDictLeafLargeDictionary(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareFiles(t, got.Bytes(), refFile(t, tb, reflect.ValueOf(rows), false))
+}
+
+// TestDictLeafSpill streams 3,000 rows into one row group with a small
+// spillValues: no dictionary leaf holds more values than that between
+// pieces (the rest of the group goes to the column writer as values),
+// and the file is still pqarrow's.
+func TestDictLeafSpill(t *testing.T) {
+	prev := spillValues
+	spillValues = 300
+	t.Cleanup(func() { spillValues = prev })
+	_, seed := seedRows(t)
+	var rows []schema.Measurement
+	for len(rows) < 3000 {
+		rows = append(rows, seed...)
+	}
+	rows = rows[:3000]
+	tb := tableByName(TableMeasurements)
+	var got bytes.Buffer
+	fw, err := tb.newFileWriter(&got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = fw.writeStream(func(put func(reflect.Value) error) error {
+		for from := 0; from < len(rows); from += 500 {
+			if err := put(reflect.ValueOf(rows[from : from+500])); err != nil {
+				return err
+			}
+			for i, d := range fw.dicts {
+				if d != nil && (len(d.idx) > spillValues || len(d.def) > spillValues) {
+					t.Fatalf("after row %d, leaf %d holds %d values, %d levels", from+500, i, len(d.idx), len(d.def))
+				}
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = fw.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareFiles(t, got.Bytes(), refFile(t, tb, reflect.ValueOf(rows), true))
 }

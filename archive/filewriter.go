@@ -149,7 +149,7 @@ func (t *table) newFileWriter(w io.Writer) (*fileWriter, error) {
 	fw := &fileWriter{t: t, w: pw, dicts: make([]*dictLeaf, len(t.leaves))}
 	for i, d := range t.file.dict {
 		if d {
-			fw.dicts[i] = newDictLeaf()
+			fw.dicts[i] = newDictLeaf(int(props.DictionaryPageSizeLimit()))
 		}
 	}
 	return fw, nil
@@ -200,13 +200,14 @@ func (fw *fileWriter) writeSpans(spans []span, rg file.BufferedRowGroupWriter) e
 	write := func() error {
 		for i := range fw.t.leaves {
 			l := &fw.t.leaves[i]
+			var err error
 			if d := fw.dicts[i]; d != nil {
-				d.add(l, piece, stride, &fw.s)
-				continue
-			}
-			cw, err := rg.Column(i)
-			if err == nil {
-				err = l.sc.write(l, cw, piece, stride, &fw.s)
+				err = d.add(l, piece, stride, &fw.s, func() (file.ColumnChunkWriter, error) { return rg.Column(i) })
+			} else {
+				var cw file.ColumnChunkWriter
+				if cw, err = rg.Column(i); err == nil {
+					err = l.sc.write(l, cw, piece, stride, &fw.s)
+				}
 			}
 			if err != nil {
 				return fmt.Errorf("archive: write %s: %w", fw.t.name, err)

@@ -382,7 +382,12 @@ func chunkPages(t *testing.T, rg *metadata.RowGroupMetaData, c int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf("dictionary %v, %+v", cc.HasDictionaryPage(), cc.EncodingStats())
+	var pages []string // arrow-go lists them in no fixed order
+	for _, e := range cc.EncodingStats() {
+		pages = append(pages, fmt.Sprintf("%+v", e))
+	}
+	slices.Sort(pages)
+	return fmt.Sprintf("dictionary %v, %v", cc.HasDictionaryPage(), pages)
 }
 
 // chunkStats describes the statistics of column chunk c of rg.
