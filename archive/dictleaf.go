@@ -127,11 +127,19 @@ func (d *dictLeaf) spill(cw file.ColumnChunkWriter) error {
 }
 
 // writeValues writes the gathered values to cw as values (materialized
-// from the dictionary), with their levels.
+// from the dictionary, one copy of each distinct value), with their
+// levels.
 func (d *dictLeaf) writeValues(cw file.ColumnChunkWriter) error {
+	distinct := make([]parquet.ByteArray, len(d.values))
+	for i, v := range d.values {
+		distinct[i] = parquet.ByteArray(v)
+		if v == "" {
+			distinct[i] = noBytesAt[:0] // not nil: see noBytes
+		}
+	}
 	vals := make([]parquet.ByteArray, len(d.idx))
 	for k, i := range d.idx {
-		vals[k] = parquet.ByteArray(d.values[i])
+		vals[k] = distinct[i]
 	}
 	def, rep := d.levels()
 	return writeBatch[parquet.ByteArray, *file.ByteArrayColumnChunkWriter](cw, vals, def, rep)

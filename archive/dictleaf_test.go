@@ -103,3 +103,19 @@ func TestDictLeafSpill(t *testing.T) {
 	}
 	compareFiles(t, got.Bytes(), refFile(t, tb, reflect.ValueOf(rows), true))
 }
+
+// TestDictLeafSpillEmpty spills groups holding empty strings (run_id
+// among them, whose statistics count "" as its minimum): the file is
+// still pqarrow's.
+func TestDictLeafSpillEmpty(t *testing.T) {
+	prev := spillValues
+	spillValues = 1
+	t.Cleanup(func() { spillValues = prev })
+	rows := []schema.Measurement{{}, {RunID: "a", Printed: []schema.KV{{}, {Key: "k"}}}, {}, {RunID: "z", Printed: []schema.KV{}}}
+	tb := tableByName(TableMeasurements)
+	var got bytes.Buffer
+	if err := tb.write(&got, reflect.ValueOf(rows)); err != nil {
+		t.Fatal(err)
+	}
+	compareFiles(t, got.Bytes(), refFile(t, tb, reflect.ValueOf(rows), false))
+}
