@@ -54,12 +54,7 @@ func TestDictLeafLargeDictionary(t *testing.T) {
 		rows = append(rows, schema.Measurement{RunID: "r", Phase: schema.PhaseDecode,
 			StatusReason: strings.Repeat(fmt.Sprintf("%04d", i), 250), Printed: []schema.KV{{Key: "k", Value: "v"}}})
 	}
-	tb := tableByName(TableMeasurements)
-	var got bytes.Buffer
-	if err := tb.write(&got, reflect.ValueOf(rows)); err != nil {
-		t.Fatal(err)
-	}
-	compareFiles(t, got.Bytes(), refFile(t, tb, reflect.ValueOf(rows), false))
+	sameAsArrow(t, rows)
 }
 
 // TestDictLeafSpill streams 3,000 rows into one row group with a small
@@ -67,9 +62,7 @@ func TestDictLeafLargeDictionary(t *testing.T) {
 // pieces (the rest of the group goes to the column writer as values),
 // and the file is still pqarrow's.
 func TestDictLeafSpill(t *testing.T) {
-	prev := spillValues
-	spillValues = 300
-	t.Cleanup(func() { spillValues = prev })
+	spillAt(t, 300)
 	_, seed := seedRows(t)
 	var rows []schema.Measurement
 	for len(rows) < 3000 {
@@ -108,10 +101,21 @@ func TestDictLeafSpill(t *testing.T) {
 // among them, whose statistics count "" as its minimum): the file is
 // still pqarrow's.
 func TestDictLeafSpillEmpty(t *testing.T) {
-	prev := spillValues
-	spillValues = 1
-	t.Cleanup(func() { spillValues = prev })
+	spillAt(t, 1)
 	rows := []schema.Measurement{{}, {RunID: "a", Printed: []schema.KV{{}, {Key: "k"}}}, {}, {RunID: "z", Printed: []schema.KV{}}}
+	sameAsArrow(t, rows)
+}
+
+// spillAt sets spillValues to n for the test.
+func spillAt(t *testing.T, n int) {
+	prev := spillValues
+	spillValues = n
+	t.Cleanup(func() { spillValues = prev })
+}
+
+// sameAsArrow writes rows as one file and compares it with pqarrow's.
+func sameAsArrow(t *testing.T, rows []schema.Measurement) {
+	t.Helper()
 	tb := tableByName(TableMeasurements)
 	var got bytes.Buffer
 	if err := tb.write(&got, reflect.ValueOf(rows)); err != nil {
