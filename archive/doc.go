@@ -63,7 +63,9 @@
 // Within a file, rows are sorted by run_id (a run's rows keep their
 // order) and cut into row groups of about 8,192 rows at run boundaries;
 // each group's run_id min/max statistics (Parquet column statistics,
-// which DuckDB and pyarrow read too) bound the runs it holds. Load of a
+// which DuckDB and pyarrow read too) bound the runs it holds; no other
+// column has statistics, since no group could be skipped on them (see
+// writerProps). Load of a
 // few ids reads only the groups whose range can hold one of them, in the
 // runs, measurements and samples files alike: 2 runs of a 10,000-run
 // archive read 2 of its 57 measurement groups instead of all 460,000

@@ -218,7 +218,7 @@ func countCells(rows []schema.Measurement) int32 {
 		for i := range rows {
 			k := cellOf(&rows[i])
 			for j := range keys {
-				if keys[j] == k {
+				if keys[j].same(&k) {
 					continue next
 				}
 			}
@@ -231,6 +231,18 @@ func countCells(rows []schema.Measurement) int32 {
 		seen[cellOf(&rows[i])] = struct{}{}
 	}
 	return int32(len(seen))
+}
+
+// same reports whether k and o are the same cell: k == o, the numbers
+// compared first.
+//
+// Note: == on the struct compares the strings first (phase, then label),
+// and most rows of a document share their phase and many their label;
+// their concurrencies mostly differ. Comparing those first made
+// countCells of a seed document 2.2-2.8 µs instead of 3.4-4.8
+// (BenchmarkCountCells, three interleaved runs, a loaded machine).
+func (k *cellKey) same(o *cellKey) bool {
+	return k.conc == o.conc && k.hasRate == o.hasRate && k.rate == o.rate && k.label == o.label && k.phase == o.phase
 }
 
 // smallCells is the most rows countCells compares pairwise.

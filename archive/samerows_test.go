@@ -325,6 +325,13 @@ func compareFiles(t *testing.T, got, want []byte) {
 			if gs, ws := chunkStats(t, grg, c), chunkStats(t, wrg, c); gs != ws {
 				t.Fatalf("row group %d, column %s: statistics\n got %s\nwant %s", k, gm.Schema.Column(c).Path(), gs, ws)
 			}
+			// Strings are encoded as pqarrow encodes them (doubles are
+			// plain by choice: plainDoubles).
+			if gm.Schema.Column(c).PhysicalType() == parquet.Types.ByteArray {
+				if ge, we := chunkPages(t, grg, c), chunkPages(t, wrg, c); ge != we {
+					t.Fatalf("row group %d, column %s: pages\n got %s\nwant %s", k, gm.Schema.Column(c).Path(), ge, we)
+				}
+			}
 		}
 	}
 	read := func(pf *file.Reader) arrow.Table {
@@ -365,6 +372,22 @@ func kvs(kv metadata.KeyValueMetadata) []string {
 		out = append(out, e.Key+"="+v)
 	}
 	return out
+}
+
+// chunkPages describes the pages of column chunk c of rg: whether it has
+// a dictionary page, and the count of pages of each type and encoding.
+func chunkPages(t *testing.T, rg *metadata.RowGroupMetaData, c int) string {
+	t.Helper()
+	cc, err := rg.ColumnChunk(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []string // arrow-go lists them in no fixed order
+	for _, e := range cc.EncodingStats() {
+		pages = append(pages, fmt.Sprintf("%+v", e))
+	}
+	slices.Sort(pages)
+	return fmt.Sprintf("dictionary %v, %v", cc.HasDictionaryPage(), pages)
 }
 
 // chunkStats describes the statistics of column chunk c of rg.
@@ -448,4 +471,41 @@ func TestPlainDoubles(t *testing.T) {
 	if doubles < 10 {
 		t.Fatalf("%d double columns", doubles)
 	}
+}
+
+// TestStatisticsOnRunIDOnly checks which columns carry min/max
+// statistics: run_id, which reads prune row groups on, and no other
+// (see writerProps).
+func TestStatisticsOnRunIDOnly(t *testing.T) {
+	runs, seed := seedRows(t)
+	for _, b := range [][]byte{writeBytes(t, seed), writeBytes(t, runs)} {
+		pf, err := file.NewParquetReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := pf.MetaData().Schema
+		for c := 0; c < sc.NumColumns(); c++ {
+			cc, err := pf.MetaData().RowGroup(0).ColumnChunk(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			set, err := cc.StatsSet()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := sc.Column(c).Path() == "run_id"; set != want {
+				t.Errorf("%s: statistics %v, want %v", sc.Column(c).Path(), set, want)
+			}
+		}
+	}
+}
+
+// writeBytes returns the Parquet file WriteFile writes of rows.
+func writeBytes[T Row](t *testing.T, rows []T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteFile(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -1,9 +1,11 @@
 package archive
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"speedmatrix/schema"
@@ -173,5 +175,35 @@ func TestWriterAddRows(t *testing.T) {
 	w.Abort()
 	if after := treeHash(t, a.Dir()); !reflect.DeepEqual(before, after) {
 		t.Fatalf("a failed AddRows changed the archive: %d files before, %d after", len(before), len(after))
+	}
+}
+
+// TestWriterSortsBatch adds runs whose ids come in no order as one
+// batch: the rows are written in run_id order, so the row groups of the
+// file bound ascending id ranges that do not overlap.
+func TestWriterSortsBatch(t *testing.T) {
+	smallGroups(t, 10) // two or three runs of testMatrix per group
+	ctx := context.Background()
+	a := openTest(t)
+	w, err := a.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := testMatrices(0, 12)
+	if slices.IsSortedFunc(in, func(x, y *schema.Matrix) int { return cmp.Compare(x.Run.RunID, y.Run.RunID) }) {
+		t.Fatal("the test's runs come sorted by id")
+	}
+	for _, m := range in {
+		if _, err := w.Add(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range dataFiles(t, a.Dir(), TableMeasurements) {
+		if ok, err := groupedFile(path); err != nil || !ok {
+			t.Fatalf("%s: row groups by run_id %v (%v), want ascending", path, ok, err)
+		}
 	}
 }
