@@ -81,35 +81,29 @@ var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true
 // redactValue redacts a printed value: a secret NAME=VALUE, then what
 // redact.Text finds.
 func redactValue(v string) string {
-	if m := envAssign(v); m != nil && secretEnvName(m[1]) {
-		v = m[1] + "=" + Redacted
+	if name, _, ok := redact.Assignment(v); ok && secretEnvName(name) {
+		v = name + "=" + Redacted
 	}
 	return redact.Text(v)
-}
-
-// envAssign is redact.EnvAssign.FindStringSubmatch(s), which only a
-// word with a "=" after its first byte can match: most flag values have
-// none, and the regexp was a tenth of reading a launch command.
-func envAssign(s string) []string {
-	if strings.IndexByte(s, '=') <= 0 {
-		return nil
-	}
-	return redact.EnvAssign.FindStringSubmatch(s)
 }
 
 // ParseLaunch redacts a launch command (redact.Command) and pulls out the
 // settings other packages use from the command of the line that starts
 // the server. It never fails: what it does not recognize stays in Flags
 // and in the redacted Command.
+//
+// Note: the command is split into words once, for both (splitting was a
+// fifth of reading a seed's launch command, done twice).
 func ParseLaunch(cmd string) Launch {
-	l := parseLaunch(cmd, 0)
-	l.Command = redact.Command(cmd)
+	ws := redact.Words(cmd)
+	l := launchOf(ws, 0)
+	l.Command = redact.CommandWords(cmd, ws)
 	return l
 }
 
-func parseLaunch(cmd string, depth int) Launch {
+// launchOf reads the settings of a command split into words ws.
+func launchOf(ws []redact.Word, depth int) Launch {
 	var l Launch
-	ws := redact.Words(cmd)
 	// The commands of the line: the first that is not a setup command.
 	var toks []redact.Word
 	for len(ws) > 0 {
@@ -130,12 +124,11 @@ func parseLaunch(cmd string, depth int) Launch {
 	// Prefixes: env [-i] [-u NAME], NAME=VALUE, and wrappers.
 	i := programIndex(toks)
 	for _, w := range toks[:i] {
-		if m := envAssign(w.Text); m != nil {
-			v := m[2]
-			if secretEnvName(m[1]) {
+		if name, v, ok := redact.Assignment(w.Text); ok {
+			if secretEnvName(name) {
 				v = Redacted
 			}
-			l.Env = append(l.Env, schema.KV{Key: m[1], Value: redact.Text(v)})
+			l.Env = append(l.Env, schema.KV{Key: name, Value: redact.Text(v)})
 		}
 	}
 	if i < len(toks) {
@@ -146,7 +139,7 @@ func parseLaunch(cmd string, depth int) Launch {
 			// bash -c "vllm serve …": the server command is the argument.
 			for j := i; j+1 < len(toks); j++ {
 				if f := toks[j].Text; redact.IsFlag(f) && !strings.HasPrefix(f, "--") && strings.Contains(f, "c") {
-					inner := parseLaunch(toks[j+1].Text, depth+1)
+					inner := launchOf(redact.Words(toks[j+1].Text), depth+1)
 					inner.Env = append(l.Env, inner.Env...)
 					return inner
 				}
@@ -203,13 +196,19 @@ func programIndex(seg []redact.Word) int {
 			i++
 		case t == "-u":
 			i = min(i+2, len(seg))
-		case strings.IndexByte(t, '=') > 0 && redact.EnvAssign.MatchString(t):
+		case isAssignment(t):
 			i++
 		default:
 			return i
 		}
 	}
 	return len(seg)
+}
+
+// isAssignment reports whether a word is a NAME=VALUE prefix.
+func isAssignment(t string) bool {
+	_, _, ok := redact.Assignment(t)
+	return ok
 }
 
 // setting records a flag that has a Run column.

@@ -14,13 +14,19 @@ const maxDepth = 4
 // then everything Text finds (URL user information, bearer headers, key
 // formats).
 func Command(cmd string) string {
-	return Text(command(cmd, 0))
+	return CommandWords(cmd, Words(cmd))
 }
 
-// command redacts by word; a quoted word that is itself a command and
-// holds a secret is replaced whole, single-quoted.
-func command(cmd string, depth int) string {
-	ws := Words(cmd)
+// CommandWords is Command of a command already split into its words: ws
+// must be Words(cmd). A caller that reads the words too (parse's launch
+// command) splits the command once.
+func CommandWords(cmd string, ws []Word) string {
+	return Text(command(cmd, ws, 0))
+}
+
+// command redacts by word (ws are cmd's words); a quoted word that is
+// itself a command and holds a secret is replaced whole, single-quoted.
+func command(cmd string, ws []Word, depth int) string {
 	type edit struct {
 		start, end int
 		text       string
@@ -34,7 +40,8 @@ func command(cmd string, depth int) string {
 		// A word quoted whole that holds blanks or operators is a command
 		// of its own ("bash -c 'HF_TOKEN=… vllm serve …'"); a NAME= before
 		// the quote makes it one value (OPENAI_API_KEY='two words').
-		nested := depth < maxDepth && strings.ContainsAny(w.Text, " \t\n;&|") && strings.ContainsAny(cmd[w.Start:w.Start+1], `"'`)
+		compound := depth < maxDepth && hasBlankOrOp(w.Text)
+		nested := compound && (cmd[w.Start] == '"' || cmd[w.Start] == '\'')
 		if v, ok := assignment(w.Text); ok && !nested {
 			edits = append(edits, edit{w.Start, w.End, v})
 			continue
@@ -60,8 +67,8 @@ func command(cmd string, depth int) string {
 				continue
 			}
 		}
-		if nested || depth < maxDepth && strings.ContainsAny(w.Text, " \t\n;&|") {
-			if inner := command(w.Text, depth+1); inner != w.Text {
+		if compound {
+			if inner := command(w.Text, Words(w.Text), depth+1); inner != w.Text {
 				edits = append(edits, edit{w.Start, w.End, singleQuote(inner)})
 			}
 		}
@@ -76,11 +83,23 @@ func command(cmd string, depth int) string {
 
 // assignment returns a secret NAME=VALUE word with its value redacted.
 func assignment(word string) (string, bool) {
-	m := EnvAssign.FindStringSubmatch(word)
-	if m == nil || !SecretName(m[1]) || m[2] == Marker {
+	name, value, ok := Assignment(word)
+	if !ok || !SecretName(name) || value == Marker {
 		return "", false
 	}
-	return m[1] + "=" + Marker, true
+	return name + "=" + Marker, true
+}
+
+// hasBlankOrOp reports whether a word holds a blank or a shell operator
+// (strings.ContainsAny(s, " \t\n;&|") without building its set per word).
+func hasBlankOrOp(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', ';', '&', '|':
+			return true
+		}
+	}
+	return false
 }
 
 // singleQuote quotes s for a POSIX shell.

@@ -6,8 +6,30 @@ import (
 	"strings"
 )
 
-// EnvAssign matches a NAME=VALUE word.
+// EnvAssign matches a NAME=VALUE word. Assignment reads the same
+// without running it.
 var EnvAssign = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
+
+// Assignment splits a NAME=VALUE word: ok when EnvAssign matches s, with
+// its two groups. A value holding a newline does not match (. stops at
+// one, and $ is the end of the text).
+//
+// Note: the regexp (FindStringSubmatch) was a third of redacting a launch
+// command, run on every word; TestAssignmentIsEnvAssign compares the two
+// on the seeds' launch commands, testdata and random words.
+func Assignment(s string) (name, value string, ok bool) {
+	i := 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			break
+		}
+	}
+	if i == 0 || i == len(s) || s[i] != '=' || strings.IndexByte(s[i+1:], '\n') >= 0 {
+		return "", "", false
+	}
+	return s[:i], s[i+1:], true
+}
 
 // SecretName reports whether an environment variable holds a secret: a
 // name whose last part is TOKEN or KEY (HF_TOKEN, OPENAI_API_KEY), or

@@ -1,0 +1,184 @@
+package redact
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// referenceTexts are the texts the fast paths are compared on: the
+// templates of testdata/commands.txt with a secret put in, every line
+// and word of the repository's seed documents, and random texts built
+// from the pieces the patterns look for.
+func referenceTexts(tb testing.TB) []string {
+	tb.Helper()
+	// Quoted commands parted by each blank and operator.
+	out := []string{"bash -c \"HF_TOKEN=abc\nvllm\"", "bash -c 'HF_TOKEN=abc\tvllm'", "sh -c \"HF_TOKEN=abc;vllm\"",
+		"sh -c 'HF_TOKEN=abc&vllm'", "sh -c 'HF_TOKEN=abc|vllm'", "sh -c 'HF_TOKEN=abc vllm'", "A_KEY='x y' vllm"}
+	for _, tpl := range templates(tb) {
+		out = append(out, tpl, strings.ReplaceAll(tpl, "{S}", "Zq7secretValue42"))
+	}
+	seeds, err := filepath.Glob(filepath.Join("..", "testdata", "seeds", "*.txt"))
+	if err != nil || len(seeds) == 0 {
+		tb.Fatalf("no seed documents: %v", err)
+	}
+	for _, name := range seeds {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			out = append(out, l)
+			for _, w := range Words(l) {
+				out = append(out, w.Text)
+			}
+		}
+	}
+	pieces := []string{"a", "Z", "_", "9", "=", "==", "\n", " ", "\t", "-", "--", "@", "é", "\xff", "K", "\u212a",
+		"HF_TOKEN", "sk-", "hf_", "ghp_", "gho", "xoxb-", "xox", "bearer ", "BeArEr\t", "Authorization: ",
+		"authorizatio", "http://", "user:pw", "abcdefghijklmnopqrstuvwxyz0123", "'", `"`, "/", "<redacted>"}
+	r := rand.New(rand.NewPCG(12, 2))
+	for range 20000 {
+		var b strings.Builder
+		for n := r.IntN(8); n > 0; n-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// TestAssignmentIsEnvAssign checks that Assignment answers what the
+// regexp EnvAssign does.
+func TestAssignmentIsEnvAssign(t *testing.T) {
+	matched := 0
+	for _, s := range referenceTexts(t) {
+		name, value, ok := Assignment(s)
+		m := EnvAssign.FindStringSubmatch(s)
+		if ok != (m != nil) || ok && (name != m[1] || value != m[2]) {
+			t.Fatalf("Assignment(%q) = %q, %q, %v; EnvAssign finds %q", s, name, value, ok, m)
+		}
+		if ok {
+			matched++
+		}
+	}
+	if matched < 100 {
+		t.Errorf("only %d texts are assignments: the comparison proves little", matched)
+	}
+}
+
+// TestMayHoldSecretIsNeeded checks that a text mayHoldSecret refuses is
+// one no inline pattern changes (Text returns it unchanged without
+// running them), and that it refuses most texts.
+func TestMayHoldSecretIsNeeded(t *testing.T) {
+	refused := 0
+	for _, s := range referenceTexts(t) {
+		if mayHoldSecret(s) {
+			continue
+		}
+		refused++
+		for _, re := range inline {
+			if re.MatchString(s) {
+				t.Fatalf("mayHoldSecret(%q) is false, but %v matches it", s, re)
+			}
+		}
+	}
+	if refused < 1000 {
+		t.Errorf("mayHoldSecret refuses only %d texts", refused)
+	}
+}
+
+// TestCommandIsReference checks that Command (words split once,
+// Assignment, hasBlankOrOp, mayHoldSecret) redacts every text as
+// referenceCommand, the code it replaced, does.
+func TestCommandIsReference(t *testing.T) {
+	changed := 0
+	for _, s := range referenceTexts(t) {
+		got, want := Command(s), referenceText(referenceCommand(s, 0))
+		if got != want {
+			t.Fatalf("Command(%q) = %q, the reference %q", s, got, want)
+		}
+		if got != s {
+			changed++
+		}
+	}
+	if changed < 100 {
+		t.Errorf("only %d texts are redacted: the comparison proves little", changed)
+	}
+}
+
+// referenceCommand is command as it was before its fast paths: the
+// regexp EnvAssign, strings.ContainsAny, the words split per call.
+func referenceCommand(cmd string, depth int) string {
+	ws := Words(cmd)
+	type edit struct {
+		start, end int
+		text       string
+	}
+	assign := func(word string) (string, bool) {
+		m := EnvAssign.FindStringSubmatch(word)
+		if m == nil || !SecretName(m[1]) || m[2] == Marker {
+			return "", false
+		}
+		return m[1] + "=" + Marker, true
+	}
+	var edits []edit
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
+		if w.Op {
+			continue
+		}
+		nested := depth < maxDepth && strings.ContainsAny(w.Text, " \t\n;&|") && strings.ContainsAny(cmd[w.Start:w.Start+1], `"'`)
+		if v, ok := assign(w.Text); ok && !nested {
+			edits = append(edits, edit{w.Start, w.End, v})
+			continue
+		}
+		if IsFlag(w.Text) {
+			name, value, hasEq := strings.Cut(w.Text, "=")
+			switch {
+			case hasEq && SecretFlag(name):
+				if value != Marker {
+					edits = append(edits, edit{w.Start, w.End, name + "=" + Marker})
+				}
+				continue
+			case hasEq:
+				if v, ok := assign(value); ok {
+					edits = append(edits, edit{w.Start, w.End, name + "=" + v})
+				}
+				continue
+			case SecretFlag(name) && i+1 < len(ws) && !ws[i+1].Op && !strings.HasPrefix(ws[i+1].Text, "--"):
+				i++
+				if ws[i].Text != Marker {
+					edits = append(edits, edit{ws[i].Start, ws[i].End, Marker})
+				}
+				continue
+			}
+		}
+		if nested || depth < maxDepth && strings.ContainsAny(w.Text, " \t\n;&|") {
+			if inner := referenceCommand(w.Text, depth+1); inner != w.Text {
+				edits = append(edits, edit{w.Start, w.End, singleQuote(inner)})
+			}
+		}
+	}
+	out := cmd
+	for k := len(edits) - 1; k >= 0; k-- {
+		e := edits[k]
+		out = out[:e.start] + e.text + out[e.end:]
+	}
+	return out
+}
+
+// referenceText is Text with every inline pattern run, whatever
+// mayHoldSecret says.
+func referenceText(s string) string {
+	for i, re := range inline {
+		if i == len(inline)-1 {
+			s = re.ReplaceAllString(s, "${1}"+Marker+"@")
+		} else {
+			s = re.ReplaceAllString(s, "${1}"+Marker)
+		}
+	}
+	return s
+}
