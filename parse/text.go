@@ -2,7 +2,6 @@ package parse
 
 import (
 	"bytes"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -24,10 +23,6 @@ const (
 	tsTable                      // All measurements
 	tsServe                      // Serve by request rate
 )
-
-// prefillFigure finds "8K context" in a prefill line; what follows is the
-// figure ("55K149 ms TTFT"), what precedes a caption.
-var prefillFigure = regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?\s?[KM]?)\s*context\b?\s*`)
 
 // textLine is one line of the document without its line ending.
 type textLine struct {
@@ -180,15 +175,15 @@ func (x *textExtractor) run() error {
 			if x.kind != tsPrefill {
 				continue // prefill figures are read in their section only
 			}
-			if m := prefillFigure.FindStringSubmatchIndex(s); m != nil {
-				p := rawPrefill{Context: strings.ReplaceAll(s[m[2]:m[3]], " ", ""), Glued: trimSpace(s[m[1]:]), Line: l.no}
+			if c0, c1, end, ok := findPrefillFigure(s); ok {
+				p := rawPrefill{Context: strings.ReplaceAll(s[c0:c1], " ", ""), Glued: trimSpace(s[end:]), Line: l.no}
 				if p.Glued == "" {
 					// A card flattened one element per line: "8K context",
 					// "55K", "149 ms TTFT".
 					var parts []string
 					for len(parts) < 2 && i+1 < len(x.lines) {
 						n := trimSpace(x.lines[i+1].s)
-						if n == "" || strings.Contains(n, "|") || prefillFigure.MatchString(n) || x.isUnknownHeading(i+1) {
+						if n == "" || strings.Contains(n, "|") || hasPrefillFigure(n) || x.isUnknownHeading(i+1) {
 							break
 						}
 						if _, ok := sectionOf(n); ok {
