@@ -38,6 +38,10 @@ func checkDetectScanners(t *testing.T, b []byte) {
 			t.Fatalf("%s: scanner says %v, %s says %v, for %q", c.name, c.got, c.re, want, b)
 		}
 	}
+	want := refMDHeading.Match(b) || refMDBoldKey.Match(b) || refMDFence.Match(b) || refMDSetextHead.Match(b)
+	if got := mdAnyLine(b); got != want {
+		t.Fatalf("mdAnyLine says %v, the Markdown patterns %v, for %q", got, want, b)
+	}
 }
 
 // detectFragments are pieces that make (or nearly make) what Detect
