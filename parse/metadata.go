@@ -39,18 +39,18 @@ func secretKey(key string) bool {
 func buildRun(raw *rawDoc, run *schema.Run) error {
 	run.Title = RedactInline(raw.Title)
 	run.Subtitle = RedactInline(raw.Subtitle)
-	run.Metadata = []schema.Field{}
+	run.Metadata = make([]schema.Field, 0, len(raw.Fields)) // every pair, grown once
 	run.LaunchFlags = []schema.KV{}
-	if m := titlePattern.FindStringSubmatch(run.Title); m != nil {
-		run.Model = m[1]
-		run.GPU = m[3]
-		if m[2] != "" {
-			if n, err := strconv.Atoi(m[2]); err == nil && n > 0 {
+	if t, ok := splitTitle(run.Title); ok {
+		run.Model = t.model
+		run.GPU = t.gpu
+		if t.count != "" {
+			if n, err := strconv.Atoi(t.count); err == nil && n > 0 {
 				run.GPUCount = schema.I32(int32(n))
 			}
 		}
-		if m[4] != "" {
-			if v, err := strconv.ParseFloat(m[4], 64); err == nil {
+		if t.vram != "" {
+			if v, err := strconv.ParseFloat(t.vram, 64); err == nil {
 				run.VRAMGB = schema.F64(v)
 			}
 		}
@@ -163,8 +163,8 @@ func setField(raw *rawDoc, run *schema.Run, f rawField, value string, launch *st
 		run.Revision = v
 	case "benchmarktool", "benchtool", "benchmark", "tool":
 		run.BenchTool = v
-		if m := benchToolPattern.FindStringSubmatch(v); m != nil {
-			run.BenchTool, run.BenchVersion = m[1], m[2]
+		if name, version, ok := splitBenchTool(v); ok {
+			run.BenchTool, run.BenchVersion = name, version
 		}
 	case "benchmarkversion", "benchversion", "toolversion":
 		run.BenchVersion = strings.TrimPrefix(v, "v")
