@@ -15,9 +15,6 @@ import (
 // titlePattern reads "MODEL on [N× ]GPU[ NNGB]".
 var titlePattern = regexp.MustCompile(`^(.+?)\s+on\s+(?:(\d+)\s*[x×]\s*)?(.+?)(?:\s+(\d+(?:\.\d+)?)\s*(?:GB|GiB|G))?$`)
 
-// benchToolPattern splits "llm-inference-bench v0.7.6" into name and version.
-var benchToolPattern = regexp.MustCompile(`^(.*?)\s+v?(\d+(?:\.\d+)*\S*)$`)
-
 // gpuCountPattern reads a GPU count printed before the name: "2× H100",
 // "8 x H200".
 var gpuCountPattern = regexp.MustCompile(`^(\d+)\s*[x×]\s*(.+)$`)

@@ -5,10 +5,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 )
+
+// prefillFigure is what findPrefillFigure reads: "8K context" in a
+// prefill line.
+var prefillFigure = regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?\s?[KM]?)\s*context\b?\s*`)
 
 // referenceLines are the lines the regexps' replacements are compared
 // on: every line of the seeds and of parse's text testdata, and random

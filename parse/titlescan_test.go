@@ -2,10 +2,15 @@ package parse
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 )
+
+// benchToolPattern is what splitBenchTool reads: "llm-inference-bench
+// v0.7.6" split into name and version.
+var benchToolPattern = regexp.MustCompile(`^(.*?)\s+v?(\d+(?:\.\d+)*\S*)$`)
 
 // titlePieces build random titles near what titlePattern reads.
 var titlePieces = []string{"Llama-3", "Ling 3.0", " ", "  ", "\t", "\f", "\r", "\n", "on", " on ", "on ", " on", "onion", "x", "×", "X",
