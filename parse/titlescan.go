@@ -13,8 +13,8 @@ type titleParts struct {
 // Note: scanTitle reads the titles the pattern was written for without
 // running it (this regexp and benchToolPattern were 0.13 of buildRun's
 // 0.97 s in a profile of BenchmarkParseText at d3f3e1c); the few it
-// cannot decide alone (a line break, nothing but
-// blanks after "on" or the GPU count) go to the regexp.
+// cannot decide alone (a line break, nothing but blanks after "on" or the
+// GPU count) go to the regexp.
 func splitTitle(s string) (titleParts, bool) {
 	if t, ok, decided := scanTitle(s); decided {
 		return t, ok
