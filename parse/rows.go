@@ -30,9 +30,14 @@ func (s *slab[T]) ptr(v T) *T {
 
 // lastFigure is the last figure read in a column of the All
 // measurements table, normalized to the column's unit.
+//
+// Note: it keeps a rowFigure, not the quantity: without the unit (which
+// nothing reads after the conversion) storing one writes one pointer, and
+// copying it was a sixth of readRange's time (0.16 of 1.08 s in a profile
+// of Ingest1000/command).
 type lastFigure struct {
 	text string
-	q    quantity
+	f    rowFigure
 	read bool
 }
 
@@ -166,17 +171,16 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 					if bad != qOK {
 						return nil, nil, fail("%v", bad.err(t))
 					}
-					if cq, cbad := q.conv(columnKinds[c]); cbad == convOK {
-						q = cq
-					} else {
+					cq, cbad := q.conv(columnKinds[c])
+					if cbad != convOK {
 						_, err := q.convert(columnKinds[c])
 						return nil, nil, fail("%v", err)
 					}
-					*last = lastFigure{text: text, q: q, read: true}
+					last.text, last.f, last.read = text, rowFigure{Value: cq.Value, Step: cq.Step, Null: cq.Null}, true
 				}
-				q := last.q
+				q := last.f
 				if agreed(c) {
-					r.q[c-colTotal] = rowFigure{Value: q.Value, Step: q.Step, Null: q.Null}
+					r.q[c-colTotal] = q
 				}
 				if q.Null {
 					continue
