@@ -177,7 +177,7 @@ func checkMatrix(raw *rawDoc, index map[tableCell]*tableRow) error {
 			return errorf(raw.Name, c.Line, "decode matrix: column %v", err)
 		}
 		label := trimSpace(c.Context)
-		r, ok := index[tableCell{schema.PhaseDecode, ctx, conc}]
+		r, ok := index[cellOf(schema.PhaseDecode, ctx, conc)]
 		if !ok {
 			if nullTexts[trimSpace(c.Glued+c.TokS+c.TTFT)] {
 				continue // an empty or "—" cell claims nothing

@@ -186,3 +186,24 @@ func TestBuildServeRows(t *testing.T) {
 		t.Errorf("row 1: %+v", b)
 	}
 }
+
+// TestPhaseKey checks that every phase parsePhase reads has a key of its
+// own: rows of different phases never share a tableCell.
+func TestPhaseKey(t *testing.T) {
+	keys := map[int32]schema.Phase{}
+	for _, printed := range []string{"Prefill", "prompt", "Prompt processing", "pp", "Sustained decode", "Decode", "generation", "tg",
+		"Decode, sustained", "Serve", "serving", "Serve benchmark", "Prefill (prompt processing)"} {
+		p, ok := parsePhase(printed)
+		if !ok {
+			t.Fatalf("parsePhase(%q) reads no phase", printed)
+		}
+		k := phaseKey(p)
+		if q, seen := keys[k]; k == 0 || seen && q != p {
+			t.Errorf("phase %q has key %d (%q has it too)", p, k, keys[k])
+		}
+		keys[k] = p
+	}
+	if len(keys) != 3 {
+		t.Errorf("%d phases read, want prefill, decode and serve", len(keys))
+	}
+}

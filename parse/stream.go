@@ -144,7 +144,7 @@ func newRowChecker(raw *rawDoc) *rowChecker {
 		ctx, err1 := contextTokens(mc.Context)
 		conc, err2 := parseConcurrency(mc.Concurrency)
 		if err1 == nil && err2 == nil { // else checkMatrix reports it
-			c.wanted[tableCell{schema.PhaseDecode, ctx, conc}] = true
+			c.wanted[cellOf(schema.PhaseDecode, ctx, conc)] = true
 		}
 	}
 	return c
