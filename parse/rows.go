@@ -171,12 +171,12 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 					if bad != qOK {
 						return nil, nil, fail("%v", bad.err(t))
 					}
-					cq, cbad := q.conv(columnKinds[c])
+					scale, cbad := q.convScale(columnKinds[c])
 					if cbad != convOK {
 						_, err := q.convert(columnKinds[c])
 						return nil, nil, fail("%v", err)
 					}
-					last.text, last.f, last.read = text, rowFigure{Value: cq.Value, Step: cq.Step, Null: cq.Null}, true
+					last.text, last.f, last.read = text, rowFigure{Value: q.Value * scale, Step: q.Step * scale, Null: q.Null}, true
 				}
 				q := last.f
 				if agreed(c) {
