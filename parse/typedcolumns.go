@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"speedmatrix/schema"
 	"strings"
+	"unicode/utf8"
 )
 
 // columnKinds gives the unit each numeric column is read in.
@@ -80,9 +81,35 @@ var typedColumns = func() map[string]typedColumn {
 
 // typedColumnOf returns the typed column a header names, if any: the
 // header is a column name, matched without surrounding space or case.
+//
+// Note: an ASCII header is lower-cased on the stack as strings.ToLower
+// would (it allocated a copy of each header of each table, half of
+// tableColumns' time).
 func typedColumnOf(header string) (typedColumn, bool) {
-	c, ok := typedColumns[strings.ToLower(trimSpace(header))]
+	h := trimSpace(header)
+	var buf [64]byte
+	if b, ok := appendLowerASCII(buf[:0], h); ok && len(h) <= len(buf) {
+		c, ok := typedColumns[string(b)]
+		return c, ok
+	}
+	c, ok := typedColumns[strings.ToLower(h)]
 	return c, ok
+}
+
+// appendLowerASCII appends strings.ToLower(s) to b when s is ASCII; ok is
+// false (and b unusable) when it is not.
+func appendLowerASCII(b []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return b, false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b, true
 }
 
 // set stores a cell's text in the column's field of m. A null text ("—")

@@ -3,10 +3,13 @@ package parse
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"speedmatrix/schema"
 )
@@ -178,4 +181,44 @@ func wantF(p *float64, w float64) string {
 		return fmt.Sprintf("%s, want %v", fmtPtr(p), w)
 	}
 	return ""
+}
+
+// TestTypedColumnOfLowerCase checks that typedColumnOf finds what a
+// lookup of strings.ToLower of the trimmed header finds, for every typed
+// column's name in random case, padded, and with non-ASCII letters.
+func TestTypedColumnOfLowerCase(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	found := 0
+	for name := range typedColumns {
+		for range 20 {
+			b := []byte(name)
+			for i := range b {
+				if r.IntN(2) == 0 && b[i] >= 'a' && b[i] <= 'z' {
+					b[i] -= 'a' - 'A'
+				}
+			}
+			h := []string{"", " ", "\u00a0", "É", strings.Repeat("x", 70)}[r.IntN(5)] + string(b) + []string{"", " ", "\t", "ſ"}[r.IntN(4)]
+			got, ok := typedColumnOf(h)
+			want, wok := typedColumns[strings.ToLower(trimSpace(h))]
+			if ok != wok || got != want {
+				t.Fatalf("typedColumnOf(%q) = %v, %v; want %v, %v", h, got, ok, want, wok)
+			}
+			if ok {
+				found++
+			}
+		}
+	}
+	if found < len(typedColumns)*5 {
+		t.Errorf("only %d headers found a typed column", found)
+	}
+	for range 2000 {
+		b := make([]byte, r.IntN(12))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		ascii := !slices.ContainsFunc(b, func(c byte) bool { return c >= utf8.RuneSelf })
+		if low, ok := appendLowerASCII(nil, string(b)); ok != ascii || ok && string(low) != strings.ToLower(string(b)) {
+			t.Fatalf("appendLowerASCII(%q) = %q, %v; strings.ToLower gives %q", b, low, ok, strings.ToLower(string(b)))
+		}
+	}
 }
