@@ -19,10 +19,9 @@ var titlePattern = regexp.MustCompile(`^(.+?)\s+on\s+(?:(\d+)\s*[x×]\s*)?(.+?)(
 // "8 x H200".
 var gpuCountPattern = regexp.MustCompile(`^(\d+)\s*[x×]\s*(.+)$`)
 
-// secretKey reports whether a metadata key names a secret.
-func secretKey(key string) bool {
-	var buf [64]byte
-	k := appendHeaderKey(buf[:0], key)
+// secretKey reports whether a metadata key (as appendHeaderKey gives it)
+// names a secret.
+func secretKey(k []byte) bool {
 	has := func(s string) bool { return bytes.Contains(k, []byte(s)) }
 	return has("apikey") || has("token") && !has("tokens") && !has("tokeniz") ||
 		has("password") || has("secret") || string(k) == "authorization"
@@ -53,14 +52,23 @@ func buildRun(raw *rawDoc, run *schema.Run) error {
 		}
 	}
 	launch := raw.Launch
+	// Note: a pair's key is normalized once (secretKey and setField each
+	// did) and its section once for all the pairs of a section: a small
+	// saving (0.02 of buildRun's 0.41 s in a profile of Ingest1000/command).
+	var secBuf, keyBuf [64]byte
+	sec, section := appendHeaderKey(secBuf[:0], ""), ""
 	for _, f := range raw.Fields {
+		key := appendHeaderKey(keyBuf[:0], f.Key)
+		if f.Section != section {
+			sec, section = appendHeaderKey(secBuf[:0], f.Section), f.Section
+		}
 		value := f.Value
-		if secretKey(f.Key) && value != "" {
+		if secretKey(key) && value != "" {
 			value = Redacted
 		}
 		value = RedactInline(value)
 		run.Metadata = append(run.Metadata, schema.Field{Section: f.Section, Key: f.Key, Value: value})
-		if err := setField(raw, run, f, value, &launch); err != nil {
+		if err := setField(raw, run, f, sec, key, value, &launch); err != nil {
 			return err
 		}
 	}
@@ -96,11 +104,8 @@ func buildRun(raw *rawDoc, run *schema.Run) error {
 
 // setField fills the column a known key maps to. Keys that mean
 // different things in different sections (Type, Version) are matched
-// with their section.
-func setField(raw *rawDoc, run *schema.Run, f rawField, value string, launch *string) error {
-	var secBuf, keyBuf [64]byte
-	sec := appendHeaderKey(secBuf[:0], f.Section)
-	key := appendHeaderKey(keyBuf[:0], f.Key)
+// with their section; sec and key are f's, as appendHeaderKey gives them.
+func setField(raw *rawDoc, run *schema.Run, f rawField, sec, key []byte, value string, launch *string) error {
 	v := trimSpace(value)
 	switch string(key) {
 	case "type", "hardwaretype", "devicetype":
