@@ -198,6 +198,9 @@ func csvTable(t []byte) string {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte("\n"))
 		if line = bytes.TrimSpace(line); len(line) > 0 {
+			if len(rows) == 0 && bytes.Count(line, []byte(",")) < 2 {
+				return "" // fewer than three names (most documents): not split
+			}
 			rows = append(rows, strings.Split(string(line), ","))
 		}
 	}
