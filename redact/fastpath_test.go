@@ -182,3 +182,50 @@ func referenceText(s string) string {
 	}
 	return s
 }
+
+// oldMayHoldSecret is mayHoldSecret as it was: a ContainsAny, nine
+// Contains and two case-folded searches (for BenchmarkMayHoldSecret).
+func oldMayHoldSecret(s string) bool {
+	if strings.ContainsAny(s, "@-_") {
+		for _, t := range []string{"@", "sk-", "hf_", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "xox"} {
+			if strings.Contains(s, t) {
+				return true
+			}
+		}
+	}
+	fold := func(w string) bool {
+		for i := 0; i+len(w) <= len(s); i++ {
+			if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
+				return true
+			}
+		}
+		return false
+	}
+	return fold("bearer") || fold("authorization")
+}
+
+// BenchmarkMayHoldSecret runs mayHoldSecret (and the code it replaced)
+// over the lines and words of the seeds: the texts a parse redacts.
+func BenchmarkMayHoldSecret(b *testing.B) {
+	var texts []string
+	seeds, _ := filepath.Glob(filepath.Join("..", "testdata", "seeds", "*.txt"))
+	for _, name := range seeds {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, strings.Split(string(data), "\n")...)
+	}
+	for _, c := range []struct {
+		name string
+		f    func(string) bool
+	}{{"new", mayHoldSecret}, {"old", oldMayHoldSecret}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, s := range texts {
+					c.f(s)
+				}
+			}
+		})
+	}
+}
