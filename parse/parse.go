@@ -109,14 +109,16 @@ func ParseAllBytes(b []byte, name, format string) (ms []*schema.Matrix, err erro
 
 // parseAllBytes is ParseAllBytes without the recovery.
 func parseAllBytes(b []byte, name, format string) ([]*schema.Matrix, error) {
-	ms, _, err := parseAllStream(b, name, format, false, nil)
+	ms, _, err := parseAllStream(b, name, format, false, false, nil)
 	return ms, err
 }
 
 // parseAllStream is parseAllBytes that, when stream is set, reads the
 // measurements of a document of more than streamRows rows in pieces: the
-// matrix comes without them and rows reads them again (see Rows).
-func parseAllStream(b []byte, name, format string, stream bool, see func([]schema.Measurement)) ([]*schema.Matrix, *Rows, error) {
+// matrix comes without them and rows reads them again (see Rows). owned
+// says that nothing writes to b again: a text document's lines are then
+// substrings of b itself (extractOwnedText).
+func parseAllStream(b []byte, name, format string, owned, stream bool, see func([]schema.Measurement)) ([]*schema.Matrix, *Rows, error) {
 	if _, doc := extractors[format]; !doc {
 		// Result files of other tools (JSON, JSON Lines, AIPerf CSV).
 		ms, ok, err := parsePeerFile(b, name, format)
@@ -140,6 +142,9 @@ func parseAllStream(b []byte, name, format string, stream bool, see func([]schem
 	extract, ok := extractors[format]
 	if !ok {
 		return nil, nil, fmt.Errorf("%s: unknown format %q (want one of %v)", name, format, Formats)
+	}
+	if owned && format == schema.FormatText {
+		extract = extractOwnedText
 	}
 	// The source's hash first: the rest reads the document's text only
 	// (see extractText), so b can go while a large one is read.

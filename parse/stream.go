@@ -71,7 +71,7 @@ func ParseAllStream(r io.Reader, name, format string, see func([]schema.Measurem
 			ms, rows, err = nil, nil, errorf(name, 0, "internal error reading this document (please report it with the file): %v", p)
 		}
 	}()
-	return parseAllStream(b, name, format, true, see)
+	return parseAllStream(b, name, format, true, true, see) // b is readAll's alone
 }
 
 // buildStream is build for a large table: it reads the rows in pieces,
