@@ -213,8 +213,30 @@ func parsePhase(s string) (schema.Phase, bool) {
 	return "", false
 }
 
+// keyStartsWithDigit reports whether appendHeaderKey(nil, s) starts with
+// a digit, looking at s's ASCII prefix only: false when a non-ASCII byte
+// (which lower-casing could make a letter) comes first.
+func keyStartsWithDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			return true
+		case c >= utf8.RuneSelf || c|0x20 >= 'a' && c|0x20 <= 'z':
+			return false
+		}
+	}
+	return false
+}
+
 // parseStatus maps a printed status to a schema status.
+//
+// Note: a text whose key starts with a digit (a glued matrix cell, which
+// agreesExactly asks about) is no status: every status word starts with a
+// letter. keyStartsWithDigit answers without normalizing the text.
 func parseStatus(s string) (schema.Status, bool) {
+	if keyStartsWithDigit(s) {
+		return "", false
+	}
 	var buf [64]byte
 	k := appendHeaderKey(buf[:0], s)
 	switch string(k) {

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"speedmatrix/schema"
@@ -70,4 +71,28 @@ func fmtPtr(p *float64) string {
 		return "null"
 	}
 	return fmt.Sprint(*p)
+}
+
+// TestKeyStartsWithDigit checks keyStartsWithDigit against the key
+// appendHeaderKey gives, on random texts of digits, letters, blanks,
+// punctuation and non-ASCII letters (the Kelvin sign lower-cases to k).
+func TestKeyStartsWithDigit(t *testing.T) {
+	pieces := []string{"1", "32", ".", ",", " ", "-", "(", "Valid", "ms", "K", "\u212a", "é", "—", "\xff", "|"}
+	r := rand.New(rand.NewPCG(19, 20))
+	digits := 0
+	for range 50000 {
+		s := randomText(r, pieces, 6)
+		k := appendHeaderKey(nil, s)
+		want := len(k) > 0 && k[0] >= '0' && k[0] <= '9'
+		got := keyStartsWithDigit(s)
+		if got && !want {
+			t.Fatalf("keyStartsWithDigit(%q) is true, the key is %q", s, k)
+		}
+		if got {
+			digits++
+		}
+	}
+	if digits < 5000 {
+		t.Errorf("only %d texts start with a digit", digits)
+	}
 }
