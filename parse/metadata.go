@@ -113,10 +113,13 @@ func setField(raw *rawDoc, run *schema.Run, f rawField, sec, key []byte, value s
 			run.HardwareType = v
 		}
 	case "gpu", "gpus", "accelerator", "device", "gpumodel":
-		if m := gpuCountPattern.FindStringSubmatch(v); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			run.GPUCount = schema.I32(int32(n))
-			v = m[2]
+		// ^(\d+) needs a digit first: most GPU names go without the regexp.
+		if v != "" && isDigitByte(v[0]) {
+			if m := gpuCountPattern.FindStringSubmatch(v); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				run.GPUCount = schema.I32(int32(n))
+				v = m[2]
+			}
 		}
 		run.GPU = v
 	case "gpucount", "numgpus", "numberofgpus":

@@ -236,10 +236,22 @@ func hasHTMLTag(b []byte) bool {
 			return false
 		}
 		i += j
-		if htmlTagAt.Match(b[i:]) {
+		if i+1 < len(b) && mayOpenHTMLTag(b[i+1]) && htmlTagAt.Match(b[i:]) {
 			return true
 		}
 	}
+}
+
+// mayOpenHTMLTag reports whether c, the byte after a "<", can start what
+// htmlTagAt looks for: "!" or the first letter of a tag name in any case
+// ((?i)s also matches U+017F, whose UTF-8 starts with 0xC5). Launch
+// commands hold "<redacted>".
+func mayOpenHTMLTag(c byte) bool {
+	switch c | 0x20 {
+	case 'h', 'b', 't', 'd', 's', 'a', 'm', 'p', 'u':
+		return true
+	}
+	return c == '!' || c == 0xC5
 }
 
 // anyLine reports whether match holds for some line of b, called with b
