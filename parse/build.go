@@ -78,9 +78,10 @@ func rowName(r *tableRow) string {
 // figure refers to (cellOf).
 //
 // Note: tableCell and rowKey are numbers without padding, so a map hashes
-// a key's memory in one call; the phase's string and the fields' padding
-// made the maps of build (a row's key and cell, per row) 3% of
-// Ingest1000/command's CPU.
+// a key's memory in one call: with the phase's string and the fields'
+// padding, the lookups and inserts of build's maps (a row's key and cell,
+// per row) were 0.16 of 8.3 s in a profile of Ingest1000/command, 0.05
+// after.
 type tableCell struct {
 	ctx   int64
 	conc  int32
