@@ -9,7 +9,8 @@ import (
 // TestNormHeadingBounded checks the bounded ASCII normalization of
 // headings against normHeading: equal up to the limit, too long past it.
 func TestNormHeadingBounded(t *testing.T) {
-	pieces := []string{"All", " ", "  ", "\t", "measurements", ":", ": ", "\u00a0", "É", "\u212a", "K", "x", "—", "Sustained decode"}
+	pieces := []string{"All", " ", "  ", "\t", "measurements", ":", ": ", "\u00a0", "É", "\u212a", "K", "x", "—", "Sustained decode",
+		"\xff", "\xe2\x80", "\u0085", "\u3000", "İ", "·", "\v"}
 	r := rand.New(rand.NewPCG(15, 16))
 	for range 100000 {
 		s, limit := randomText(r, pieces, 12), r.IntN(60)
