@@ -68,20 +68,14 @@ func mayBeHeading(line string) bool {
 // one-word ones ("Run", "Decode") are not, as prose starts with them.
 var multiWordSections = []string{"launch command", "sustained decode", "all measurements", "prompt processing", "server command", "serve by request rate", "request rates"}
 
-// normHeading lower-cases a heading and drops surrounding space, "#"
-// marks and a trailing colon.
-func normHeading(s string) string {
-	s = strings.ToLower(trimSpace(s))
-	s = strings.TrimRight(s, ": ")
-	return strings.Join(strings.Fields(s), " ")
-}
-
 // maxHeading is the longest normalized line sectionOf reads as a
 // heading (the known headings themselves are shorter).
 const maxHeading = 48
 
-// appendNormHeading appends normHeading(s) to dst without allocating for
-// an ASCII line (every line of a document is tried as a heading). It
+// appendNormHeading appends normHeading(s) (textheadings_test.go: the
+// heading lower-cased, without surrounding space and a trailing colon,
+// its words joined by single spaces) to dst without allocating (every
+// line of a document is tried as a heading). It
 // stops once it has appended more than limit bytes: the rest of a long
 // line (a launch command, a footnote) cannot make it a heading.
 //

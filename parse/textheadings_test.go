@@ -6,6 +6,14 @@ import (
 	"testing"
 )
 
+// normHeading lower-cases a heading and drops surrounding space and a
+// trailing colon: what appendNormHeading writes.
+func normHeading(s string) string {
+	s = strings.ToLower(trimSpace(s))
+	s = strings.TrimRight(s, ": ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
 // TestNormHeadingBounded checks the bounded ASCII normalization of
 // headings against normHeading: equal up to the limit, too long past it.
 func TestNormHeadingBounded(t *testing.T) {
