@@ -179,6 +179,11 @@ func launchOf(ws []redact.Word, depth int) Launch {
 			value = Redacted
 		}
 		value = redactValue(value)
+		if l.Flags == nil {
+			// Room for every flag-like word left: one allocation, not
+			// one per doubling.
+			l.Flags = make([]schema.KV, 0, countFlags(toks[i:]))
+		}
 		l.Flags = append(l.Flags, schema.KV{Key: name, Value: value})
 		l.setting(strings.TrimLeft(name, "-"), name, value)
 	}
@@ -203,6 +208,18 @@ func programIndex(seg []redact.Word) int {
 		}
 	}
 	return len(seg)
+}
+
+// countFlags counts the words of ws that start with "-": at least the
+// flags among them.
+func countFlags(ws []redact.Word) int {
+	n := 0
+	for _, w := range ws {
+		if strings.HasPrefix(w.Text, "-") {
+			n++
+		}
+	}
+	return n
 }
 
 // isAssignment reports whether a word is a NAME=VALUE prefix.

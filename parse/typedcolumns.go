@@ -178,11 +178,15 @@ var identityColumns = [numColumns]bool{colPhase: true, colContext: true, colConc
 func tableColumns(header []string) ([]column, []*typedColumn, [numColumns]int) {
 	cols := make([]column, len(header))
 	typed := make([]*typedColumn, len(header))
+	// One array for the typed columns: a header of a dozen names was a
+	// dozen allocations per table.
+	tcs := make([]typedColumn, len(header))
 	var plain [numColumns]bool // base columns some header names without being a typed column
 	for i, h := range header {
 		cols[i] = columnOf(h)
 		if tc, ok := typedColumnOf(h); ok {
-			typed[i] = &tc
+			tcs[i] = tc
+			typed[i] = &tcs[i]
 		} else {
 			plain[cols[i]] = true
 		}
