@@ -6,15 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"speedmatrix/archive"
+	"speedmatrix/internal/testtool"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -76,7 +74,7 @@ func BenchmarkList100000(b *testing.B) {
 	if _, err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
-	floor := resetPeakRSS(b)
+	floor := testtool.ResetPeakRSS(b)
 	var peak float64
 	var cpu time.Duration
 	for b.Loop() {
@@ -99,33 +97,4 @@ func BenchmarkList100000(b *testing.B) {
 	}
 	b.ReportMetric(peak, "peak-MB")
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
-}
-
-// resetPeakRSS frees what writing the archive left in this process and
-// resets its peak RSS to its current RSS, which it returns in MB.
-//
-// Note: os/exec starts children with vfork (CLONE_VM), and Linux carries
-// the parent's peak RSS into the child's ru_maxrss at exec: without the
-// reset, the peak-MB of the listing was the peak of writing the archive
-// (258 MB reported for a listing whose own peak was 130 MB). Writing 5 to
-// /proc/self/clear_refs (Linux 4.0 and later) resets it.
-func resetPeakRSS(b *testing.B) float64 {
-	b.Helper()
-	runtime.GC()
-	debug.FreeOSMemory()
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-		b.Logf("peak-MB includes this process's peak RSS: %v", err)
-	}
-	st, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		b.Logf("peak-MB may include this process's RSS: %v", err)
-		return 0
-	}
-	for _, l := range strings.Split(string(st), "\n") {
-		if f := strings.Fields(l); len(f) == 3 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
 }

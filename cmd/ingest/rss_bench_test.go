@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"speedmatrix/internal/testtool"
 	"strings"
 	"syscall"
 	"testing"
@@ -45,6 +46,7 @@ func benchCorpus(b *testing.B, dir string, n int) (string, int64) {
 // acting as ingest) and returns its peak RSS and CPU time.
 func ingestProcess(b *testing.B, args ...string) (peakMB float64, cpu time.Duration) {
 	b.Helper()
+	testtool.ResetPeakRSS(b)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
 	var errb strings.Builder
