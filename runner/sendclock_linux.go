@@ -34,7 +34,10 @@ import (
 // clock_nanosleep on a locked thread (the request goroutine it starts
 // waits for sysmon to take back the P the sleeping thread holds: up to
 // 10 ms). sleepClock, the hybrid of a timer and clock_nanosleep on an
-// unlocked thread, is kept for the benchmarks' comparison only.
+// unlocked thread, is kept for the benchmarks' comparison only. A timer
+// plus a timerfd nobody reads, armed just after each send time to wake
+// an idle poller (branch sendclock-kick), was ten times closer alone and
+// no better with requests (README, "Send lag"), so it is not here.
 
 // preciseClock waits on a timerfd read through the runtime's poller, with
 // a runtime timer as its backstop.
