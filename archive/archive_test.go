@@ -409,67 +409,6 @@ func TestConcurrentAppendProcesses(t *testing.T) {
 	}
 }
 
-func TestCompact(t *testing.T) {
-	ctx := context.Background()
-	a := openTest(t)
-	for i := 0; i < 6; i++ {
-		if _, err := a.Append(ctx, testMatrices(i*2, i*2+2)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// An orphan (measurements without a runs file, e.g. a copy in
-	// progress) is left alone and never read.
-	orphan := filepath.Join(a.Dir(), TableMeasurements, "part-orphan.parquet")
-	f, err := os.Create(orphan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFile(f, testMatrix(99).Measurements); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	before, err := a.Load(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Compact(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(dataFiles(t, a.Dir(), TableRuns)); n != 1 {
-		t.Fatalf("%d runs files after Compact, want 1", n)
-	}
-	if n := len(dataFiles(t, a.Dir(), TableMeasurements)); n != 2 {
-		t.Fatalf("%d measurements files after Compact, want 2 (merged + orphan)", n)
-	}
-	after, err := Open(a.Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := after.Load(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, before) {
-		t.Fatal("Load after Compact differs from before")
-	}
-	// Compacting a compacted archive changes nothing.
-	hash := treeHash(t, a.Dir())
-	if err := a.Compact(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(treeHash(t, a.Dir()), hash) {
-		t.Fatal("second Compact changed the archive")
-	}
-	// Duplicates still detected after compaction.
-	res, err := after.Append(ctx, testMatrices(0, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Items[0].Outcome != Duplicate {
-		t.Fatalf("re-append after Compact: %v", res.Items[0].Outcome)
-	}
-}
-
 // TestMergeByCopy copies the files of two archives holding an overlapping
 // run into one directory: the run is read once.
 func TestMergeByCopy(t *testing.T) {
