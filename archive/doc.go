@@ -112,7 +112,9 @@
 // archive (time and memory proportional to its size) and, on a shared
 // copy in object storage, replaces files other hosts may have cached; so
 // ingest in batches when you can and compact occasionally (cmd/ingest
-// -compact), not after every run.
+// -compact), not after every run. Drop is a compaction that leaves named
+// runs out: the one way a stored run leaves the archive (cmd/ingest
+// -drop), for the old reading of a source read again or a botched run.
 //
 // # Figures
 //
