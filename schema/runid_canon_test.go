@@ -194,3 +194,18 @@ func TestMeasurementNilRuns(t *testing.T) {
 		t.Errorf("longest run of omitted pointers %d, want the 32 of TTFTMeanMs … LoopCycles", longest)
 	}
 }
+
+// TestNilOmittedPointers checks that every omitempty pointer field of
+// the plans, a marshaler's (*time.Time) included, is skipped when nil
+// before the encoder looks at its type.
+func TestNilOmittedPointers(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[Run](), reflect.TypeFor[Measurement]()} {
+		plan, _ := planOf(typ, nil)
+		for _, p := range plan {
+			f, _ := typ.FieldByName(p.name)
+			if f.Type.Kind() == reflect.Pointer && p.omitEmpty && !p.nilOmitted {
+				t.Errorf("%s.%s: an omitempty pointer not skipped when nil", typ.Name(), p.name)
+			}
+		}
+	}
+}

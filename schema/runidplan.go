@@ -188,7 +188,9 @@ func planOf(t reflect.Type, leftOut map[string]bool) ([]fieldPlan, bool) {
 		case tc.codec == codecPointer && tc.elem.codec == codecInt:
 			p.op, p.size = opIntPtr, tc.elem.size
 		}
-		p.nilOmitted = p.omitEmpty && p.tc.codec == codecPointer
+		// encoding/json omits a nil pointer before it looks for a
+		// marshaler: *time.Time (StartedAt, FinishedAt) is one too.
+		p.nilOmitted = p.omitEmpty && f.Type.Kind() == reflect.Pointer
 		plan = append(plan, p)
 	}
 	markNilRuns(plan)
