@@ -200,12 +200,17 @@ func planOf(t reflect.Type, leftOut map[string]bool) ([]fieldPlan, bool) {
 // markNilRuns sets nilRun on the first field of every run of two or more
 // nilOmitted pointers that follow one another in the plan and in memory.
 //
-// Note: a seed's measurement prints 8 of its 40 pointer fields; the 32
+// Note: a seed's measurement prints 5 of its 42 pointer fields; the 31
 // distribution, token, server and loop figures it leaves nil are
-// adjacent (TTFTMeanMs … LoopCycles), and were 32 turns of the plan's
+// adjacent (TTFTMeanMs … LoopCycles), and were 31 turns of the plan's
 // loop per row, each loading a plan entry and a pointer and branching.
-// Skipped as one run, see the README's issue-12 paragraph on the run id
-// for the figures.
+// Skipped as one run (allNil), appendStruct runs 9.7% fewer
+// instructions for a seed's id (73.9K → 66.7K; the whole id 712K →
+// 704K, SHA-256 on its AVX2 path 500K of them): `valgrind
+// --tool=cachegrind --cache-sim=no schema.test -test.run XXX -test.bench
+// RunIDSeed -test.benchtime 3000x -test.cpu 1` and cg_annotate, main
+// a241ecf against this (instruction counts: the machine's load made
+// timings differ by more than the change).
 func markNilRuns(plan []fieldPlan) {
 	ptr := reflect.TypeFor[unsafe.Pointer]().Size()
 	for i := 0; i < len(plan); {
