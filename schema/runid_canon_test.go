@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // canonBytes is the canonical JSON ComputeRunID hashes, as canonEncoder
@@ -105,6 +106,22 @@ func TestCanonEncoderMatchesMarshal(t *testing.T) {
 		}
 		cases = append(cases, m)
 	}
+	// Measurements that print few figures, as documents' do: most
+	// pointers nil, runs of them all nil or broken by one figure.
+	for range 300 {
+		m := &Matrix{Measurements: make([]Measurement, 1+r.IntN(4))}
+		for i := range m.Measurements {
+			v := reflect.ValueOf(&m.Measurements[i]).Elem()
+			fill(r, v, true)
+			keep := r.IntN(3) // 0: every pointer nil
+			for j := 0; j < v.NumField(); j++ {
+				if f := v.Field(j); f.Kind() == reflect.Pointer && (keep == 0 || r.IntN(8) != 0) {
+					f.SetZero()
+				}
+			}
+		}
+		cases = append(cases, m)
+	}
 	for i, m := range cases {
 		want := marshalContent(m)
 		if got := canonBytes(m); !bytes.Equal(got, want) {
@@ -153,5 +170,42 @@ func TestComputeRunIDStreamed(t *testing.T) {
 	sum := sha256.Sum256(whole)
 	if got, want := ComputeRunID(m), hex.EncodeToString(sum[:])[:RunIDLen]; got != want {
 		t.Errorf("streamed id %s, want %s (the hash of the whole encoding)", got, want)
+	}
+}
+
+// TestMeasurementNilRuns checks that the measurement plan skips the
+// adjacent pointers a seed's rows leave nil as one run, and that every
+// run is made of adjacent nilOmitted pointers.
+func TestMeasurementNilRuns(t *testing.T) {
+	longest := 0
+	for i, p := range measurementPlan {
+		if p.nilRun == 0 {
+			continue
+		}
+		longest = max(longest, p.nilRun)
+		for j := i; j < i+p.nilRun; j++ {
+			q := measurementPlan[j]
+			if !q.nilOmitted || q.offset != p.offset+uintptr(j-i)*unsafe.Sizeof(uintptr(0)) {
+				t.Fatalf("run at %s: field %s is not an adjacent omitted pointer", p.name, q.name)
+			}
+		}
+	}
+	if longest < 31 {
+		t.Errorf("longest run of omitted pointers %d, want the 31 of TTFTMeanMs … LoopCycles", longest)
+	}
+}
+
+// TestNilOmittedPointers checks that every omitempty pointer field of
+// the plans, a marshaler's (*time.Time) included, is skipped when nil
+// before the encoder looks at its type.
+func TestNilOmittedPointers(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[Run](), reflect.TypeFor[Measurement]()} {
+		plan, _ := planOf(typ, nil)
+		for _, p := range plan {
+			f, _ := typ.FieldByName(p.name)
+			if f.Type.Kind() == reflect.Pointer && p.omitEmpty && !p.nilOmitted {
+				t.Errorf("%s.%s: an omitempty pointer not skipped when nil", typ.Name(), p.name)
+			}
+		}
 	}
 }
