@@ -48,7 +48,7 @@ func WriteFile[T Row](w io.Writer, rows []T) error {
 func writerProps(plain ...string) *parquet.WriterProperties {
 	opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithStats(false), parquet.WithStatsFor("run_id", true),
-		parquet.WithDictionaryFor("printed.list.element.value", false)}
+		parquet.WithDictionaryFor("printed.list.element.value", false), parquet.WithAllocator(writeAlloc)}
 	for _, p := range plain {
 		opts = append(opts, parquet.WithDictionaryFor(p, false))
 	}
