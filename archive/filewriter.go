@@ -250,7 +250,7 @@ func (fw *fileWriter) writeSpans(spans []span, rg file.BufferedRowGroupWriter) e
 
 // reserveRest has the plain encoder of cw, which took the values of the
 // first rows of total rows, make room at once for as many bytes again
-// per row for the rest of them.
+// per row for the rest of them, up to the data page size.
 //
 // Note: arrow-go's encoders grow their buffer by doubling from 256
 // bytes, each time allocating anew and copying: the printed texts and
@@ -268,7 +268,13 @@ func reserveRest(cw file.ColumnChunkWriter, rows, total int) {
 		return
 	}
 	if n := enc.EstimatedDataEncodedSize(); n > 0 {
-		enc.ReserveForWrite(int(n * int64(total-rows) / int64(rows)))
+		// No more than a page's worth: the writer cuts a page there and
+		// its buffer goes with the page (a streamed run's group of
+		// 540,000 rows would otherwise reserve tens of MB each column).
+		more := min(n*int64(total-rows)/int64(rows), cw.Properties().DataPageSize()-n)
+		if more > 0 {
+			enc.ReserveForWrite(int(more))
+		}
 	}
 }
 
