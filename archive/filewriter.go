@@ -31,7 +31,8 @@ func WriteFile[T Row](w io.Writer, rows []T) error {
 // writerProps are the Parquet properties of every file: zstd, and
 // dictionary encoding (the default), which suits the repeated run ids,
 // phases and labels. plain names leaf columns (dotted paths) written
-// without a dictionary. Only run_id has column statistics.
+// without a dictionary. Only run_id has column statistics. The column
+// writers' buffers come from writeAlloc (alloc.go).
 //
 // Note: the printed texts of measurements (a dozen a row) are written
 // without a dictionary (mostly distinct figures): 10% less CPU to append
