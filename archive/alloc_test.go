@@ -52,9 +52,7 @@ func TestPoolAllocatorSameBytes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			smallGroups(t, tt.groups)
 			rows := reflect.ValueOf(tt.rows)
-			tb := tableByName(map[reflect.Type]string{
-				reflect.TypeFor[schema.Run](): TableRuns, reflect.TypeFor[schema.Measurement](): TableMeasurements,
-				reflect.TypeFor[schema.Sample](): TableSamples}[rows.Type().Elem()])
+			tb := tableOfRows(rows)
 			writeAlloc.reset(0, true)
 			want := write(t, tb, rows, tt.stream)
 			writeAlloc.reset(0xA5, false)
