@@ -104,14 +104,11 @@ func writeBatch[T any, W batchWriter[T]](cw file.ColumnChunkWriter, vals []T, de
 func plainScalar[T any, W batchWriter[T]](buf func(*scratch) *[]T) *scalar {
 	return &scalar{func(l *leaf, cw file.ColumnChunkWriter, spans []span, stride uintptr, s *scratch) error {
 		b := buf(s)
-		vals, def, rep := gather(l, spans, stride, s, (*b)[:0], deref[T])
+		vals, def, rep := gather[T](l, spans, stride, s, (*b)[:0], nil)
 		*b = vals
 		return writeBatch[T, W](cw, vals, def, rep)
 	}}
 }
-
-// deref reads a T at p.
-func deref[T any](p unsafe.Pointer) T { return *(*T)(p) }
 
 // noBytes is where the empty string's view points: not nil, which
 // arrow-go's statistics would leave out of the min and max. It is a
@@ -189,8 +186,9 @@ func leavesOf(typ reflect.Type, cols []column) ([]leaf, error) {
 }
 
 // gather appends to vals the present values of leaf l in the rows of
-// spans (stride bytes apart), converted by conv, and returns them with
-// their definition and repetition levels (nil for a column without them).
+// spans (stride bytes apart), converted by conv (read as they are when
+// conv is nil), and returns them with their definition and repetition
+// levels (nil for a column without them).
 //
 // Note: the levels are those of the Arrow types pqarrow writes: a
 // pointer column is optional (definition level 1 when set); a list column
@@ -212,7 +210,7 @@ func gather[T any](l *leaf, spans []span, stride uintptr, s *scratch,
 				continue
 			}
 			for i := 0; i < sp.n; i++ {
-				vals = append(vals, conv(unsafe.Add(sp.base, uintptr(i)*stride+l.off)))
+				vals = append(vals, convert(unsafe.Add(sp.base, uintptr(i)*stride+l.off), conv))
 			}
 		}
 	case leafOptional:
@@ -225,7 +223,7 @@ func gather[T any](l *leaf, spans []span, stride uintptr, s *scratch,
 					continue
 				}
 				def = append(def, 1)
-				vals = append(vals, conv(q))
+				vals = append(vals, convert(q, conv))
 			}
 		}
 		s.def = def
@@ -237,6 +235,15 @@ func gather[T any](l *leaf, spans []span, stride uintptr, s *scratch,
 		s.def, s.rep = def, rep
 	}
 	return vals, def, rep
+}
+
+// convert returns the value at p: conv's, or the T stored there when
+// conv is nil.
+func convert[T any](p unsafe.Pointer, conv func(unsafe.Pointer) T) T {
+	if conv == nil {
+		return *(*T)(p)
+	}
+	return conv(p)
 }
 
 // gatherList is gather of a list leaf for the rows of one span.
@@ -266,7 +273,7 @@ func gatherList[T any](l *leaf, sp span, stride uintptr, vals []T, def, rep []in
 				}
 			}
 			def = append(def, top)
-			vals = append(vals, conv(e))
+			vals = append(vals, convert(e, conv))
 		}
 	}
 	return vals, def, rep

@@ -197,9 +197,7 @@ func TestSameRowsAsArrow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			smallGroups(t, tt.groups)
 			rows := reflect.ValueOf(tt.rows)
-			tb := tableByName(map[reflect.Type]string{
-				reflect.TypeFor[schema.Run](): TableRuns, reflect.TypeFor[schema.Measurement](): TableMeasurements,
-				reflect.TypeFor[schema.Sample](): TableSamples}[rows.Type().Elem()])
+			tb := tableOfRows(rows)
 			var got bytes.Buffer
 			if tt.stream {
 				got = streamFile(t, tb, rows, 1000)
@@ -209,6 +207,14 @@ func TestSameRowsAsArrow(t *testing.T) {
 			compareFiles(t, got.Bytes(), refFile(t, tb, rows, tt.stream))
 		})
 	}
+}
+
+// tableOfRows returns the table of rows, a slice of runs, measurements
+// or samples.
+func tableOfRows(rows reflect.Value) *table {
+	return tableByName(map[reflect.Type]string{
+		reflect.TypeFor[schema.Run](): TableRuns, reflect.TypeFor[schema.Measurement](): TableMeasurements,
+		reflect.TypeFor[schema.Sample](): TableSamples}[rows.Type().Elem()])
 }
 
 // TestSameRowsAsArrowRuns is TestSameRowsAsArrow for rows written run by
