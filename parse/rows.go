@@ -167,16 +167,16 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 				last := &figs[c]
 				if text != last.text || !last.read {
 					t := trimSpace(text)
-					q, bad := scanQuantity(t)
+					v, step, unit, null, bad := scanFigure(t, true)
 					if bad != qOK {
 						return nil, nil, fail("%v", bad.err(t))
 					}
-					scale, cbad := q.convScale(columnKinds[c])
+					scale, cbad := unitScale(unit, v, columnKinds[c])
 					if cbad != convOK {
-						_, err := q.convert(columnKinds[c])
+						_, err := quantity{Value: v, Unit: unit, Step: step, Null: null}.convert(columnKinds[c])
 						return nil, nil, fail("%v", err)
 					}
-					last.text, last.f, last.read = text, rowFigure{Value: q.Value * scale, Step: q.Step * scale, Null: q.Null}, true
+					last.text, last.f, last.read = text, rowFigure{Value: v * scale, Step: step * scale, Null: null}, true
 				}
 				q := last.f
 				if agreed(c) {
