@@ -28,6 +28,11 @@ func sectionOf(line string) (textSection, bool) {
 	if !mayBeHeading(line) {
 		return 0, false
 	}
+	return headingSection(line)
+}
+
+// headingSection is sectionOf without mayBeHeading's filter.
+func headingSection(line string) (textSection, bool) {
 	var buf [64]byte
 	h := appendNormHeading(buf[:0], line, maxHeading+1)
 	if k, ok := textSections[string(h)]; ok {

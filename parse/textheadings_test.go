@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -70,19 +69,7 @@ func TestHeadingFirstWords(t *testing.T) {
 		if s := strings.TrimLeft(line, " \t\r\n"); s == "" || s[0] < utf8.RuneSelf && (s[0]|0x20 < 'a' || s[0]|0x20 > 'z') {
 			return 0, false
 		}
-		var buf [64]byte
-		h := appendNormHeading(buf[:0], line, maxHeading+1)
-		if k, ok := textSections[string(h)]; ok {
-			return k, true
-		}
-		if len(h) <= maxHeading && !bytes.HasSuffix(h, []byte(".")) {
-			for _, name := range multiWordSections {
-				if len(h) > len(name) && h[len(name)] == ' ' && string(h[:len(name)]) == name {
-					return textSections[name], true
-				}
-			}
-		}
-		return 0, false
+		return headingSection(line)
 	}
 	pieces := []string{"All", "all", "MEASUREMENTS", "measurements", "Run", "run2", "Launch", "command", "Serve", "by", "request", "rate",
 		"Latencies", " ", "  ", ":", ".", "(46 cells)", "\u00a0", "\u212a", "É", "é", "x", "Decode", "decoder", "\t", "-", "1"}
