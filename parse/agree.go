@@ -141,7 +141,7 @@ func agreesExactly(f figure, r *tableRow, metric column) bool {
 	if text == "" || f.tok != "" || f.ttft != "" || r.m.Status != schema.StatusValid {
 		return false
 	}
-	if _, ok := parseStatus(text); ok || nullTexts[trimSpace(text)] {
+	if _, ok := parseStatus(text); ok || isNullText(trimSpace(text)) {
 		return false
 	}
 	return gluedAsRow(text, r, metric) || agreesBySplits(text, r, metric)
@@ -167,10 +167,16 @@ func checkMatrix(raw *rawDoc, index map[tableCell]*tableRow) error {
 	if c := headerKey(raw.MatrixCaption); strings.Contains(c, "perrequest") || strings.Contains(c, "peruser") {
 		metric = colPerRequest
 	}
-	for _, c := range raw.Matrix {
-		ctx, err := contextTokens(c.Context)
-		if err != nil {
-			return errorf(raw.Name, c.Line, "decode matrix: %v", err)
+	// A matrix row's cells share its context label: read once a row.
+	var lastContext string
+	var ctx int64
+	for i, c := range raw.Matrix {
+		if c.Context != lastContext || i == 0 {
+			n, err := contextTokens(c.Context)
+			if err != nil {
+				return errorf(raw.Name, c.Line, "decode matrix: %v", err)
+			}
+			lastContext, ctx = c.Context, n
 		}
 		conc, err := parseConcurrency(c.Concurrency)
 		if err != nil {

@@ -12,15 +12,18 @@ import (
 type tableRow struct {
 	m    *schema.Measurement
 	line int
-	// q and printed hold the figures summary cells are checked against
-	// (agreed columns only), read with fig and text.
+	// q holds the figures summary cells are checked against (agreed
+	// columns only), read with fig; printedAt the index + 1 in m.Printed
+	// of their texts (0: the table has no such column), read with text.
 	//
 	// Note: all columns made a row 730 bytes, more than its measurement;
-	// a 60 MB table has 540,000 rows.
-	q       [numAgreed]rowFigure
-	printed [numAgreed]string
-	ctx     int64
-	conc    int32 // 0 when not printed
+	// a 60 MB table has 540,000 rows. The texts themselves (three strings
+	// stored per row, with a write barrier each while the collector runs)
+	// are already in m.Printed.
+	q         [numAgreed]rowFigure
+	printedAt [numAgreed]uint16
+	ctx       int64
+	conc      int32 // 0 when not printed
 }
 
 // numAgreed is the number of agreed columns: colTotal, colPerRequest
@@ -48,7 +51,12 @@ func (r *tableRow) fig(c column) quantity {
 }
 
 // text returns the row's printed text in agreed column c.
-func (r *tableRow) text(c column) string { return r.printed[c-colTotal] }
+func (r *tableRow) text(c column) string {
+	if at := r.printedAt[c-colTotal]; at != 0 {
+		return r.m.Printed[at-1].Value
+	}
+	return ""
+}
 
 // cellName names a cell in messages: "decode 8K×128", "prefill 8K".
 func cellName(phase schema.Phase, label string, conc int32) string {

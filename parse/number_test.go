@@ -223,3 +223,28 @@ func TestTrimSpaceAsTrimFunc(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkScanQuantity reads the figures of a seed's All measurements
+// table (its columns after Status: 368 cells, "—" among them), as
+// readRange does when a column's figure changes.
+func BenchmarkScanQuantity(b *testing.B) {
+	raw, err := extractText(readSeed(b, seed000), seed000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var figs []string
+	for i := range raw.Table.Rows {
+		figs = append(figs, appendCells(nil, trimRow(raw.Table.Rows[i].Text))[4:]...)
+	}
+	var sum float64
+	for b.Loop() {
+		for _, s := range figs {
+			q, bad := scanQuantity(s)
+			if bad != qOK {
+				b.Fatalf("%q: %v", s, bad.err(s))
+			}
+			sum += q.Value
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(figs)), "ns/figure")
+}

@@ -79,6 +79,12 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 	var phase schema.Phase
 	var status schema.Status
 	var figs [numColumns]lastFigure
+	// Where each row's texts of the agreed columns are in its Printed
+	// (a header of more than 65,535 columns has no row that fits a line).
+	var printedAt [numAgreed]uint16
+	for c := colTotal; c <= colTTFT; c++ {
+		printedAt[c-colTotal] = uint16(at[c])
+	}
 	for ri := range t.Rows[lo:hi] {
 		tr := &t.Rows[lo+ri]
 		cells := tr.cells(buf)
@@ -89,7 +95,7 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 			return nil, nil, errorf(raw.Name, tr.Line, "row has %d cells, the All measurements header at line %d has %d (truncated or misaligned row)", len(cells), t.HeaderLine, len(t.Header))
 		}
 		r := &backing[ri]
-		r.m, r.line = &measurements[ri], tr.Line
+		r.m, r.line, r.printedAt = &measurements[ri], tr.Line, printedAt
 		r.m.SourceLine, r.m.Status = int64(tr.Line), schema.StatusValid
 		for c := range r.q {
 			r.q[c].Null = true // a column the table does not have
@@ -103,9 +109,6 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 			h := t.Header[i]
 			ms.Printed[i] = schema.KV{Key: h, Value: text}
 			c := cols[i]
-			if agreed(c) {
-				r.printed[c-colTotal] = text
-			}
 			fail := func(format string, args ...any) error {
 				return errorf(raw.Name, tr.Line, "column %q: %s", h, fmt.Sprintf(format, args...))
 			}
@@ -135,7 +138,7 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 				}
 				ms.ContextLabel, ms.ContextTokens, r.ctx = trimSpace(text), ints.ptr(n), n
 			case colConcurrency:
-				if nullTexts[trimSpace(text)] {
+				if isNullText(trimSpace(text)) {
 					continue
 				}
 				n, err := parseConcurrency(text)
@@ -167,16 +170,16 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 				last := &figs[c]
 				if text != last.text || !last.read {
 					t := trimSpace(text)
-					q, bad := scanQuantity(t)
+					v, step, unit, null, bad := scanFigure(t, true)
 					if bad != qOK {
 						return nil, nil, fail("%v", bad.err(t))
 					}
-					scale, cbad := q.convScale(columnKinds[c])
+					scale, cbad := unitScale(unit, v, columnKinds[c])
 					if cbad != convOK {
-						_, err := q.convert(columnKinds[c])
+						_, err := quantity{Value: v, Unit: unit, Step: step, Null: null}.convert(columnKinds[c])
 						return nil, nil, fail("%v", err)
 					}
-					last.text, last.f, last.read = text, rowFigure{Value: q.Value * scale, Step: q.Step * scale, Null: q.Null}, true
+					last.text, last.f, last.read = text, rowFigure{Value: v * scale, Step: step * scale, Null: null}, true
 				}
 				q := last.f
 				if agreed(c) {

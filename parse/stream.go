@@ -223,6 +223,13 @@ func detach(r *tableRow) *tableRow {
 		v := *r.m.Repeat
 		m.Repeat = &v
 	}
+	// The agreed columns' texts, which text reads from the measurement.
+	for i, at := range r.printedAt {
+		if at != 0 {
+			m.Printed = append(m.Printed, r.m.Printed[at-1])
+			d.printedAt[i] = uint16(len(m.Printed))
+		}
+	}
 	d.m = &m
 	return &d
 }

@@ -349,7 +349,10 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 					continue
 				}
 			}
-			rows = append(rows, rawRow{Text: s, Line: x.lines[j].no})
+			// Set in place in rows' zeroed capacity (one per line), as
+			// matrixCells does: no copy of a struct with a bulk barrier.
+			rows = rows[:len(rows)+1]
+			rows[len(rows)-1].Text, rows[len(rows)-1].Line = s, x.lines[j].no
 			continue
 		}
 		cells := chunks.splitRow(s)

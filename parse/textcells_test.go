@@ -33,3 +33,19 @@ func TestRuleCell(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAppendCells splits the rows of a seed's All measurements
+// table into their cells, as readRange does.
+func BenchmarkAppendCells(b *testing.B) {
+	raw, err := extractText(readSeed(b, seed000), seed000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf []string
+	for b.Loop() {
+		for i := range raw.Table.Rows {
+			buf = appendCells(buf[:0], trimRow(raw.Table.Rows[i].Text))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(raw.Table.Rows)), "ns/row")
+}

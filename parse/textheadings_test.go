@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // normHeading lower-cases a heading and drops surrounding space and a
@@ -49,6 +50,36 @@ func TestFootnoteFirstLetters(t *testing.T) {
 		}
 		if got := isFootnote(line); got != want {
 			t.Fatalf("isFootnote(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
+// TestHeadingFirstWords checks that headingFirstWord accepts the first
+// word of every heading sectionOf knows, and that the first-word filter
+// of mayBeHeading changes no answer of sectionOf on random lines.
+func TestHeadingFirstWords(t *testing.T) {
+	for k := range textSections {
+		w, _, _ := strings.Cut(k, " ")
+		if !headingFirstWord(w) || len(w) > len(firstWordBuf{}) {
+			t.Errorf("the first word %q of heading %q is not accepted", w, k)
+		}
+	}
+	// sectionOf without the filter: only the first byte checked.
+	unfiltered := func(line string) (textSection, bool) {
+		if s := strings.TrimLeft(line, " \t\r\n"); s == "" || s[0] < utf8.RuneSelf && (s[0]|0x20 < 'a' || s[0]|0x20 > 'z') {
+			return 0, false
+		}
+		return headingSection(line)
+	}
+	pieces := []string{"All", "all", "MEASUREMENTS", "measurements", "Run", "run2", "Launch", "command", "Serve", "by", "request", "rate",
+		"Latencies", " ", "  ", ":", ".", "(46 cells)", "\u00a0", "\u212a", "É", "é", "x", "Decode", "decoder", "\t", "-", "1"}
+	r := rand.New(rand.NewPCG(21, 22))
+	for range 200000 {
+		line := randomText(r, pieces, 6)
+		k, ok := sectionOf(line)
+		wk, wok := unfiltered(line)
+		if k != wk || ok != wok {
+			t.Fatalf("sectionOf(%q) = %v, %v; without the first-word filter %v, %v", line, k, ok, wk, wok)
 		}
 	}
 }
