@@ -23,9 +23,10 @@ import (
 // Note: the rows of a batch are sorted by run_id before they are cut
 // into row groups, so the groups of one batch bound narrow id ranges;
 // across batches the ranges overlap, and Load by id then reads one group
-// per batch (Compact sorts the whole archive again). 65,536 rows (about
-// 1,400 seed documents) keep a batch's Go rows and Parquet pages to a
-// few tens of MB.
+// per batch (Compact sorts the whole archive again). 16,384 rows (about
+// 356 seed documents) keep a batch's Go rows and Parquet pages to a few
+// tens of MB; 65,536 took one ingest of 1,000 and 10,000 documents to
+// 221 and 469 MB peak RSS (README, "Archive at scale").
 var batchRows = 1 << 14
 
 // Writer adds runs to the archive in one transaction whose memory does
