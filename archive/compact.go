@@ -32,34 +32,36 @@ import (
 // appends, not after each one. Files copied from other hosts afterwards
 // simply join the compacted file.
 func (a *Archive) Compact(ctx context.Context) error {
-	return a.compact(ctx, nil)
+	_, err := a.compact(ctx, nil)
+	return err
 }
 
-// compact is Compact, leaving out the runs in drop (see Drop).
-func (a *Archive) compact(ctx context.Context, drop []string) error {
+// compact is Compact, leaving out the runs in drop, which it returns
+// (see Drop).
+func (a *Archive) compact(ctx context.Context, drop []string) (dropped []*schema.Matrix, err error) {
 	unlock, err := a.lock(ctx, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer unlock()
 	l, err := a.recovered()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	stems := l.committed()
 	if len(drop) == 0 && (len(stems) == 0 || len(stems) == 1 && grouped(l, stems[0])) {
-		return a.publish(ctx, l)
+		return nil, a.publish(ctx, l)
 	}
 	srs, err := a.readRuns(ctx, l, stems, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ms, err := a.load(ctx, l, srs, nil, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if ms, err = without(ms, drop); err != nil {
-		return err
+	if ms, dropped, err = without(ms, drop); err != nil {
+		return nil, err
 	}
 	// In run_id order, as Append writes (see there).
 	slices.SortFunc(ms, func(x, y *schema.Matrix) int { return cmp.Compare(x.Run.RunID, y.Run.RunID) })
@@ -81,12 +83,12 @@ func (a *Archive) compact(ctx context.Context, drop []string) error {
 		samples = append(samples, m.Samples...)
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err = a.commit(l, newStem(time.Now()), runs, rows, samples, stems); err != nil {
-		return err
+		return nil, err
 	}
-	return a.republish(ctx)
+	return dropped, a.republish(ctx)
 }
 
 // grouped reports whether the files of stem are cut into row groups by
@@ -111,7 +113,8 @@ func grouped(l *layout, stem string) bool {
 // and samples: it compacts the archive (see Compact) without them, under
 // the exclusive lock, so a reader sees every run before the commit or
 // none of ids after it, and a crash leaves one or the other. An id the
-// archive does not hold fails the call with the archive unchanged.
+// archive does not hold fails the call with the archive unchanged. It
+// returns the runs it removed, as they were stored.
 //
 // Dropping is the one way a stored run leaves the archive: a source that
 // an earlier speedmatrix read differently is added beside its old reading
@@ -120,18 +123,18 @@ func grouped(l *layout, stem string) bool {
 // Note: a dropped run comes back if a file holding it is copied in from
 // another host afterwards (files merge by copying, see Compact); drop it
 // there too, or again after the copy.
-func (a *Archive) Drop(ctx context.Context, ids []string) error {
+func (a *Archive) Drop(ctx context.Context, ids []string) ([]*schema.Matrix, error) {
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
 	return a.compact(ctx, ids)
 }
 
-// without returns ms less the runs drop names, or an error naming the ids
-// it does not hold.
-func without(ms []*schema.Matrix, drop []string) ([]*schema.Matrix, error) {
+// without splits ms into the runs drop does not name and those it does,
+// or returns an error naming the ids of drop that ms does not hold.
+func without(ms []*schema.Matrix, drop []string) (kept, dropped []*schema.Matrix, err error) {
 	if len(drop) == 0 {
-		return ms, nil
+		return ms, nil, nil
 	}
 	held := map[string]bool{}
 	for _, m := range ms {
@@ -144,7 +147,14 @@ func without(ms []*schema.Matrix, drop []string) ([]*schema.Matrix, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("drop: the archive holds no run %s; nothing dropped", strings.Join(missing, ", "))
+		return nil, nil, fmt.Errorf("drop: the archive holds no run %s; nothing dropped", strings.Join(missing, ", "))
 	}
-	return slices.DeleteFunc(ms, func(m *schema.Matrix) bool { return slices.Contains(drop, m.Run.RunID) }), nil
+	for _, m := range ms {
+		if slices.Contains(drop, m.Run.RunID) {
+			dropped = append(dropped, m)
+		} else {
+			kept = append(kept, m)
+		}
+	}
+	return kept, dropped, nil
 }

@@ -92,8 +92,12 @@ func TestDrop(t *testing.T) {
 		t.Fatal(err)
 	}
 	drop := []string{before[1].Run.RunID, before[3].Run.RunID}
-	if err := a.Drop(ctx, drop); err != nil {
+	dropped, err := a.Drop(ctx, drop)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(dropped, []*schema.Matrix{before[1], before[3]}) {
+		t.Fatalf("Drop returned %d runs, want the 2 dropped as they were stored", len(dropped))
 	}
 	got, err := a.Load(ctx)
 	if err != nil {
@@ -129,7 +133,10 @@ func TestDropRefusesUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	hash := treeHash(t, a.Dir())
-	err = a.Drop(ctx, []string{ms[0].Run.RunID, "0123456789abcdef"})
+	dropped, err := a.Drop(ctx, []string{ms[0].Run.RunID, "0123456789abcdef"})
+	if dropped != nil {
+		t.Errorf("a refused Drop returned %d runs", len(dropped))
+	}
 	if err == nil || !strings.Contains(err.Error(), "0123456789abcdef") || strings.Contains(err.Error(), ms[0].Run.RunID) {
 		t.Fatalf("Drop of an unknown id: %v, want an error naming it alone", err)
 	}
@@ -150,7 +157,7 @@ func TestDropAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Drop(ctx, []string{ms[0].Run.RunID, ms[1].Run.RunID}); err != nil {
+	if _, err := a.Drop(ctx, []string{ms[0].Run.RunID, ms[1].Run.RunID}); err != nil {
 		t.Fatal(err)
 	}
 	if ms, err := a.Load(ctx); err != nil || len(ms) != 0 {

@@ -29,10 +29,7 @@ func dropIDs(list string) ([]string, error) {
 // a line per run removed, as ingest prints a run it adds (run id, title,
 // rows, "dropped"). An id the archive does not hold removes nothing.
 func dropRuns(ctx context.Context, a *archive.Archive, ids []string, stdout, stderr io.Writer) int {
-	ms, err := a.Load(ctx, ids...)
-	if err == nil {
-		err = a.Drop(ctx, ids)
-	}
+	ms, err := a.Drop(ctx, ids)
 	if err != nil {
 		fmt.Fprintln(stderr, "ingest:", explain(err, a.Dir()))
 		return exitFail

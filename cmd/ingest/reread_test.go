@@ -97,7 +97,7 @@ func TestRereadSource(t *testing.T) {
 	// A run the archive does not hold: exit 1, named, nothing changed.
 	before = treeHash(t, dir)
 	code, stdout, stderr = ingest(t, "", "-archive", dir, "-drop", now.Run.RunID+","+earlier.Run.RunID)
-	if code != 1 || stdout != "" || !strings.Contains(stderr, earlier.Run.RunID+": run not in archive") {
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "holds no run "+earlier.Run.RunID+"; nothing dropped") {
 		t.Errorf("-drop of a dropped run: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if after := treeHash(t, dir); !maps.Equal(after, before) {
