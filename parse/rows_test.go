@@ -26,16 +26,8 @@ func BenchmarkReadRows(b *testing.B) {
 // BenchmarkExtractText extracts the text of each seed: its lines,
 // sections, fields and tables, before any row is read.
 func BenchmarkExtractText(b *testing.B) {
-	for _, name := range []string{seed000, seed001} {
-		doc := readSeed(b, name)
-		b.Run(name[:3], func(b *testing.B) {
-			b.SetBytes(int64(len(doc)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := extractOwnedText(doc, name); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchSeeds(b, func(doc []byte, name string) error {
+		_, err := extractOwnedText(doc, name)
+		return err
+	})
 }
