@@ -2,7 +2,6 @@ package plots
 
 import (
 	"math"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -35,25 +34,6 @@ func TestMarkRow(t *testing.T) {
 	}
 	if y := markRow(533.1, 938.3, true); y >= 533.1 {
 		t.Errorf("looped cell marked at %v, within the measured values", y)
-	}
-}
-
-func TestStyleKeys(t *testing.T) {
-	series := decodeSeries(seedRuns, func(c seedCell) float64 { return c.total })
-	k := newStyleKeys(series)
-	if !slices.Equal(k.groups, decodeContexts) || !k.byRun || !k.grouped {
-		t.Fatalf("keys = %+v", k)
-	}
-	// Colour by context, pattern by run.
-	if k.color(series[0]) != k.color(series[5]) || k.run(series[0]) == k.run(series[5]) {
-		t.Error("8K of both runs should share a colour and differ in pattern")
-	}
-	if k.color(series[0]) == k.color(series[1]) {
-		t.Error("8K and 16K share a colour")
-	}
-	one := newStyleKeys([]Series{{Name: "a"}, {Name: "b"}})
-	if one.byRun || one.grouped || one.color(Series{Name: "b"}) != 1 {
-		t.Errorf("single-run keys = %+v", one)
 	}
 }
 
