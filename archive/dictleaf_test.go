@@ -28,11 +28,12 @@ func TestDictLeafIndex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := newDictLeaf(1 << 20)
+			d := &dictLeaf[string]{last: -1}
 			for round := 0; round < 2; round++ { // again after reset
 				var got []int32
 				for _, s := range tt.in {
-					got = append(got, d.index(strings.Clone(s)))
+					i, _ := d.index(strings.Clone(s))
+					got = append(got, i)
 				}
 				if !slices.Equal(got, tt.want) || !slices.Equal(d.values, tt.values) {
 					t.Fatalf("round %d: indices %v, values %q; want %v, %q", round, got, d.values, tt.want, tt.values)
@@ -57,12 +58,11 @@ func TestDictLeafLargeDictionary(t *testing.T) {
 	sameAsArrow(t, rows)
 }
 
-// TestDictLeafSpill streams 3,000 rows into one row group with a small
-// spillValues: no dictionary leaf holds more values than that between
-// pieces (the rest of the group goes to the column writer as values),
-// and the file is still pqarrow's.
-func TestDictLeafSpill(t *testing.T) {
-	spillAt(t, 300)
+// TestSmallPages streams 3,000 rows into one row group with pages cut
+// at 300 levels: no chunk holds more than a page between pieces, and
+// the file holds pqarrow's rows.
+func TestSmallPages(t *testing.T) {
+	pagesOf(t, 300)
 	_, seed := seedRows(t)
 	var rows []schema.Measurement
 	for len(rows) < 3000 {
@@ -80,9 +80,9 @@ func TestDictLeafSpill(t *testing.T) {
 			if err := put(reflect.ValueOf(rows[from : from+500])); err != nil {
 				return err
 			}
-			for i, d := range fw.dicts {
-				if d != nil && (len(d.idx) > spillValues || len(d.def) > spillValues) {
-					t.Fatalf("after row %d, leaf %d holds %d values, %d levels", from+500, i, len(d.idx), len(d.def))
+			for i, c := range fw.chunks {
+				if n := c.pageLevels(); n >= maxPageLevels {
+					t.Fatalf("after row %d, leaf %d holds a page of %d levels", from+500, i, n)
 				}
 			}
 		}
@@ -95,22 +95,43 @@ func TestDictLeafSpill(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareFiles(t, got.Bytes(), refFile(t, tb, reflect.ValueOf(rows), true))
+	// Each piece of 500 rows holds more than 300 levels of every column:
+	// a page each at least.
+	pf := openBytes(t, got.Bytes())
+	for c := 0; c < pf.MetaData().Schema.NumColumns(); c++ {
+		pr, err := pf.RowGroup(0).GetColumnPageReader(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages := 0
+		for pr.Next() {
+			if pr.Page().Type().String() == "DATA_PAGE" {
+				pages++
+			}
+		}
+		if err := pr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if pages < 6 {
+			t.Errorf("column %s: %d data pages", pf.MetaData().Schema.Column(c).Path(), pages)
+		}
+	}
 }
 
-// TestDictLeafSpillEmpty spills groups holding empty strings (run_id
-// among them, whose statistics count "" as its minimum): the file is
-// still pqarrow's.
-func TestDictLeafSpillEmpty(t *testing.T) {
-	spillAt(t, 1)
+// TestOneLevelPages writes rows holding empty strings, lists and nulls
+// (run_id among them, whose statistics count "" as its minimum) in pages
+// of one level each: the file holds pqarrow's rows.
+func TestOneLevelPages(t *testing.T) {
+	pagesOf(t, 1)
 	rows := []schema.Measurement{{}, {RunID: "a", Printed: []schema.KV{{}, {Key: "k"}}}, {}, {RunID: "z", Printed: []schema.KV{}}}
 	sameAsArrow(t, rows)
 }
 
-// spillAt sets spillValues to n for the test.
-func spillAt(t *testing.T, n int) {
-	prev := spillValues
-	spillValues = n
-	t.Cleanup(func() { spillValues = prev })
+// pagesOf cuts pages at n levels for the test.
+func pagesOf(t *testing.T, n int) {
+	prev := maxPageLevels
+	maxPageLevels = n
+	t.Cleanup(func() { maxPageLevels = prev })
 }
 
 // sameAsArrow writes rows as one file and compares it with pqarrow's.

@@ -304,20 +304,16 @@ func streamTo(t *testing.T, w io.Writer, tb *table, rows reflect.Value, size int
 // TestSameRowsAsArrow).
 func compareFiles(t *testing.T, got, want []byte) {
 	t.Helper()
-	open := func(b []byte) *file.Reader {
-		pf, err := file.NewParquetReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pf
-	}
-	g, w := open(got), open(want)
+	g, w := openBytes(t, got), openBytes(t, want)
 	gm, wm := g.MetaData(), w.MetaData()
 	if !reflect.DeepEqual(kvs(gm.KeyValueMetadata()), kvs(wm.KeyValueMetadata())) {
 		t.Fatalf("key/value metadata:\n got %v\nwant %v", kvs(gm.KeyValueMetadata()), kvs(wm.KeyValueMetadata()))
 	}
 	if !gm.Schema.Equals(wm.Schema) {
 		t.Fatalf("Parquet schema:\n got %s\nwant %s", gm.Schema, wm.Schema)
+	}
+	if gv, wv := gm.Version(), wm.Version(); gv != wv || gm.GetCreatedBy() != wm.GetCreatedBy() {
+		t.Fatalf("version %v, created by %q; want %v, %q", gv, gm.GetCreatedBy(), wv, wm.GetCreatedBy())
 	}
 	if g.NumRowGroups() != w.NumRowGroups() {
 		t.Fatalf("%d row groups, want %d", g.NumRowGroups(), w.NumRowGroups())
@@ -328,15 +324,23 @@ func compareFiles(t *testing.T, got, want []byte) {
 			t.Fatalf("row group %d: %d rows, want %d", k, grg.NumRows(), wrg.NumRows())
 		}
 		for c := 0; c < gm.Schema.NumColumns(); c++ {
+			path := gm.Schema.Column(c).Path()
 			if gs, ws := chunkStats(t, grg, c), chunkStats(t, wrg, c); gs != ws {
-				t.Fatalf("row group %d, column %s: statistics\n got %s\nwant %s", k, gm.Schema.Column(c).Path(), gs, ws)
+				t.Fatalf("row group %d, column %s: statistics\n got %s\nwant %s", k, path, gs, ws)
 			}
-			// Strings are encoded as pqarrow encodes them (doubles are
-			// plain by choice: plainDoubles).
-			if gm.Schema.Column(c).PhysicalType() == parquet.Types.ByteArray {
-				if ge, we := chunkPages(t, grg, c), chunkPages(t, wrg, c); ge != we {
-					t.Fatalf("row group %d, column %s: pages\n got %s\nwant %s", k, gm.Schema.Column(c).Path(), ge, we)
-				}
+			// Every leaf's values and levels, as arrow-go's column reader
+			// reads them.
+			gl, wl := leafValues(t, g, k, c), leafValues(t, w, k, c)
+			if gl != wl {
+				t.Fatalf("row group %d, column %s: values and levels\n got %.300s\nwant %.300s", k, path, gl, wl)
+			}
+			// Encoded as pqarrow encodes them (doubles plain by choice:
+			// plainDoubles); how many pages is the page size's matter.
+			if gm.Schema.Column(c).PhysicalType() == parquet.Types.Double {
+				continue
+			}
+			if ge, we := chunkPages(t, grg, c), chunkPages(t, wrg, c); ge != we {
+				t.Fatalf("row group %d, column %s: pages\n got %s\nwant %s", k, path, ge, we)
 			}
 		}
 	}
@@ -380,8 +384,10 @@ func kvs(kv metadata.KeyValueMetadata) []string {
 	return out
 }
 
-// chunkPages describes the pages of column chunk c of rg: whether it has
-// a dictionary page, and the count of pages of each type and encoding.
+// chunkPages describes column chunk c of rg as readers see its
+// encodings: whether it has a dictionary page, its values' count and
+// encodings, and the kinds of page it holds (type and encoding, not
+// how many of each).
 func chunkPages(t *testing.T, rg *metadata.RowGroupMetaData, c int) string {
 	t.Helper()
 	cc, err := rg.ColumnChunk(c)
@@ -390,10 +396,85 @@ func chunkPages(t *testing.T, rg *metadata.RowGroupMetaData, c int) string {
 	}
 	var pages []string // arrow-go lists them in no fixed order
 	for _, e := range cc.EncodingStats() {
-		pages = append(pages, fmt.Sprintf("%+v", e))
+		pages = append(pages, fmt.Sprintf("%v %v", e.PageType, e.Encoding))
 	}
 	slices.Sort(pages)
-	return fmt.Sprintf("dictionary %v, %v", cc.HasDictionaryPage(), pages)
+	encs := slices.Clone(cc.Encodings())
+	slices.Sort(encs)
+	return fmt.Sprintf("dictionary %v, %d values, %v, encodings %v, compression %v, type %v",
+		cc.HasDictionaryPage(), cc.NumValues(), pages, encs, cc.Compression(), cc.Type())
+}
+
+// leafValues reads column c of row group k of pf with arrow-go's column
+// reader and describes its values and levels.
+func leafValues(t *testing.T, pf *file.Reader, k, c int) string {
+	t.Helper()
+	cr, err := pf.RowGroup(k).Column(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := pf.MetaData().RowGroup(k).NumRows() * 64 // levels: lists hold more
+	def, rep := make([]int16, n), make([]int16, n)
+	var total int64
+	var got int // values read
+	var vals any
+	read := func(f func() (int64, int, error)) {
+		var err error
+		if total, got, err = f(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	switch r := cr.(type) {
+	case *file.Int32ColumnChunkReader:
+		v := make([]int32, n)
+		read(func() (int64, int, error) { return r.ReadBatch(n, v, def, rep) })
+		vals = v[:got]
+	case *file.Int64ColumnChunkReader:
+		v := make([]int64, n)
+		read(func() (int64, int, error) { return r.ReadBatch(n, v, def, rep) })
+		vals = v[:got]
+	case *file.Float64ColumnChunkReader:
+		v := make([]float64, n)
+		read(func() (int64, int, error) { return r.ReadBatch(n, v, def, rep) })
+		vals = v[:got]
+	case *file.BooleanColumnChunkReader:
+		v := make([]bool, n)
+		read(func() (int64, int, error) { return r.ReadBatch(n, v, def, rep) })
+		vals = v[:got]
+	case *file.ByteArrayColumnChunkReader:
+		v := make([]parquet.ByteArray, n)
+		read(func() (int64, int, error) { return r.ReadBatch(n, v, def, rep) })
+		s := make([]string, got)
+		for i := range s {
+			s[i] = string(v[i])
+		}
+		vals = s
+	default:
+		t.Fatalf("column %d: reader %T", c, cr)
+	}
+	if cr.HasNext() {
+		t.Fatalf("column %d: more than %d levels", c, n)
+	}
+	desc := pf.MetaData().Schema.Column(c)
+	if desc.MaxDefinitionLevel() == 0 {
+		def = nil
+	}
+	if desc.MaxRepetitionLevel() == 0 {
+		rep = nil
+	}
+	// NaN prints as NaN, so equal NaNs compare equal.
+	return fmt.Sprintf("%d levels, def %v, rep %v, values %v", total, def[:min(len(def), int(total))],
+		rep[:min(len(rep), int(total))], vals)
+}
+
+// openBytes opens the Parquet file b.
+func openBytes(t *testing.T, b []byte) *file.Reader {
+	t.Helper()
+	pf, err := file.NewParquetReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pf
 }
 
 // chunkStats describes the statistics of column chunk c of rg.
