@@ -90,8 +90,14 @@ func refAppend(b array.Builder, v reflect.Value) {
 // stream writes the rows as one buffered row group instead.
 func refFile(t *testing.T, tb *table, rows reflect.Value, stream bool) []byte {
 	t.Helper()
+	return refFileWith(t, tb, rows, stream)
+}
+
+// refFileWith is refFile with more writer properties.
+func refFileWith(t *testing.T, tb *table, rows reflect.Value, stream bool, more ...parquet.WriterProperty) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	fw, err := pqarrow.NewFileWriter(tb.schema, &buf, writerProps(), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	fw, err := pqarrow.NewFileWriter(tb.schema, &buf, writerProps(nil, more...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		t.Fatal(err)
 	}
