@@ -138,9 +138,11 @@ var (
 			return rawBytes{uintptr(unsafe.Pointer(unsafe.StringData(str))), len(str)}
 		})
 		s.raw, c.def, c.rep = raw, def, rep
+		vals := c.vals // a local: no write barrier per value
 		for i := range raw {
-			c.vals = appendPlainString(c.vals, raw[i].str())
+			vals = appendPlainString(vals, raw[i].str())
 		}
+		c.vals = vals
 		if c.stats {
 			for i := range raw {
 				c.noteString(raw[i].str())

@@ -118,9 +118,11 @@ func (c *chunk) filled(s *scratch) error {
 // of indices was cut yet, the dictionary is left out of the chunk
 // (arrow-go's FallbackToPlain).
 func (c *chunk) toPlain() {
+	vals := c.vals
 	for _, i := range c.idx {
-		c.vals = c.dict.appendPlain(c.vals, i)
+		vals = c.dict.appendPlain(vals, i)
 	}
+	c.vals = vals
 	c.idx = c.idx[:0]
 	c.raw = 0
 	c.fallback = true
