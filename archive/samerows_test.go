@@ -422,36 +422,21 @@ func leafValues(t *testing.T, pf *file.Reader, k, c int) string {
 	n := pf.MetaData().RowGroup(k).NumRows() * 64 // levels: lists hold more
 	def, rep := make([]int16, n), make([]int16, n)
 	var total int64
-	var got int // values read
 	var vals any
-	read := func(f func() (int64, int, error)) {
-		var err error
-		if total, got, err = f(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	switch r := cr.(type) {
 	case *file.Int32ColumnChunkReader:
-		v := make([]int32, n)
-		read(func() (int64, int, error) { return r.ReadBatch(n, v, def, rep) })
-		vals = v[:got]
+		total, vals = readLeaf(t, r, n, def, rep)
 	case *file.Int64ColumnChunkReader:
-		v := make([]int64, n)
-		read(func() (int64, int, error) { return r.ReadBatch(n, v, def, rep) })
-		vals = v[:got]
+		total, vals = readLeaf(t, r, n, def, rep)
 	case *file.Float64ColumnChunkReader:
-		v := make([]float64, n)
-		read(func() (int64, int, error) { return r.ReadBatch(n, v, def, rep) })
-		vals = v[:got]
+		total, vals = readLeaf(t, r, n, def, rep)
 	case *file.BooleanColumnChunkReader:
-		v := make([]bool, n)
-		read(func() (int64, int, error) { return r.ReadBatch(n, v, def, rep) })
-		vals = v[:got]
+		total, vals = readLeaf(t, r, n, def, rep)
 	case *file.ByteArrayColumnChunkReader:
-		v := make([]parquet.ByteArray, n)
-		read(func() (int64, int, error) { return r.ReadBatch(n, v, def, rep) })
-		s := make([]string, got)
-		for i := range s {
+		var v []parquet.ByteArray
+		total, v = readLeaf(t, r, n, def, rep)
+		s := make([]string, len(v))
+		for i := range v {
 			s[i] = string(v[i])
 		}
 		vals = s
@@ -471,6 +456,23 @@ func leafValues(t *testing.T, pf *file.Reader, k, c int) string {
 	// NaN prints as NaN, so equal NaNs compare equal.
 	return fmt.Sprintf("%d levels, def %v, rep %v, values %v", total, def[:min(len(def), int(total))],
 		rep[:min(len(rep), int(total))], vals)
+}
+
+// batchReader is arrow-go's column reader of values of type T.
+type batchReader[T any] interface {
+	ReadBatch(batchSize int64, values []T, defLvls, repLvls []int16) (int64, int, error)
+}
+
+// readLeaf reads up to n levels of r into def and rep, and returns how
+// many it read and the values among them.
+func readLeaf[T any](t *testing.T, r batchReader[T], n int64, def, rep []int16) (int64, []T) {
+	t.Helper()
+	v := make([]T, n)
+	total, got, err := r.ReadBatch(n, v, def, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return total, v[:got]
 }
 
 // openBytes opens the Parquet file b.
