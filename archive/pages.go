@@ -154,8 +154,8 @@ func indexWidth(n int) int {
 	return bits.Len32(uint32(n - 1))
 }
 
-// flushPage appends the page being filled to the group's pages (an
-// empty page too: see finish) and starts the next.
+// flushPage appends the page being filled to the group's pages and
+// starts the next.
 func (c *chunk) flushPage(s *scratch) error {
 	n := c.pageLevels()
 	body := s.page[:0]
@@ -231,14 +231,15 @@ func (c *chunk) noteString(v string) {
 // page first), describes them in cb, and empties the chunk for the next
 // group. It returns the bytes written.
 func (c *chunk) finish(s *scratch, w io.Writer, off int64, cb *metadata.ColumnChunkMetaDataBuilder) (int64, error) {
-	if c.pageLevels() > 0 || len(c.pages) == 0 {
-		// A chunk of no values still gets a page (of none), and a
-		// dictionary leaf's chunk its (empty) dictionary, as arrow-go's.
+	if c.pageLevels() > 0 {
 		if err := c.flushPage(s); err != nil {
 			return 0, err
 		}
 	}
-	hasDict := c.dict != nil && c.dictPages > 0
+	// A chunk of no values (a streamed group of no rows) has no data
+	// page, and a dictionary leaf's chunk an empty dictionary, as
+	// arrow-go writes them.
+	hasDict := c.dict != nil && (c.dictPages > 0 || c.levels == 0)
 	head := s.dictPage[:0]
 	if hasDict {
 		body := s.plain[:0]
@@ -263,6 +264,8 @@ func (c *chunk) finish(s *scratch, w io.Writer, off int64, cb *metadata.ColumnCh
 	if hasDict {
 		info.DictPageOffset = off
 		stats.DictEncodingStats = map[parquet.Encoding]int32{parquet.Encoding(c.dictPageEnc): 1}
+	}
+	if c.dictPages > 0 {
 		stats.DataEncodingStats[parquet.Encoding(c.dictEnc)] = c.dictPages
 	}
 	if c.plainPages > 0 {

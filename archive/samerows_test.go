@@ -198,6 +198,8 @@ func TestSameRowsAsArrow(t *testing.T) {
 		{"runs with every field set, zero, empty lists", []schema.Run{filled[schema.Run](t, 1), {}, emptyLists}, 8192, false},
 		{"samples", []schema.Sample{filled[schema.Sample](t, 1), {}, filled[schema.Sample](t, 2)}, 8192, false},
 		{"3,000 rows in pieces of 1,000, one group", many, 8192, true},
+		{"no rows streamed: one empty group", []schema.Measurement{}, 8192, true},
+		{"no runs streamed", []schema.Run{}, 8192, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
