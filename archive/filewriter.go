@@ -178,7 +178,7 @@ func (t *table) newFileWriter(w io.Writer) (*fileWriter, error) {
 			if d {
 				dict = t.leaves[i].sc.newDict()
 			}
-			fw.chunks[i] = newChunk(sc.Column(i), props, dict, t.leaves[i].sc.width)
+			fw.chunks[i] = newChunk(sc.Column(i), props, dict)
 		}
 	}
 	if err := fw.write(parquetMagic); err != nil {

@@ -81,8 +81,6 @@ type scalar struct {
 	// write gathers the leaf l of the rows of spans (stride bytes apart)
 	// into the page c is filling, and cuts the page when it is full.
 	write func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error
-	// width is the size of a PLAIN value of a fixed width, else 0.
-	width int
 	// newDict returns an empty dictionary of the type's values; nil for
 	// a type never dictionary-encoded (booleans).
 	newDict func() dictionary
@@ -93,7 +91,7 @@ type scalar struct {
 // as it is when conv is nil.
 func fixedScalar[T int32 | int64 | float64](conv func(unsafe.Pointer) T) *scalar {
 	size := int(unsafe.Sizeof(T(0)))
-	return &scalar{width: size, newDict: func() dictionary { return newFixedDict(conv) }, write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
+	return &scalar{newDict: func() dictionary { return newFixedDict(conv) }, write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
 		if c.dictMode() {
 			return c.addIndices(l, spans, stride, s)
 		}
