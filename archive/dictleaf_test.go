@@ -28,11 +28,12 @@ func TestDictLeafIndex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := newDictLeaf(1 << 20)
+			d := &dictLeaf[string]{last: -1}
 			for round := 0; round < 2; round++ { // again after reset
 				var got []int32
 				for _, s := range tt.in {
-					got = append(got, d.index(strings.Clone(s)))
+					i, _ := d.index(strings.Clone(s))
+					got = append(got, i)
 				}
 				if !slices.Equal(got, tt.want) || !slices.Equal(d.values, tt.values) {
 					t.Fatalf("round %d: indices %v, values %q; want %v, %q", round, got, d.values, tt.want, tt.values)
@@ -55,62 +56,6 @@ func TestDictLeafLargeDictionary(t *testing.T) {
 			StatusReason: strings.Repeat(fmt.Sprintf("%04d", i), 250), Printed: []schema.KV{{Key: "k", Value: "v"}}})
 	}
 	sameAsArrow(t, rows)
-}
-
-// TestDictLeafSpill streams 3,000 rows into one row group with a small
-// spillValues: no dictionary leaf holds more values than that between
-// pieces (the rest of the group goes to the column writer as values),
-// and the file is still pqarrow's.
-func TestDictLeafSpill(t *testing.T) {
-	spillAt(t, 300)
-	_, seed := seedRows(t)
-	var rows []schema.Measurement
-	for len(rows) < 3000 {
-		rows = append(rows, seed...)
-	}
-	rows = rows[:3000]
-	tb := tableByName(TableMeasurements)
-	var got bytes.Buffer
-	fw, err := tb.newFileWriter(&got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = fw.writeStream(func(put func(reflect.Value) error) error {
-		for from := 0; from < len(rows); from += 500 {
-			if err := put(reflect.ValueOf(rows[from : from+500])); err != nil {
-				return err
-			}
-			for i, d := range fw.dicts {
-				if d != nil && (len(d.idx) > spillValues || len(d.def) > spillValues) {
-					t.Fatalf("after row %d, leaf %d holds %d values, %d levels", from+500, i, len(d.idx), len(d.def))
-				}
-			}
-		}
-		return nil
-	})
-	if err == nil {
-		err = fw.Close()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	compareFiles(t, got.Bytes(), refFile(t, tb, reflect.ValueOf(rows), true))
-}
-
-// TestDictLeafSpillEmpty spills groups holding empty strings (run_id
-// among them, whose statistics count "" as its minimum): the file is
-// still pqarrow's.
-func TestDictLeafSpillEmpty(t *testing.T) {
-	spillAt(t, 1)
-	rows := []schema.Measurement{{}, {RunID: "a", Printed: []schema.KV{{}, {Key: "k"}}}, {}, {RunID: "z", Printed: []schema.KV{}}}
-	sameAsArrow(t, rows)
-}
-
-// spillAt sets spillValues to n for the test.
-func spillAt(t *testing.T, n int) {
-	prev := spillValues
-	spillValues = n
-	t.Cleanup(func() { spillValues = prev })
 }
 
 // sameAsArrow writes rows as one file and compares it with pqarrow's.

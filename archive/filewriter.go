@@ -3,6 +3,7 @@ package archive
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"reflect"
@@ -31,8 +32,8 @@ func WriteFile[T Row](w io.Writer, rows []T) error {
 // writerProps are the Parquet properties of every file: zstd, and
 // dictionary encoding (the default), which suits the repeated run ids,
 // phases and labels. plain names leaf columns (dotted paths) written
-// without a dictionary. Only run_id has column statistics. The column
-// writers' buffers come from writeAlloc (alloc.go).
+// without a dictionary. Only run_id has column statistics. The archive's
+// page writer (pages.go) reads them as arrow-go's writer would.
 //
 // Note: the printed texts of measurements (a dozen a row) are written
 // without a dictionary (mostly distinct figures): 10% less CPU to append
@@ -46,14 +47,14 @@ func WriteFile[T Row](w io.Writer, rows []T) error {
 // CPU and their file is 9% smaller (78.6 vs 86.6 KB), the runs 33% less
 // (8.7 vs 13.0 cpu-µs/doc; 17.3 vs 22.4 KB): BenchmarkWriteSeed1000, four
 // interleaved runs each, a loaded machine.
-func writerProps(plain ...string) *parquet.WriterProperties {
+func writerProps(plain []string, more ...parquet.WriterProperty) *parquet.WriterProperties {
 	opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithStats(false), parquet.WithStatsFor("run_id", true),
-		parquet.WithDictionaryFor("printed.list.element.value", false), parquet.WithAllocator(writeAlloc)}
+		parquet.WithDictionaryFor("printed.list.element.value", false)}
 	for _, p := range plain {
 		opts = append(opts, parquet.WithDictionaryFor(p, false))
 	}
-	return parquet.NewWriterProperties(opts...)
+	return parquet.NewWriterProperties(append(opts, more...)...)
 }
 
 // plainDoubles lists the double (float64) leaf columns of a Parquet
@@ -80,10 +81,13 @@ func plainDoubles(sc *pqschema.Schema) []string {
 type fileMeta struct {
 	once  sync.Once
 	root  *pqschema.GroupNode
+	sc    *pqschema.Schema
 	kv    metadata.KeyValueMetadata
 	props *parquet.WriterProperties
-	dict  []bool // by leaf: a string leaf written with a dictionary (dictleaf.go)
-	err   error
+	dict  []bool // by leaf: a leaf written with a dictionary (dictleaf.go)
+	// bufs holds the *writerBufs of closed file writers for the next.
+	bufs sync.Pool
+	err  error
 }
 
 // meta returns the Parquet schema, key/value metadata and writer
@@ -98,7 +102,7 @@ func (t *table) meta() (*pqschema.GroupNode, metadata.KeyValueMetadata, *parquet
 	m := &t.file
 	m.once.Do(func() {
 		var buf bytes.Buffer
-		fw, err := pqarrow.NewFileWriter(t.schema, &buf, writerProps(),
+		fw, err := pqarrow.NewFileWriter(t.schema, &buf, writerProps(nil),
 			pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 		if err == nil {
 			err = fw.Close()
@@ -114,72 +118,131 @@ func (t *table) meta() (*pqschema.GroupNode, metadata.KeyValueMetadata, *parquet
 		m.kv = pf.MetaData().KeyValueMetadata()
 		m.root = pf.MetaData().Schema.Root()
 		sc := pf.MetaData().Schema
-		m.props = writerProps(plainDoubles(sc)...)
+		m.sc = sc
+		m.props = writerProps(plainDoubles(sc))
 		m.dict = make([]bool, len(t.leaves))
 		for i := range t.leaves {
-			m.dict[i] = t.leaves[i].sc == stringScalar && m.props.DictionaryEnabledFor(sc.Column(i).Path())
+			m.dict[i] = t.leaves[i].sc.newDict != nil && m.props.DictionaryEnabledFor(sc.Column(i).Path())
 		}
 	})
 	return m.root, slices.Clone(m.kv), m.props, m.err
 }
 
 // fileWriter writes one Parquet file of a table, its row groups straight
-// from Go rows (leaves.go).
+// from Go rows (leaves.go) into pages of its own (pages.go), the footer
+// described by arrow-go's metadata builders.
 type fileWriter struct {
-	t     *table
-	w     *file.Writer
-	s     scratch
-	piece []span      // the spans of the piece being written
-	dicts []*dictLeaf // by leaf: the group's values of a dictionary string leaf, or nil
+	t      *table
+	w      io.Writer
+	off    int64 // the bytes written to w
+	meta   *metadata.FileMetaDataBuilder
+	rows   int  // the rows of the group being written
+	groups int  // the groups closed
+	closed bool // Close was called
+	*writerBufs
 }
 
-// writeOnly hides a writer's Close: arrow-go's file writer closes an
-// io.Closer it writes to, and the caller owns w.
-type writeOnly struct{ io.Writer }
+// writerBufs are the buffers of a file writer, which the next file of
+// the table takes over once it is closed (fileMeta.bufs).
+//
+// Note: a chunk's buffers grow to a group's pages (and its dictionary's
+// map to the group's values) by appending; made anew for every file, they
+// were half of the 17.8 MB a write of 1,000 seed documents' measurements
+// allocated (BenchmarkWriteSeed1000, -test.memprofile).
+type writerBufs struct {
+	chunks []*chunk // by leaf
+	s      scratch
+	piece  []span // the spans of the piece being written
+}
+
+// parquetMagic starts and ends every Parquet file.
+var parquetMagic = []byte("PAR1")
 
 // newFileWriter starts a Parquet file of table t on w.
 func (t *table) newFileWriter(w io.Writer) (*fileWriter, error) {
-	root, kv, props, err := t.meta()
+	_, kv, props, err := t.meta()
 	if err != nil {
 		return nil, err
 	}
-	pw, err := file.NewParquetWriterWithError(writeOnly{w}, root, file.WithWriterProps(props), file.WithWriteMetadata(kv))
-	if err != nil {
-		return nil, fmt.Errorf("archive: %s: %w", t.name, err)
+	if !littleEndian {
+		return nil, fmt.Errorf("archive: %s: a big-endian host: PLAIN values are written as they lie in memory", t.name)
 	}
-	fw := &fileWriter{t: t, w: pw, dicts: make([]*dictLeaf, len(t.leaves))}
-	for i, d := range t.file.dict {
-		if d {
-			fw.dicts[i] = newDictLeaf(int(props.DictionaryPageSizeLimit()))
+	sc := t.file.sc
+	fw := &fileWriter{t: t, w: w, meta: metadata.NewFileMetadataBuilder(sc, props, kv)}
+	if b, ok := t.file.bufs.Get().(*writerBufs); ok {
+		fw.writerBufs = b
+	} else {
+		fw.writerBufs = &writerBufs{chunks: make([]*chunk, len(t.leaves))}
+		for i, d := range t.file.dict {
+			var dict dictionary
+			if d {
+				dict = t.leaves[i].sc.newDict()
+			}
+			fw.chunks[i] = newChunk(sc.Column(i), props, dict)
 		}
+	}
+	if err := fw.write(parquetMagic); err != nil {
+		return nil, err
 	}
 	return fw, nil
 }
 
-// closeGroup writes the dictionary string leaves of row group rg (their
-// values were gathered by writeSpans) and closes it.
-func (fw *fileWriter) closeGroup(rg file.BufferedRowGroupWriter) error {
-	for i, d := range fw.dicts {
-		if d == nil {
-			continue
-		}
-		cw, err := rg.Column(i)
-		if err == nil {
-			err = d.flush(cw)
-		}
+// write writes b to the file.
+func (fw *fileWriter) write(b []byte) error {
+	n, err := fw.w.Write(b)
+	fw.off += int64(n)
+	if err != nil {
+		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+	}
+	return nil
+}
+
+// closeGroup writes the column chunks of the row group whose rows
+// writeSpans took and describes the group in the footer.
+func (fw *fileWriter) closeGroup() error {
+	rg := fw.meta.AppendRowGroup()
+	for _, c := range fw.chunks {
+		n, err := c.finish(&fw.s, fw.w, fw.off, rg.NextColumnChunk())
+		fw.off += n
 		if err != nil {
 			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 		}
 	}
-	return rg.Close()
-}
-
-// Close finishes the file: the last row group and the footer.
-func (fw *fileWriter) Close() error {
-	if err := fw.w.Close(); err != nil {
+	rg.SetNumRows(fw.rows)
+	fw.rows = 0
+	// arrow-go's file writer numbers its groups as int16 too.
+	if err := rg.Finish(0, int16(fw.groups)); err != nil {
 		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 	}
+	fw.groups++
 	return nil
+}
+
+// Close finishes the file: the footer (the file's metadata, its length,
+// the magic bytes). The writer's buffers go to the table's next file.
+func (fw *fileWriter) Close() error {
+	if fw.closed {
+		return nil
+	}
+	fw.closed = true
+	defer func() {
+		for _, c := range fw.chunks {
+			c.reset() // a group a failed write left open
+		}
+		fw.t.file.bufs.Put(fw.writerBufs)
+		fw.writerBufs = nil
+	}()
+	md, err := fw.meta.Finish()
+	if err != nil {
+		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+	}
+	var buf bytes.Buffer
+	if _, err := md.WriteTo(&buf, nil); err != nil {
+		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+	}
+	buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(buf.Len())))
+	buf.Write(parquetMagic)
+	return fw.write(buf.Bytes())
 }
 
 // recordRows is the most rows handed to a column writer at once.
@@ -193,35 +256,19 @@ func (fw *fileWriter) Close() error {
 // rows of measurements are ~230 KB.
 var recordRows = 512 // a variable so tests can write groups in pieces
 
-// writeSpans writes the leaves of the rows of spans to the columns of
-// row group rg, recordRows rows at a time.
-func (fw *fileWriter) writeSpans(spans []span, rg file.BufferedRowGroupWriter) error {
+// writeSpans gathers the leaves of the rows of spans into the pages of
+// the group being written, recordRows rows at a time.
+func (fw *fileWriter) writeSpans(spans []span) error {
 	stride := fw.t.typ.Size()
 	piece, rows := fw.piece[:0], 0
-	total, done := 0, 0 // the rows of spans, and those written
-	for _, sp := range spans {
-		total += sp.n
-	}
 	write := func() error {
 		for i := range fw.t.leaves {
 			l := &fw.t.leaves[i]
-			var err error
-			if d := fw.dicts[i]; d != nil {
-				err = d.add(l, piece, stride, &fw.s, func() (file.ColumnChunkWriter, error) { return rg.Column(i) })
-			} else {
-				var cw file.ColumnChunkWriter
-				if cw, err = rg.Column(i); err == nil {
-					err = l.sc.write(l, cw, piece, stride, &fw.s)
-				}
-				if err == nil && done == 0 && rows < total {
-					reserveRest(cw, rows, total)
-				}
-			}
-			if err != nil {
+			if err := l.sc.write(l, fw.chunks[i], piece, stride, &fw.s); err != nil {
 				return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 			}
 		}
-		done += rows
+		fw.rows += rows
 		piece, rows = piece[:0], 0
 		return nil
 	}
@@ -247,36 +294,6 @@ func (fw *fileWriter) writeSpans(spans []span, rg file.BufferedRowGroupWriter) e
 	clear(piece[:cap(piece)]) // keeps no rows alive
 	fw.piece = piece[:0]
 	return err
-}
-
-// reserveRest has the plain encoder of cw, which took the values of the
-// first rows of total rows, make room at once for as many bytes again
-// per row for the rest of them, up to the data page size.
-//
-// Note: arrow-go's encoders grow their buffer by doubling from 256
-// bytes, each time allocating anew and copying: the printed texts and
-// the doubles of a row group went through a dozen buffers. Room for the
-// whole piece at once, estimated from its first recordRows rows, took
-// writing 1,000 seed documents' measurements from 45.6 to 37.6 MB
-// allocated and 148 to 133 CPU-µs/doc (`archive.test -test.run XXX
-// -test.bench WriteSeed1000/measurements -test.benchtime 15x
-// -test.benchmem`, before and after in turn, 6 rounds, load 4.5–5.5);
-// the files are the same bytes. A dictionary encoder's buffer holds
-// only its indices, so it is left alone.
-func reserveRest(cw file.ColumnChunkWriter, rows, total int) {
-	enc := cw.CurrentEncoder()
-	if rows == 0 || enc.Encoding() != parquet.Encodings.Plain {
-		return
-	}
-	if n := enc.EstimatedDataEncodedSize(); n > 0 {
-		// No more than a page's worth: the writer cuts a page there and
-		// its buffer goes with the page (a streamed run's group of
-		// 540,000 rows would otherwise reserve tens of MB each column).
-		more := min(n*int64(total-rows)/int64(rows), cw.Properties().DataPageSize()-n)
-		if more > 0 {
-			enc.ReserveForWrite(int(more))
-		}
-	}
 }
 
 // spanOf returns rows[from:to] (a slice of t.typ) as a span.
@@ -317,12 +334,9 @@ func (fw *fileWriter) writeGroups(rows reflect.Value) error {
 		return nil
 	}
 	for _, g := range fw.t.groups(rows) {
-		rg, err := fw.w.AppendBufferedRowGroupChecked()
+		err := fw.writeSpans([]span{fw.spanOf(rows, g[0], g[1])})
 		if err == nil {
-			err = fw.writeSpans([]span{fw.spanOf(rows, g[0], g[1])}, rg)
-		}
-		if err == nil {
-			err = fw.closeGroup(rg)
+			err = fw.closeGroup()
 		}
 		if err != nil {
 			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
@@ -339,12 +353,9 @@ func (fw *fileWriter) writeRuns(runs []runRows) error {
 	var group []span
 	n := 0
 	flush := func() error {
-		rg, err := fw.w.AppendBufferedRowGroupChecked()
+		err := fw.writeSpans(group)
 		if err == nil {
-			err = fw.writeSpans(group, rg)
-		}
-		if err == nil {
-			err = fw.closeGroup(rg)
+			err = fw.closeGroup()
 		}
 		if err != nil {
 			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
@@ -384,19 +395,15 @@ type runRows struct {
 // group: the group a single write of them all would make (one run's rows
 // stay in one group), without holding them all.
 func (fw *fileWriter) writeStream(fill func(put func(reflect.Value) error) error) error {
-	rg, err := fw.w.AppendBufferedRowGroupChecked()
-	if err != nil {
-		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
-	}
-	err = fill(func(rows reflect.Value) error {
-		err := fw.writeSpans([]span{fw.spanOf(rows, 0, rows.Len())}, rg)
+	err := fill(func(rows reflect.Value) error {
+		err := fw.writeSpans([]span{fw.spanOf(rows, 0, rows.Len())})
 		runtime.KeepAlive(rows)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	if err := fw.closeGroup(rg); err != nil {
+	if err := fw.closeGroup(); err != nil {
 		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 	}
 	return nil

@@ -6,14 +6,11 @@ import (
 	"runtime"
 	"time"
 	"unsafe"
-
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
 )
 
 // The Parquet side of a table: every leaf column (a top-level scalar, or
-// one field of a list's elements) is written by a leaf straight from the
-// Go rows into arrow-go's column writers, with the definition and
+// one field of a list's elements) is gathered by a leaf straight from the
+// Go rows into its chunk's pages (pages.go), with the definition and
 // repetition levels pqarrow would compute for the Arrow type of the
 // column (columns.go).
 //
@@ -21,7 +18,7 @@ import (
 // copied into a builder, then pqarrow walked the record to compute the
 // levels and copy the values out again, for about half of the CPU time of
 // a write. Reading the rows' memory directly skips both copies; the files
-// are the same (TestSameRowsAsArrow compares them with pqarrow's).
+// hold the same rows (TestSameRowsAsArrow compares them with pqarrow's).
 
 // leafKind is how a leaf's values sit in a row.
 type leafKind int
@@ -56,104 +53,115 @@ type span struct {
 // scratch holds the buffers one file writer reuses between leaves and
 // row groups.
 type scratch struct {
-	def, rep []int16
 	raw      []rawBytes
-	i32      []int32
-	i64      []int64
-	f64      []float64
-	bools    []bool
+	page     []byte // a page's uncompressed body
+	z        []byte // a page's compressed body
+	dictPage []byte // a chunk's dictionary page, header and body
+	plain    []byte // its uncompressed body
 }
 
-// rawBytes is a parquet.ByteArray (a slice header) whose pointer the
-// garbage collector does not see: a view of a string of the rows being
-// written, which the rows keep alive.
+// rawBytes is a string of the rows being written (a slice header) whose
+// pointer the garbage collector does not see: the rows keep it alive.
 //
-// Note: with byte arrays the buffer of a write was a slice of pointers,
-// and while the collector marked (much of an ingest) every value stored
-// and cleared went through a write barrier: a fifth of the CPU time of a
-// write. A buffer without pointers needs neither barriers nor clearing,
-// and keeps nothing alive once the write returns.
+// Note: with strings (or byte slices) the buffer of a write was a slice
+// of pointers, and while the collector marked (much of an ingest) every
+// value stored and cleared went through a write barrier: a fifth of the
+// CPU time of a write. A buffer without pointers needs neither barriers
+// nor clearing, and keeps nothing alive once the write returns.
 type rawBytes struct {
-	data     uintptr
-	len, cap int
+	data uintptr
+	len  int
 }
+
+// str returns the string r views.
+func (r *rawBytes) str() string { return *(*string)(unsafe.Pointer(r)) }
 
 // scalar writes the values of one Go scalar type to a leaf column.
 type scalar struct {
-	// write writes the leaf l of the rows of spans (stride bytes apart)
-	// to cw, which is the column writer of the scalar's physical type.
-	write func(l *leaf, cw file.ColumnChunkWriter, spans []span, stride uintptr, s *scratch) error
+	// write gathers the leaf l of the rows of spans (stride bytes apart)
+	// into the page c is filling, and cuts the page when it is full.
+	write func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error
+	// newDict returns an empty dictionary of the type's values; nil for
+	// a type never dictionary-encoded (booleans).
+	newDict func() dictionary
 }
 
-// batchWriter is the typed column writer of values of type T.
-type batchWriter[T any] interface {
-	WriteBatch(values []T, defLevels, repLevels []int16) (int64, error)
-}
-
-// writeBatch writes values with their levels to cw, which must be a W.
-func writeBatch[T any, W batchWriter[T]](cw file.ColumnChunkWriter, vals []T, def, rep []int16) error {
-	w, ok := cw.(W)
-	if !ok {
-		return fmt.Errorf("archive: column %s: writer %T", cw.Descr().Path(), cw)
-	}
-	_, err := w.WriteBatch(vals, def, rep)
-	return err
-}
-
-// plainScalar is the scalar of a type written as it is in memory.
-func plainScalar[T any, W batchWriter[T]](buf func(*scratch) *[]T) *scalar {
-	return &scalar{func(l *leaf, cw file.ColumnChunkWriter, spans []span, stride uintptr, s *scratch) error {
-		b := buf(s)
-		vals, def, rep := gather[T](l, spans, stride, s, (*b)[:0], nil)
-		*b = vals
-		return writeBatch[T, W](cw, vals, def, rep)
+// fixedScalar is the scalar of a fixed-width type written PLAIN as it is
+// in memory (little-endian: see littleEndian), converted by conv, or read
+// as it is when conv is nil.
+func fixedScalar[T int32 | int64 | float64](conv func(unsafe.Pointer) T) *scalar {
+	size := int(unsafe.Sizeof(T(0)))
+	return &scalar{newDict: func() dictionary { return newFixedDict(conv) }, write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
+		if c.dictMode() {
+			return c.addIndices(l, spans, stride, s)
+		}
+		// The page's bytes, seen as values: they were appended as values,
+		// so they are aligned as values.
+		vals := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(c.vals))), cap(c.vals)/size)[:len(c.vals)/size]
+		n := len(vals)
+		vals, c.def, c.rep = gather(l, spans, stride, vals, c.def, c.rep, conv)
+		c.nvals += len(vals) - n
+		c.vals = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), cap(vals)*size)[:len(vals)*size]
+		return c.filled(s)
 	}}
 }
 
-// noBytes is where the empty string's view points: not nil, which
-// arrow-go's statistics would leave out of the min and max. It is a
-// global, which never moves and is never freed.
-//
-// Note: an empty slice literal's address here was a stack address of
-// the package's init; once that stack was freed and its memory reused by
-// the heap, the collector found the views pointing at free objects and
-// stopped the process ("found pointer to free object", under GOGC=5 in
-// BenchmarkWriteSeed1000).
-var (
-	noBytesAt [1]byte
-	noBytes   = uintptr(unsafe.Pointer(&noBytesAt))
-)
+// addIndices gathers the leaf l of the rows of spans into the page c is
+// filling as dictionary indices.
+func (c *chunk) addIndices(l *leaf, spans []span, stride uintptr, s *scratch) error {
+	n, raw := len(c.idx), c.dict.rawBytes()
+	c.idx, c.def, c.rep = gather(l, spans, stride, c.idx, c.def, c.rep, c.index)
+	c.nvals += len(c.idx) - n
+	c.raw += c.dict.rawBytes() - raw
+	return c.filled(s)
+}
+
+// littleEndian reports whether the host stores integers little-endian,
+// as PLAIN values are: the fixed-width values are written as they lie in
+// memory, and newFileWriter refuses a big-endian host.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
 
 var (
-	stringScalar = &scalar{func(l *leaf, cw file.ColumnChunkWriter, spans []span, stride uintptr, s *scratch) error {
-		// The column writer copies the bytes (into its dictionary or
-		// page), so a view of the string's memory is enough.
-		raw, def, rep := gather(l, spans, stride, s, s.raw[:0], func(p unsafe.Pointer) rawBytes {
+	// stringScalar writes strings as dictionary indices while the leaf
+	// has a dictionary (dictleaf.go), else PLAIN.
+	stringScalar = &scalar{newDict: newStringDict, write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
+		if c.dictMode() {
+			return c.addIndices(l, spans, stride, s)
+		}
+		raw, def, rep := gather(l, spans, stride, s.raw[:0], c.def, c.rep, func(p unsafe.Pointer) rawBytes {
 			str := *(*string)(p)
-			if str == "" {
-				return rawBytes{data: noBytes}
-			}
-			return rawBytes{uintptr(unsafe.Pointer(unsafe.StringData(str))), len(str), len(str)}
+			return rawBytes{uintptr(unsafe.Pointer(unsafe.StringData(str))), len(str)}
 		})
-		s.raw = raw
-		vals := unsafe.Slice((*parquet.ByteArray)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw))
-		err := writeBatch[parquet.ByteArray, *file.ByteArrayColumnChunkWriter](cw, vals, def, rep)
+		s.raw, c.def, c.rep = raw, def, rep
+		vals := c.vals // a local: no write barrier per value
+		for i := range raw {
+			vals = appendPlainString(vals, raw[i].str())
+		}
+		c.vals = vals
+		if c.stats {
+			for i := range raw {
+				c.noteString(raw[i].str())
+			}
+		}
+		c.nvals += len(raw)
 		runtime.KeepAlive(spans) // the rows the views point into
-		return err
+		return c.filled(s)
 	}}
-	int32Scalar   = plainScalar[int32, *file.Int32ColumnChunkWriter](func(s *scratch) *[]int32 { return &s.i32 })
-	int64Scalar   = plainScalar[int64, *file.Int64ColumnChunkWriter](func(s *scratch) *[]int64 { return &s.i64 })
-	float64Scalar = plainScalar[float64, *file.Float64ColumnChunkWriter](func(s *scratch) *[]float64 { return &s.f64 })
-	boolScalar    = plainScalar[bool, *file.BooleanColumnChunkWriter](func(s *scratch) *[]bool { return &s.bools })
+	int32Scalar   = fixedScalar[int32](nil)
+	int64Scalar   = fixedScalar[int64](nil)
+	float64Scalar = fixedScalar[float64](nil)
+	boolScalar    = &scalar{write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
+		n := len(c.bools)
+		c.bools, c.def, c.rep = gather[bool](l, spans, stride, c.bools, c.def, c.rep, nil)
+		c.nvals += len(c.bools) - n
+		return c.filled(s)
+	}}
 	// timeScalar writes a time as microseconds since the epoch (the
 	// int64 of a timestamp[us] column).
-	timeScalar = &scalar{func(l *leaf, cw file.ColumnChunkWriter, spans []span, stride uintptr, s *scratch) error {
-		vals, def, rep := gather(l, spans, stride, s, s.i64[:0], func(p unsafe.Pointer) int64 {
-			return (*time.Time)(p).UnixMicro()
-		})
-		s.i64 = vals
-		return writeBatch[int64, *file.Int64ColumnChunkWriter](cw, vals, def, rep)
-	}}
+	timeScalar = fixedScalar(func(p unsafe.Pointer) int64 { return (*time.Time)(p).UnixMicro() })
 )
 
 // leavesOf returns the leaves of a table's columns, in the order of the
@@ -187,8 +195,8 @@ func leavesOf(typ reflect.Type, cols []column) ([]leaf, error) {
 
 // gather appends to vals the present values of leaf l in the rows of
 // spans (stride bytes apart), converted by conv (read as they are when
-// conv is nil), and returns them with their definition and repetition
-// levels (nil for a column without them).
+// conv is nil), and their definition and repetition levels to def and
+// rep (none for a column without them), and returns the three.
 //
 // Note: the levels are those of the Arrow types pqarrow writes: a
 // pointer column is optional (definition level 1 when set); a list column
@@ -196,8 +204,8 @@ func leavesOf(typ reflect.Type, cols []column) ([]leaf, error) {
 // definition level 0 for a nil slice, 1 for an empty one and 2 for a
 // value (3 when the field is a set pointer), and repetition level 1 for
 // every element after a row's first.
-func gather[T any](l *leaf, spans []span, stride uintptr, s *scratch,
-	vals []T, conv func(unsafe.Pointer) T) (_ []T, def, rep []int16) {
+func gather[T any](l *leaf, spans []span, stride uintptr, vals []T, def, rep []int16,
+	conv func(unsafe.Pointer) T) ([]T, []int16, []int16) {
 	switch l.kind {
 	case leafRequired:
 		for k := range spans {
@@ -214,7 +222,6 @@ func gather[T any](l *leaf, spans []span, stride uintptr, s *scratch,
 			}
 		}
 	case leafOptional:
-		def = s.def[:0]
 		for _, sp := range spans {
 			for i := 0; i < sp.n; i++ {
 				q := *(*unsafe.Pointer)(unsafe.Add(sp.base, uintptr(i)*stride+l.off))
@@ -226,13 +233,10 @@ func gather[T any](l *leaf, spans []span, stride uintptr, s *scratch,
 				vals = append(vals, convert(q, conv))
 			}
 		}
-		s.def = def
 	case leafList:
-		def, rep = s.def[:0], s.rep[:0]
 		for _, sp := range spans {
 			vals, def, rep = gatherList(l, sp, stride, vals, def, rep, conv)
 		}
-		s.def, s.rep = def, rep
 	}
 	return vals, def, rep
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"speedmatrix/parse"
@@ -90,8 +89,14 @@ func refAppend(b array.Builder, v reflect.Value) {
 // stream writes the rows as one buffered row group instead.
 func refFile(t *testing.T, tb *table, rows reflect.Value, stream bool) []byte {
 	t.Helper()
+	return refFileWith(t, tb, rows, stream)
+}
+
+// refFileWith is refFile with more writer properties.
+func refFileWith(t *testing.T, tb *table, rows reflect.Value, stream bool, more ...parquet.WriterProperty) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	fw, err := pqarrow.NewFileWriter(tb.schema, &buf, writerProps(), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	fw, err := pqarrow.NewFileWriter(tb.schema, &buf, writerProps(nil, more...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,6 +197,8 @@ func TestSameRowsAsArrow(t *testing.T) {
 		{"runs with every field set, zero, empty lists", []schema.Run{filled[schema.Run](t, 1), {}, emptyLists}, 8192, false},
 		{"samples", []schema.Sample{filled[schema.Sample](t, 1), {}, filled[schema.Sample](t, 2)}, 8192, false},
 		{"3,000 rows in pieces of 1,000, one group", many, 8192, true},
+		{"no rows streamed: one empty group", []schema.Measurement{}, 8192, true},
+		{"no runs streamed", []schema.Run{}, 8192, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -298,123 +305,6 @@ func streamTo(t *testing.T, w io.Writer, tb *table, rows reflect.Value, size int
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// compareFiles compares the Parquet file got with want (see
-// TestSameRowsAsArrow).
-func compareFiles(t *testing.T, got, want []byte) {
-	t.Helper()
-	open := func(b []byte) *file.Reader {
-		pf, err := file.NewParquetReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pf
-	}
-	g, w := open(got), open(want)
-	gm, wm := g.MetaData(), w.MetaData()
-	if !reflect.DeepEqual(kvs(gm.KeyValueMetadata()), kvs(wm.KeyValueMetadata())) {
-		t.Fatalf("key/value metadata:\n got %v\nwant %v", kvs(gm.KeyValueMetadata()), kvs(wm.KeyValueMetadata()))
-	}
-	if !gm.Schema.Equals(wm.Schema) {
-		t.Fatalf("Parquet schema:\n got %s\nwant %s", gm.Schema, wm.Schema)
-	}
-	if g.NumRowGroups() != w.NumRowGroups() {
-		t.Fatalf("%d row groups, want %d", g.NumRowGroups(), w.NumRowGroups())
-	}
-	for k := 0; k < g.NumRowGroups(); k++ {
-		grg, wrg := gm.RowGroup(k), wm.RowGroup(k)
-		if grg.NumRows() != wrg.NumRows() {
-			t.Fatalf("row group %d: %d rows, want %d", k, grg.NumRows(), wrg.NumRows())
-		}
-		for c := 0; c < gm.Schema.NumColumns(); c++ {
-			if gs, ws := chunkStats(t, grg, c), chunkStats(t, wrg, c); gs != ws {
-				t.Fatalf("row group %d, column %s: statistics\n got %s\nwant %s", k, gm.Schema.Column(c).Path(), gs, ws)
-			}
-			// Strings are encoded as pqarrow encodes them (doubles are
-			// plain by choice: plainDoubles).
-			if gm.Schema.Column(c).PhysicalType() == parquet.Types.ByteArray {
-				if ge, we := chunkPages(t, grg, c), chunkPages(t, wrg, c); ge != we {
-					t.Fatalf("row group %d, column %s: pages\n got %s\nwant %s", k, gm.Schema.Column(c).Path(), ge, we)
-				}
-			}
-		}
-	}
-	read := func(pf *file.Reader) arrow.Table {
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := fr.ReadTable(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tbl
-	}
-	gt, wt := read(g), read(w)
-	defer gt.Release()
-	defer wt.Release()
-	if !gt.Schema().Equal(wt.Schema()) || !gt.Schema().Metadata().Equal(wt.Schema().Metadata()) {
-		t.Fatalf("Arrow schema read back:\n got %s\nwant %s", gt.Schema(), wt.Schema())
-	}
-	if gt.NumRows() != wt.NumRows() {
-		t.Fatalf("%d rows, want %d", gt.NumRows(), wt.NumRows())
-	}
-	for c := 0; c < int(wt.NumCols()); c++ {
-		if !array.ChunkedApproxEqual(gt.Column(c).Data(), wt.Column(c).Data(), array.WithNaNsEqual(true), array.WithAbsTolerance(0)) {
-			t.Fatalf("column %s read back differently", wt.Schema().Field(c).Name)
-		}
-	}
-}
-
-// kvs lists key/value metadata as "key=value" strings.
-func kvs(kv metadata.KeyValueMetadata) []string {
-	var out []string
-	for _, e := range kv {
-		v := ""
-		if e.Value != nil {
-			v = *e.Value
-		}
-		out = append(out, e.Key+"="+v)
-	}
-	return out
-}
-
-// chunkPages describes the pages of column chunk c of rg: whether it has
-// a dictionary page, and the count of pages of each type and encoding.
-func chunkPages(t *testing.T, rg *metadata.RowGroupMetaData, c int) string {
-	t.Helper()
-	cc, err := rg.ColumnChunk(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pages []string // arrow-go lists them in no fixed order
-	for _, e := range cc.EncodingStats() {
-		pages = append(pages, fmt.Sprintf("%+v", e))
-	}
-	slices.Sort(pages)
-	return fmt.Sprintf("dictionary %v, %v", cc.HasDictionaryPage(), pages)
-}
-
-// chunkStats describes the statistics of column chunk c of rg.
-func chunkStats(t *testing.T, rg *metadata.RowGroupMetaData, c int) string {
-	t.Helper()
-	cc, err := rg.ColumnChunk(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := cc.Statistics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st == nil {
-		return "none"
-	}
-	s := fmt.Sprintf("values %d, nulls %d", st.NumValues(), st.NullCount())
-	if st.HasMinMax() {
-		s += fmt.Sprintf(", min %x, max %x", st.EncodeMin(), st.EncodeMax())
-	}
-	return s
 }
 
 // TestWriteUnderGC writes rows full of empty strings, lists and pointers

@@ -39,6 +39,16 @@ func (c zstdCodec) EncodeLevel(dst, src []byte, level int) []byte {
 	if level != compress.DefaultCompressionLevel {
 		return c.Codec.EncodeLevel(dst, src, level)
 	}
+	out, err := zstdEncode(dst[:0], src)
+	if err != nil {
+		return c.Codec.EncodeLevel(dst, src, level)
+	}
+	return out
+}
+
+// zstdEncode appends src compressed as one zstd frame to dst, with one of
+// the long-lived encoders (pages.go compresses pages with it).
+func zstdEncode(dst, src []byte) ([]byte, error) {
 	var enc *zstd.Encoder
 	select {
 	case enc = <-zstdEncoders:
@@ -47,13 +57,13 @@ func (c zstdCodec) EncodeLevel(dst, src []byte, level int) []byte {
 		enc, err = zstd.NewWriter(nil, zstd.WithZeroFrames(true), zstd.WithEncoderConcurrency(1),
 			zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true), zstd.WithAllLitEntropyCompression(true))
 		if err != nil {
-			return c.Codec.EncodeLevel(dst, src, level)
+			return nil, err
 		}
 	}
-	out := enc.EncodeAll(src, dst[:0])
+	out := enc.EncodeAll(src, dst)
 	select {
 	case zstdEncoders <- enc:
 	default:
 	}
-	return out
+	return out, nil
 }
