@@ -229,3 +229,38 @@ func BenchmarkMayHoldSecret(b *testing.B) {
 		})
 	}
 }
+
+// TestSecretNamesAreReference checks that SecretName and SecretFlag, read
+// in one pass, answer what the case-mapping code they replaced
+// (secretNameFolded, secretFlagFolded) does, on the reference texts and
+// on random names built from the parts the rules look for.
+func TestSecretNamesAreReference(t *testing.T) {
+	texts := referenceTexts(t)
+	pieces := []string{"-", "--", "_", "a", "Z", "9", "key", "KEY", "Key", "token", "TOKEN", "auth", "AUTH", "pat", "PAT",
+		"secret", "SeCrEt", "password", "PASSWD", "passw", "credential", "CREDENTIALS", "api", "API", "apikey", "Api_Key",
+		"hf", "s", "p", "c", "ſ", "\u212a", "é", "\xff", "\x7f", "{", "K"}
+	r := rand.New(rand.NewPCG(7, 3))
+	for range 50000 {
+		var b strings.Builder
+		for n := 1 + r.IntN(6); n > 0; n-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	names, flags := 0, 0
+	for _, s := range texts {
+		if got, want := SecretName(s), secretNameFolded(s); got != want {
+			t.Fatalf("SecretName(%q) = %v, the reference %v", s, got, want)
+		} else if got {
+			names++
+		}
+		if got, want := SecretFlag(s), secretFlagFolded(strings.TrimLeft(s, "-")); got != want {
+			t.Fatalf("SecretFlag(%q) = %v, the reference %v", s, got, want)
+		} else if got {
+			flags++
+		}
+	}
+	if names < 1000 || flags < 1000 || names > len(texts)-1000 || flags > len(texts)-1000 {
+		t.Errorf("secret names %d, flags %d of %d texts: the comparison proves little", names, flags, len(texts))
+	}
+}
