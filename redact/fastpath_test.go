@@ -238,7 +238,9 @@ func TestSecretNamesAreReference(t *testing.T) {
 	texts := referenceTexts(t)
 	pieces := []string{"-", "--", "_", "a", "Z", "9", "key", "KEY", "Key", "token", "TOKEN", "auth", "AUTH", "pat", "PAT",
 		"secret", "SeCrEt", "password", "PASSWD", "passw", "credential", "CREDENTIALS", "api", "API", "apikey", "Api_Key",
-		"hf", "s", "p", "c", "ſ", "\u212a", "é", "\xff", "\x7f", "{", "K"}
+		"hf", "s", "p", "c", "ſ", "\u212a", "é", "\xff", "\x7f", "{", "K",
+		// Case mappings onto ASCII letters: the Kelvin sign lowers to k, ſ uppers to S.
+		"\u212aey", "to\u212aen", "ſecret", "toſ", "\u212aEY", "TO\u212aEN", "paſſword"}
 	r := rand.New(rand.NewPCG(7, 3))
 	for range 50000 {
 		var b strings.Builder
@@ -262,5 +264,51 @@ func TestSecretNamesAreReference(t *testing.T) {
 	}
 	if names < 1000 || flags < 1000 || names > len(texts)-1000 || flags > len(texts)-1000 {
 		t.Errorf("secret names %d, flags %d of %d texts: the comparison proves little", names, flags, len(texts))
+	}
+}
+
+// switchMayHoldSecret is mayHoldSecret as it was before its table: a
+// switch on every byte.
+func switchMayHoldSecret(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '@':
+			return true
+		case '-':
+			if i >= 2 && s[i-2:i] == "sk" || i >= 4 && s[i-4:i-1] == "xox" {
+				return true
+			}
+		case '_':
+			if i >= 2 && s[i-2:i] == "hf" || i >= 3 && s[i-3:i-1] == "gh" {
+				return true
+			}
+		case 'b', 'B':
+			if hasFoldAt(s, i, "bearer") {
+				return true
+			}
+		case 'a', 'A':
+			if hasFoldAt(s, i, "authorization") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestMayHoldSecretIsReference checks that mayHoldSecret answers what
+// the code it replaced, switchMayHoldSecret, does.
+func TestMayHoldSecretIsReference(t *testing.T) {
+	held := 0
+	for _, s := range referenceTexts(t) {
+		got := mayHoldSecret(s)
+		if want := switchMayHoldSecret(s); got != want {
+			t.Fatalf("mayHoldSecret(%q) = %v, the switch %v", s, got, want)
+		}
+		if got {
+			held++
+		}
+	}
+	if held < 1000 {
+		t.Errorf("only %d texts may hold a secret: the comparison proves little", held)
 	}
 }

@@ -37,20 +37,22 @@ func Assignment(s string) (name, value string, ok bool) {
 //
 // Note: an ASCII name (every name a shell accepts) is read in one pass,
 // its bytes upper-cased as they are compared, rather than upper-cased
-// into a copy and searched five times; a name with other bytes goes the
-// long way (strings.ToUpper maps some of them to ASCII letters: ſ to S).
-// TestSecretNamesAreReference compares the two.
+// into a copy and searched five times; a name with another byte goes
+// the long way (strings.ToUpper maps some to ASCII letters: ſ to S),
+// and an early answer holds for it too (what matched is ASCII, which
+// ToUpper keeps). TestSecretNamesAreReference compares the two.
 func SecretName(name string) bool {
-	if !isASCII(name) {
-		return secretNameFolded(name)
-	}
 	last := 0 // where the last part begins
 	for i := 0; i < len(name); i++ {
-		if name[i] == '_' {
+		c := name[i]
+		switch {
+		case c >= 0x80:
+			return secretNameFolded(name)
+		case c == '_':
 			last = i + 1
 			continue
 		}
-		switch name[i] | 0x20 { // an ASCII letter in lower case
+		switch c | 0x20 { // an ASCII letter in lower case
 		case 's':
 			if hasUpperAt(name, i, "SECRET") {
 				return true
@@ -88,13 +90,17 @@ func secretNameFolded(name string) bool {
 // five times into copies: it was a quarter of reading a launch command
 // (0.22 of 0.80 s in a profile of ParseLaunch on a seed's command).
 func SecretFlag(flag string) bool {
-	f := strings.TrimLeft(flag, "-")
-	if !isASCII(f) {
-		return secretFlagFolded(f)
+	f := flag
+	for len(f) > 0 && f[0] == '-' {
+		f = f[1:]
 	}
 	last := 0 // where the last part begins
 	for i := 0; i < len(f); i++ {
-		switch flagByte(f[i]) {
+		c := f[i]
+		if c >= 0x80 {
+			return secretFlagFolded(f)
+		}
+		switch flagByte[c] {
 		case 's':
 			if hasFlagAt(f, i, "secret") {
 				return true
@@ -136,16 +142,6 @@ func secretFlagFolded(f string) bool {
 	return last == "key" || last == "token" || last == "auth" || last == "credentials"
 }
 
-// isASCII reports whether s has no byte above 0x7F.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // hasUpperAt reports whether ASCII s holds the upper-case word w at i
 // (i may be out of range), its letters in any case.
 func hasUpperAt(s string, i int, w string) bool {
@@ -164,17 +160,18 @@ func hasUpperAt(s string, i int, w string) bool {
 	return true
 }
 
-// flagByte is an ASCII byte of a flag as SecretFlag compares it: lower
-// case, '_' as '-'.
-func flagByte(c byte) byte {
-	switch {
-	case 'A' <= c && c <= 'Z':
-		return c + ('a' - 'A')
-	case c == '_':
-		return '-'
+// flagByte is a byte of a flag as SecretFlag compares it: an ASCII
+// letter in lower case, '_' as '-'.
+var flagByte = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
 	}
-	return c
-}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = byte(c) + ('a' - 'A')
+	}
+	t['_'] = '-'
+	return t
+}()
 
 // hasFlagAt reports whether ASCII s holds w (lower case, '-' for '-' or
 // '_') at i.
@@ -183,7 +180,7 @@ func hasFlagAt(s string, i int, w string) bool {
 		return false
 	}
 	for k := 0; k < len(w); k++ {
-		if flagByte(s[i+k]) != w[k] {
+		if flagByte[s[i+k]] != w[k] {
 			return false
 		}
 	}
