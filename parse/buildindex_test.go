@@ -9,7 +9,8 @@ import (
 // TestRowIndexIsMap checks rowIndex against a Go map: n keys of each
 // kind, many of them alike (the contexts, concurrencies and repeats of
 // a matrix, and random ones), stored with at and read with get, in an
-// index made for exactly n keys.
+// index made for exactly n keys (half full or, past denseIndexRows,
+// three quarters).
 func TestRowIndexIsMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	ctxs := []int64{0, 1, 1024, 8192, 16384, 32768, 65536, 125952, 131072, -1, math.MaxInt64}
@@ -24,7 +25,7 @@ func TestRowIndexIsMap(t *testing.T) {
 		}
 		return k
 	}
-	for _, n := range []int{0, 1, 2, 3, 7, 8, 46, 100, 1000} {
+	for _, n := range []int{0, 1, 2, 3, 7, 8, 46, 100, 1000, denseIndexRows, denseIndexRows + 1, 3 * denseIndexRows} {
 		keys := make([]rowKey, n)
 		for i := range keys {
 			keys[i] = randomKey()
