@@ -39,13 +39,20 @@ func referenceTexts(tb testing.TB) []string {
 	pieces := []string{"a", "Z", "_", "9", "=", "==", "\n", " ", "\t", "-", "--", "@", "é", "\xff", "K", "\u212a",
 		"HF_TOKEN", "sk-", "hf_", "ghp_", "gho", "xoxb-", "xox", "bearer ", "BeArEr\t", "Authorization: ",
 		"authorizatio", "http://", "user:pw", "abcdefghijklmnopqrstuvwxyz0123", "'", `"`, "/", "<redacted>"}
-	r := rand.New(rand.NewPCG(12, 2))
-	for range 20000 {
+	return append(out, randomTexts(12, 20000, 8, pieces)...)
+}
+
+// randomTexts returns n texts of fewer than most pieces each, drawn by a
+// generator seeded with seed.
+func randomTexts(seed uint64, n, most int, pieces []string) []string {
+	r := rand.New(rand.NewPCG(seed, 2))
+	out := make([]string, n)
+	for i := range out {
 		var b strings.Builder
-		for n := r.IntN(8); n > 0; n-- {
+		for k := r.IntN(most); k > 0; k-- {
 			b.WriteString(pieces[r.IntN(len(pieces))])
 		}
-		out = append(out, b.String())
+		out[i] = b.String()
 	}
 	return out
 }
@@ -241,14 +248,7 @@ func TestSecretNamesAreReference(t *testing.T) {
 		"hf", "s", "p", "c", "ſ", "\u212a", "é", "\xff", "\x7f", "{", "K",
 		// Case mappings onto ASCII letters: the Kelvin sign lowers to k, ſ uppers to S.
 		"\u212aey", "to\u212aen", "ſecret", "toſ", "\u212aEY", "TO\u212aEN", "paſſword"}
-	r := rand.New(rand.NewPCG(7, 3))
-	for range 50000 {
-		var b strings.Builder
-		for n := 1 + r.IntN(6); n > 0; n-- {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		texts = append(texts, b.String())
-	}
+	texts = append(texts, randomTexts(7, 50000, 7, pieces)...)
 	names, flags := 0, 0
 	for _, s := range texts {
 		if got, want := SecretName(s), secretNameFolded(s); got != want {

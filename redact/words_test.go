@@ -2,7 +2,6 @@ package redact
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -142,14 +141,7 @@ func TestWordsIsReference(t *testing.T) {
 	texts := referenceTexts(t)
 	pieces := []string{"a", "bc", "--flag", "=", " ", "  ", "\t", "\n", "\r", "\r\n", "\\", "\\\n", "\\\r\n", "\\ ", "'", "\"", "\\\"",
 		"#", "# x", ";", "&", "&&", "|", "||", ";&", "$", "`", "é", "\xff"}
-	r := rand.New(rand.NewPCG(11, 13))
-	for range 50000 {
-		var b strings.Builder
-		for n := r.IntN(10); n > 0; n-- {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		texts = append(texts, b.String())
-	}
+	texts = append(texts, randomTexts(11, 50000, 10, pieces)...)
 	for _, s := range texts {
 		if got, want := Words(s), referenceWords(s); !slices.Equal(got, want) {
 			t.Fatalf("Words(%q) = %+v, the reference %+v", s, got, want)
