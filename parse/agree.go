@@ -162,7 +162,7 @@ func agreesBySplits(text string, r *tableRow, metric column) bool {
 }
 
 // checkMatrix checks every decode matrix cell against its table row.
-func checkMatrix(raw *rawDoc, index map[tableCell]*tableRow) error {
+func checkMatrix(raw *rawDoc, index cellRows) error {
 	metric := colTotal
 	if c := headerKey(raw.MatrixCaption); strings.Contains(c, "perrequest") || strings.Contains(c, "peruser") {
 		metric = colPerRequest
@@ -183,8 +183,8 @@ func checkMatrix(raw *rawDoc, index map[tableCell]*tableRow) error {
 			return errorf(raw.Name, c.Line, "decode matrix: column %v", err)
 		}
 		label := trimSpace(c.Context)
-		r, ok := index[cellOf(schema.PhaseDecode, ctx, conc)]
-		if !ok {
+		r := index.firstRow(cellOf(schema.PhaseDecode, ctx, conc))
+		if r == nil {
 			if nullTexts[trimSpace(c.Glued+c.TokS+c.TTFT)] {
 				continue // an empty or "—" cell claims nothing
 			}
@@ -208,13 +208,19 @@ func checkPrefill(raw *rawDoc, rows []*tableRow) error {
 	}
 	// The prefill row of each context: the one at concurrency 1 when there
 	// are several, else the first.
-	byCtx := map[int64]*tableRow{}
+	n := 0
+	for _, x := range rows {
+		if x.m.Phase == schema.PhasePrefill {
+			n++
+		}
+	}
+	byCtx := newRowIndex[ctxKey](n) // room for every context of them
 	for _, x := range rows {
 		if x.m.Phase != schema.PhasePrefill {
 			continue
 		}
-		if r, ok := byCtx[x.ctx]; !ok || x.conc == 1 && r.conc != 1 {
-			byCtx[x.ctx] = x
+		if at := byCtx.at(ctxKey(x.ctx)); *at == nil || x.conc == 1 && (*at).conc != 1 {
+			*at = x
 		}
 	}
 	for _, p := range raw.Prefill {
@@ -223,7 +229,7 @@ func checkPrefill(raw *rawDoc, rows []*tableRow) error {
 			return errorf(raw.Name, p.Line, "prefill: %v", err)
 		}
 		label := trimSpace(p.Context)
-		r := byCtx[ctx]
+		r := byCtx.get(ctxKey(ctx))
 		if r == nil {
 			return errorf(raw.Name, p.Line, "%s: a prefill figure but All measurements (line %d) has no Prefill row at that context", cellName(schema.PhasePrefill, label, 0), raw.Table.HeaderLine)
 		}

@@ -151,18 +151,19 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	index := make(map[rowKey]*tableRow, len(rows))
+	index := newRowIndex[rowKey](len(rows))
 	// cells maps a cell to its first row: the one a summary figure shows
 	// when the cell was measured more than once.
-	cells := make(map[tableCell]*tableRow, len(rows))
+	cells := newRowIndex[tableCell](len(rows))
 	for _, r := range rows {
 		k := keyOf(r)
-		if prev, ok := index[k]; ok {
-			return nil, duplicated(raw, r, prev)
+		at := index.at(k)
+		if *at != nil {
+			return nil, duplicated(raw, r, *at)
 		}
-		index[k] = r
-		if _, ok := cells[k.tableCell]; !ok {
-			cells[k.tableCell] = r
+		*at = r
+		if at := cells.at(k.tableCell); *at == nil {
+			*at = r
 		}
 	}
 	// Every row is a measurement, in table order (a duplicated row is an

@@ -102,7 +102,7 @@ func buildStream(raw *rawDoc, see func([]schema.Measurement)) (*schema.Matrix, *
 	if c.dup != nil {
 		return nil, nil, c.dup
 	}
-	if err := checkMatrix(raw, c.cells); err != nil {
+	if err := checkMatrix(raw, cellMap(c.cells)); err != nil {
 		return nil, nil, err
 	}
 	prefill := make([]*tableRow, 0, len(c.prefill))

@@ -92,15 +92,21 @@ func assignment(word string) (string, bool) {
 
 // hasBlankOrOp reports whether a word holds a blank or a shell operator
 // (strings.ContainsAny(s, " \t\n;&|") without building its set per word).
+//
+// Note: by a table rather than a switch of six cases per byte, which
+// was 10% of the instructions of ParseLaunch on a seed's command
+// (`valgrind --tool=cachegrind`: 5.8K of 58K).
 func hasBlankOrOp(s string) bool {
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', ';', '&', '|':
+		if blankOrOp[s[i]] {
 			return true
 		}
 	}
 	return false
 }
+
+// blankOrOp marks the bytes hasBlankOrOp looks for.
+var blankOrOp = [256]bool{' ': true, '\t': true, '\n': true, ';': true, '&': true, '|': true}
 
 // singleQuote quotes s for a POSIX shell.
 func singleQuote(s string) string {

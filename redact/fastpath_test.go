@@ -39,13 +39,20 @@ func referenceTexts(tb testing.TB) []string {
 	pieces := []string{"a", "Z", "_", "9", "=", "==", "\n", " ", "\t", "-", "--", "@", "é", "\xff", "K", "\u212a",
 		"HF_TOKEN", "sk-", "hf_", "ghp_", "gho", "xoxb-", "xox", "bearer ", "BeArEr\t", "Authorization: ",
 		"authorizatio", "http://", "user:pw", "abcdefghijklmnopqrstuvwxyz0123", "'", `"`, "/", "<redacted>"}
-	r := rand.New(rand.NewPCG(12, 2))
-	for range 20000 {
+	return append(out, randomTexts(12, 20000, 8, pieces)...)
+}
+
+// randomTexts returns n texts of fewer than most pieces each, drawn by a
+// generator seeded with seed.
+func randomTexts(seed uint64, n, most int, pieces []string) []string {
+	r := rand.New(rand.NewPCG(seed, 2))
+	out := make([]string, n)
+	for i := range out {
 		var b strings.Builder
-		for n := r.IntN(8); n > 0; n-- {
+		for k := r.IntN(most); k > 0; k-- {
 			b.WriteString(pieces[r.IntN(len(pieces))])
 		}
-		out = append(out, b.String())
+		out[i] = b.String()
 	}
 	return out
 }
@@ -227,5 +234,81 @@ func BenchmarkMayHoldSecret(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSecretNamesAreReference checks that SecretName and SecretFlag, read
+// in one pass, answer what the case-mapping code they replaced
+// (secretNameFolded, secretFlagFolded) does, on the reference texts and
+// on random names built from the parts the rules look for.
+func TestSecretNamesAreReference(t *testing.T) {
+	texts := referenceTexts(t)
+	pieces := []string{"-", "--", "_", "a", "Z", "9", "key", "KEY", "Key", "token", "TOKEN", "auth", "AUTH", "pat", "PAT",
+		"secret", "SeCrEt", "password", "PASSWD", "passw", "credential", "CREDENTIALS", "api", "API", "apikey", "Api_Key",
+		"hf", "s", "p", "c", "ſ", "\u212a", "é", "\xff", "\x7f", "{", "K",
+		// Case mappings onto ASCII letters: the Kelvin sign lowers to k, ſ uppers to S.
+		"\u212aey", "to\u212aen", "ſecret", "toſ", "\u212aEY", "TO\u212aEN", "paſſword"}
+	texts = append(texts, randomTexts(7, 50000, 7, pieces)...)
+	names, flags := 0, 0
+	for _, s := range texts {
+		if got, want := SecretName(s), secretNameFolded(s); got != want {
+			t.Fatalf("SecretName(%q) = %v, the reference %v", s, got, want)
+		} else if got {
+			names++
+		}
+		if got, want := SecretFlag(s), secretFlagFolded(strings.TrimLeft(s, "-")); got != want {
+			t.Fatalf("SecretFlag(%q) = %v, the reference %v", s, got, want)
+		} else if got {
+			flags++
+		}
+	}
+	if names < 1000 || flags < 1000 || names > len(texts)-1000 || flags > len(texts)-1000 {
+		t.Errorf("secret names %d, flags %d of %d texts: the comparison proves little", names, flags, len(texts))
+	}
+}
+
+// switchMayHoldSecret is mayHoldSecret as it was before its table: a
+// switch on every byte.
+func switchMayHoldSecret(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '@':
+			return true
+		case '-':
+			if i >= 2 && s[i-2:i] == "sk" || i >= 4 && s[i-4:i-1] == "xox" {
+				return true
+			}
+		case '_':
+			if i >= 2 && s[i-2:i] == "hf" || i >= 3 && s[i-3:i-1] == "gh" {
+				return true
+			}
+		case 'b', 'B':
+			if hasFoldAt(s, i, "bearer") {
+				return true
+			}
+		case 'a', 'A':
+			if hasFoldAt(s, i, "authorization") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestMayHoldSecretIsReference checks that mayHoldSecret answers what
+// the code it replaced, switchMayHoldSecret, does.
+func TestMayHoldSecretIsReference(t *testing.T) {
+	held := 0
+	for _, s := range referenceTexts(t) {
+		got := mayHoldSecret(s)
+		if want := switchMayHoldSecret(s); got != want {
+			t.Fatalf("mayHoldSecret(%q) = %v, the switch %v", s, got, want)
+		}
+		if got {
+			held++
+		}
+	}
+	if held < 1000 {
+		t.Errorf("only %d texts may hold a secret: the comparison proves little", held)
 	}
 }

@@ -36,8 +36,17 @@ var inline = []*regexp.Regexp{
 // (go test ./redact -run XXX -bench MayHoldSecret: 28–31 µs against
 // 55–56). TestMayHoldSecretIsNeeded checks that no text it refuses is
 // changed by the regexps.
+//
+// Note: most bytes can start none of those; a table tells them, and the
+// loop skips them without the switch (which cost 19 instructions a byte
+// of a seed's launch command: `valgrind --tool=cachegrind` of
+// ParseLaunch), and a word is compared only after its second letter
+// matched. TestMayHoldSecretIsReference compares it with the switch.
 func mayHoldSecret(s string) bool {
 	for i := 0; i < len(s); i++ {
+		if !secretStart[s[i]] {
+			continue
+		}
 		switch s[i] {
 		case '@':
 			return true
@@ -50,17 +59,20 @@ func mayHoldSecret(s string) bool {
 				return true
 			}
 		case 'b', 'B':
-			if hasFoldAt(s, i, "bearer") {
+			if i+1 < len(s) && s[i+1]|0x20 == 'e' && hasFoldAt(s, i, "bearer") {
 				return true
 			}
 		case 'a', 'A':
-			if hasFoldAt(s, i, "authorization") {
+			if i+1 < len(s) && s[i+1]|0x20 == 'u' && hasFoldAt(s, i, "authorization") {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// secretStart marks the bytes mayHoldSecret looks at.
+var secretStart = [256]bool{'@': true, '-': true, '_': true, 'b': true, 'B': true, 'a': true, 'A': true}
 
 // hasFoldAt reports whether s holds the lower-case ASCII word w at i, in
 // any case.

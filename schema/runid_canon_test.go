@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -206,6 +208,29 @@ func TestNilOmittedPointers(t *testing.T) {
 			if f.Type.Kind() == reflect.Pointer && p.omitEmpty && !p.nilOmitted {
 				t.Errorf("%s.%s: an omitempty pointer not skipped when nil", typ.Name(), p.name)
 			}
+		}
+	}
+}
+
+// TestAppendStringMatchesMarshal compares appendString with
+// encoding/json on strings of runs of plain bytes broken by every kind
+// of byte it escapes or decodes.
+func TestAppendStringMatchesMarshal(t *testing.T) {
+	pieces := []string{"a", "plain text ", "0123456789abcdef", "\"", "\\", "<", ">", "&", "\n", "\x00", "\x1f", "\x7f",
+		"é", "·", "\u2028", "\u2029", "🚀", "\xff", "\xe2\x82", " ", "%", "'"}
+	r := rand.New(rand.NewPCG(4, 8))
+	for range 20000 {
+		var sb strings.Builder
+		for n := r.IntN(12); n > 0; n-- {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := sb.String()
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendString([]byte("x"), s)[1:]; !bytes.Equal(got, want) {
+			t.Fatalf("appendString(%q) = %s, encoding/json writes %s", s, got, want)
 		}
 	}
 }
