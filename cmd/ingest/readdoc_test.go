@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -191,5 +192,61 @@ func TestParseFileSameAsReader(t *testing.T) {
 				t.Fatalf("%s (stream %v): matrices differ from a parse of the open file", p, stream)
 			}
 		}
+	}
+}
+
+// BenchmarkReadDoc reads 1,000 seed-sized files as parseFile does
+// (readDoc) and as it did before (os.Open, Stat, and a bytes.Buffer read
+// as parse's readAll does), and reports CPU time per file: run with
+// -count to interleave the two.
+func BenchmarkReadDoc(b *testing.B) {
+	paths, size := benchDocs(b, 1000)
+	read := map[string]func(string) (int, error){
+		"readDoc": func(p string) (int, error) {
+			d, f, err := readDoc(p)
+			if f != nil {
+				f.Close()
+			}
+			return len(d), err
+		},
+		"os.Open": func(p string) (int, error) {
+			f, err := os.Open(p)
+			if err != nil {
+				return 0, err
+			}
+			defer f.Close()
+			fi, err := f.Stat()
+			if err != nil {
+				return 0, err
+			}
+			fi, err = f.Stat() // parse's readAll asks again
+			if err != nil {
+				return 0, err
+			}
+			buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+			n, err := buf.ReadFrom(io.LimitReader(f, parse.MaxDocumentBytes+1))
+			return int(n), err
+		},
+	}
+	for _, name := range []string{"readDoc", "os.Open"} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				var total int64
+				for _, p := range paths {
+					n, err := read[name](p)
+					if err != nil {
+						b.Fatal(err)
+					}
+					total += int64(n)
+				}
+				if total != size {
+					b.Fatalf("read %d bytes, want %d", total, size)
+				}
+			}
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1e3/float64(b.N*len(paths)), "cpu-µs/file")
+		})
 	}
 }
