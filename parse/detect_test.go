@@ -97,3 +97,12 @@ func FuzzDetectScanners(f *testing.F) {
 		checkDetectScanners(t, b)
 	})
 }
+
+// BenchmarkDetect tells each seed's format, as ParseAll does for a
+// document read without -format.
+func BenchmarkDetect(b *testing.B) {
+	benchSeeds(b, func(doc []byte, name string) error {
+		_, err := Detect(doc)
+		return err
+	})
+}
