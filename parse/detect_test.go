@@ -106,3 +106,12 @@ func BenchmarkDetect(b *testing.B) {
 		return err
 	})
 }
+
+// BenchmarkDetectPeer asks each seed whether another tool wrote it, as
+// ParseAll does for every document before Detect.
+func BenchmarkDetectPeer(b *testing.B) {
+	benchSeeds(b, func(doc []byte, name string) error {
+		_, err := detectPeer(doc)
+		return err
+	})
+}
