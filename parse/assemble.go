@@ -281,7 +281,9 @@ func blockPieces(b *block) []piece {
 // repeats of \p{L} take 4–6 ms to compile (a loop of 20 compiles, twice),
 // two thirds of parse's init in `perf record` of a one-document ingest
 // process, which every process importing parse paid though only HTML and
-// Markdown documents use it.
+// Markdown documents use it; compiled, it holds 1.29 MB live
+// (runtime.MemStats.HeapAlloc after a collection, before and after),
+// which ingest's GOGC of 400 turned into ~6 MB more heap.
 var keyRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[\p{L}][\p{L}\p{N} _()/&+.'-]{0,60}$`)
 })
