@@ -3,6 +3,7 @@ package parse
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -275,7 +276,17 @@ func blockPieces(b *block) []piece {
 
 // keyRe is what a key printed before a colon looks like: short, no
 // sentence punctuation, not a number.
-var keyRe = regexp.MustCompile(`^[\p{L}][\p{L}\p{N} _()/&+.'-]{0,60}$`)
+//
+// Note: compiled when first used, not when the program starts: its 60
+// repeats of \p{L} take 4–6 ms to compile (a loop of 20 compiles, twice),
+// two thirds of parse's init in `perf record` of a one-document ingest
+// process, which every process importing parse paid though only HTML and
+// Markdown documents use it; compiled, it holds 1.29 MB live
+// (runtime.MemStats.HeapAlloc after a collection, before and after),
+// which ingest's GOGC of 400 turned into ~6 MB more heap.
+var keyRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[\p{L}][\p{L}\p{N} _()/&+.'-]{0,60}$`)
+})
 
 // keyValue reads a block as a key/value pair: an explicit pair (dt/dd), a
 // leading element ("**GPU:** H200", "<span>GPU</span><span>H200</span>")
@@ -297,13 +308,13 @@ func keyValue(b *block) (key, value string, ok bool) {
 	}
 	if i := strings.Index(b.Text, ":"); i > 0 {
 		k, v := strings.TrimSpace(b.Text[:i]), strings.TrimSpace(b.Text[i+1:])
-		if keyRe.MatchString(k) && !strings.HasPrefix(v, "//") {
+		if keyRe().MatchString(k) && !strings.HasPrefix(v, "//") {
 			return k, v, true
 		}
 	}
 	// "Served model — ling": a dash with spaces around it.
 	for _, sep := range []string{" — ", " – ", " - "} {
-		if k, v, ok := strings.Cut(b.Text, sep); ok && keyRe.MatchString(strings.TrimSpace(k)) {
+		if k, v, ok := strings.Cut(b.Text, sep); ok && keyRe().MatchString(strings.TrimSpace(k)) {
 			return strings.TrimSpace(k), strings.TrimSpace(v), true
 		}
 	}

@@ -97,3 +97,21 @@ func FuzzDetectScanners(f *testing.F) {
 		checkDetectScanners(t, b)
 	})
 }
+
+// BenchmarkDetect tells each seed's format, as ParseAll does for a
+// document read without -format.
+func BenchmarkDetect(b *testing.B) {
+	benchSeeds(b, func(doc []byte, name string) error {
+		_, err := Detect(doc)
+		return err
+	})
+}
+
+// BenchmarkDetectPeer asks each seed whether another tool wrote it, as
+// ParseAll does for every document before Detect.
+func BenchmarkDetectPeer(b *testing.B) {
+	benchSeeds(b, func(doc []byte, name string) error {
+		_, err := detectPeer(doc)
+		return err
+	})
+}

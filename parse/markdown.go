@@ -121,7 +121,7 @@ func (w *mdWalker) frontMatter(b []byte) []byte {
 			}
 			return out
 		}
-		if k, v, ok := strings.Cut(line, ":"); ok && keyRe.MatchString(strings.TrimSpace(k)) {
+		if k, v, ok := strings.Cut(line, ":"); ok && keyRe().MatchString(strings.TrimSpace(k)) {
 			k, v = strings.TrimSpace(k), strings.Trim(strings.TrimSpace(v), `"'`)
 			if strings.EqualFold(k, "title") {
 				w.blocks = append(w.blocks, block{Kind: blockHeading, Level: 1, Text: v, Line: w.idx.line(off),

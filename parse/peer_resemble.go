@@ -176,7 +176,7 @@ func benchmarkReport(t []byte) string {
 	if bytes.HasPrefix(t, llmperfTableCSV) {
 		return "a CSV made from llmperf's summaries (its \"average latency (ms)\" is the inter-token latency p50 × 1000): speedmatrix reads the *_summary.json files it was made from"
 	}
-	if !bytes.Contains(t, []byte("request_performance:")) || !benchmarkReportYAML.Match(t) {
+	if !containsAfter(t, "request", []byte("_performance:")) || !benchmarkReportYAML.Match(t) {
 		return ""
 	}
 	return "YAML, not JSON: " + companionText(peerCompanions[slices.IndexFunc(peerCompanions, func(c peerCompanion) bool {
@@ -245,7 +245,7 @@ var servingResultBanner = regexp.MustCompile(`(?m)^[ \t#>]*=+ Serving Benchmark 
 func consoleSummary(t []byte) string {
 	// Note: the regexp ran over every document ingested (a quarter of an
 	// ingest's CPU); the literal it needs is searched for first.
-	if !bytes.Contains(t, []byte("Serving Benchmark Result")) {
+	if !containsAfter(t, "Serving ", []byte("Benchmark Result")) {
 		return ""
 	}
 	n := len(servingResultBanner.FindAllIndex(t, -1))

@@ -63,6 +63,15 @@ func ParseAllStream(r io.Reader, name, format string, see func([]schema.Measurem
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: read: %w", name, err)
 	}
+	return ParseAllStreamBytes(b, name, format, see) // b is readAll's alone
+}
+
+// ParseAllStreamBytes is ParseAllStream for a document already read
+// whole into b (up to MaxDocumentBytes+1 bytes, so that a larger one is
+// an error here as in ParseAllStream). b becomes the parser's: nothing may
+// write to it afterwards, since a text document's lines, and so the
+// matrix's strings, are pieces of it.
+func ParseAllStreamBytes(b []byte, name, format string, see func([]schema.Measurement)) (ms []*schema.Matrix, rows *Rows, err error) {
 	if len(b) > MaxDocumentBytes {
 		return nil, nil, errorf(name, 0, "larger than %d MiB: not a speed-test document", MaxDocumentBytes>>20)
 	}
@@ -71,7 +80,7 @@ func ParseAllStream(r io.Reader, name, format string, see func([]schema.Measurem
 			ms, rows, err = nil, nil, errorf(name, 0, "internal error reading this document (please report it with the file): %v", p)
 		}
 	}()
-	return parseAllStream(b, name, format, true, true, see) // b is readAll's alone
+	return parseAllStream(b, name, format, true, true, see)
 }
 
 // buildStream is build for a large table: it reads the rows in pieces,

@@ -20,7 +20,7 @@ func looksGuideLLMYAML(b []byte) bool {
 		return false
 	}
 	top := func(key string) bool {
-		return bytes.HasPrefix(b, []byte(key+":")) || bytes.Contains(b, []byte("\n"+key+":"))
+		return bytes.HasPrefix(b, []byte(key+":")) || containsAfter(b, "\n", []byte(key+":"))
 	}
 	return top("benchmarks") && (top("args") || top("metadata"))
 }

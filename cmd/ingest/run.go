@@ -400,7 +400,7 @@ func parseStream(ctx context.Context, files []string, format string, stream bool
 				case d.arg == "-" && stdinErr != nil:
 					d.err = fmt.Errorf("%s: read: %w", d.name, stdinErr)
 				case d.arg == "-" && stream:
-					d.ms, d.rows, d.err = parseStreamed(bytes.NewReader(stdinBytes), d.name, format)
+					d.ms, d.rows, d.err = parseStreamed(bytes.NewReader(stdinBytes), nil, d.name, format)
 				case d.arg == "-":
 					d.ms, d.err = parse.ParseAll(bytes.NewReader(stdinBytes), d.name, format)
 				default:
@@ -444,34 +444,49 @@ func parseStream(ctx context.Context, files []string, format string, stream bool
 	return docs
 }
 
+// parseFile reads and parses the document at path (see readDoc).
 func parseFile(path, format string, stream bool) ([]*schema.Matrix, *parse.Rows, error) {
-	f, err := os.Open(path)
+	b, f, err := readDoc(path)
 	if err != nil {
-		return nil, nil, err // *PathError reads "open FILE: reason"
+		return nil, nil, err
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil {
-		roomFor(st.Size())
+	if f != nil {
+		defer f.Close()
+		if stream {
+			return parseStreamed(f, nil, path, format)
+		}
+		ms, err := parse.ParseAll(f, path, format)
+		return ms, nil, err
 	}
 	if stream {
-		return parseStreamed(f, path, format)
+		return parseStreamed(nil, b, path, format)
 	}
-	ms, err := parse.ParseAll(f, path, format)
+	// -json: the whole document in memory, read again from b.
+	ms, err := parse.ParseAll(bytes.NewReader(b), path, format)
 	return ms, nil, err
 }
 
-// parseStreamed is parse.ParseAllStream that counts the cells of a
-// document read in pieces while it is checked, so that the writer need
-// not count them while it holds the run's Parquet pages (27 MB for
-// 540,000 rows).
-func parseStreamed(r io.Reader, name, format string) ([]*schema.Matrix, *parse.Rows, error) {
+// parseStreamed is parse.ParseAllStream of r, or when r is nil
+// parse.ParseAllStreamBytes of b (which becomes the parser's), that
+// counts the cells of a document read in pieces while it is checked, so
+// that the writer need not count them while it holds the run's Parquet
+// pages (27 MB for 540,000 rows).
+func parseStreamed(r io.Reader, b []byte, name, format string) ([]*schema.Matrix, *parse.Rows, error) {
 	var cells *archive.CellCounter
-	ms, rows, err := parse.ParseAllStream(r, name, format, func(p []schema.Measurement) {
+	see := func(p []schema.Measurement) {
 		if cells == nil {
 			cells = archive.NewCellCounter()
 		}
 		cells.Add(p)
-	})
+	}
+	var ms []*schema.Matrix
+	var rows *parse.Rows
+	var err error
+	if r != nil {
+		ms, rows, err = parse.ParseAllStream(r, name, format, see)
+	} else {
+		ms, rows, err = parse.ParseAllStreamBytes(b, name, format, see)
+	}
 	if rows != nil && cells != nil {
 		n := cells.Count()
 		ms[0].Run.Cells = &n
