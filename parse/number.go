@@ -302,8 +302,16 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 
 // trimSpace trims ASCII and Unicode spaces (including no-break and thin
 // spaces, which HTML documents use between a figure and its unit).
+//
+// Note: most calls get a word or cell already trimmed (a table's cells are
+// trimmed where they are split, then again by the readers they go to);
+// such a string opens and closes with printable ASCII (0x21–0x7f: no
+// space, no byte of a UTF-8 sequence) and is returned after one check.
 func trimSpace(s string) string {
-	// Most strings have no space to trim, or only ASCII space.
+	if len(s) > 0 && s[0]-0x21 < 0x5f && s[len(s)-1]-0x21 < 0x5f {
+		return s
+	}
+	// Most others have only ASCII space to trim.
 	for len(s) > 0 {
 		switch s[0] {
 		case ' ', '\t', '\n', '\r':

@@ -48,11 +48,21 @@ func appendCells(cells []string, s string) []string {
 	if strings.IndexByte(s, '\\') < 0 {
 		// No escaped pipe: the cells are between the pipes.
 		for {
-			i := strings.IndexByte(s, '|')
-			if i < 0 {
-				return append(cells, trimSpace(s))
+			c, i := s, strings.IndexByte(s, '|')
+			if i >= 0 {
+				c = s[:i]
 			}
-			cells = append(cells, trimSpace(s[:i]))
+			// Most cells are a word or figure of printable ASCII between
+			// single spaces ("| 8K |"): trimSpace only for the others.
+			if n := len(c); n >= 3 && c[0] == ' ' && c[n-1] == ' ' && c[1]-0x21 < 0x5f && c[n-2]-0x21 < 0x5f {
+				c = c[1 : n-1]
+			} else {
+				c = trimSpace(c)
+			}
+			cells = append(cells, c)
+			if i < 0 {
+				return cells
+			}
 			s = s[i+1:]
 		}
 	}

@@ -10,7 +10,8 @@ import (
 // TestAppendCellsShortcut checks the split of rows without a backslash
 // against the general split, on random rows of pipes, blanks and cells.
 func TestAppendCellsShortcut(t *testing.T) {
-	pieces := []string{"|", " | ", "||", " ", "\u00a0", "—", "8K", "325.2", "41 ms", "Valid", "\t", "a b"}
+	pieces := []string{"|", " | ", "||", " ", "\u00a0", "—", "8K", "325.2", "41 ms", "Valid", "\t", "a b",
+		"| x |", "| ~ ", " ! |", "\u2009", "\ufeff", "\xe2", "\x7f", "\x1f", "é"}
 	r := rand.New(rand.NewPCG(13, 14))
 	for range 100000 {
 		s := randomText(r, pieces, 10)
