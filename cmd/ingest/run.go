@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,11 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -352,146 +349,6 @@ func exitCode(failed bool) int {
 // oneLine keeps a title from breaking the one-line-per-document output.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// parseAll reads and parses every FILE and keeps them all (for -json).
-func parseAll(ctx context.Context, files []string, format string, stdin io.Reader, prog *progress) []*doc {
-	var err error
-	return parseStream(ctx, files, format, false, stdin, prog, func(*doc) error { return nil }, &err)
-}
-
-// parseStream reads and parses every FILE, one worker per CPU, and hands
-// each document to consume in the order of files, as soon as it and those
-// before it are parsed. At most window documents per worker are parsed
-// ahead of consume, so memory stays bounded. The first error of consume
-// stops the parsing and is stored in *errp. Standard input is read once,
-// however often "-" appears.
-func parseStream(ctx context.Context, files []string, format string, stream bool, stdin io.Reader, prog *progress,
-	consume func(*doc) error, errp *error) []*doc {
-	docs := make([]*doc, len(files))
-	var stdinBytes []byte
-	var stdinErr error
-	for i, f := range files {
-		docs[i] = &doc{arg: f, name: f, done: make(chan struct{})}
-		if f == "-" {
-			docs[i].name = stdinName
-			if stdinBytes == nil && stdinErr == nil {
-				stdinBytes, stdinErr = io.ReadAll(io.LimitReader(stdin, parse.MaxDocumentBytes+1))
-				if stdinBytes == nil {
-					stdinBytes = []byte{}
-				}
-			}
-		}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	workers := runtime.GOMAXPROCS(0)
-	slots := make(chan struct{}, window*workers)
-	jobs := make(chan *doc)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for d := range jobs {
-				switch {
-				case ctx.Err() != nil:
-					d.err = fmt.Errorf("%s: %w", d.name, ctx.Err())
-				case d.arg == "-" && stdinErr != nil:
-					d.err = fmt.Errorf("%s: read: %w", d.name, stdinErr)
-				case d.arg == "-" && stream:
-					d.ms, d.rows, d.err = parseStreamed(bytes.NewReader(stdinBytes), nil, d.name, format)
-				case d.arg == "-":
-					d.ms, d.err = parse.ParseAll(bytes.NewReader(stdinBytes), d.name, format)
-				default:
-					d.ms, d.rows, d.err = parseFile(d.arg, format, stream)
-				}
-				close(d.done)
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for _, d := range docs {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				// Not parsed: say so when consume reaches it.
-				d.err = fmt.Errorf("%s: %w", d.name, context.Cause(ctx))
-				close(d.done)
-				continue
-			}
-			d.queued = true
-			jobs <- d
-		}
-	}()
-	for i, d := range docs {
-		<-d.done
-		if *errp == nil {
-			if err := consume(d); err != nil {
-				*errp = err
-				cancel()
-			}
-		}
-		if d.queued {
-			<-slots
-		}
-		d.done = nil // 100,000 documents: keep only what the report needs
-		prog.update(i+1, len(docs))
-	}
-	wg.Wait()
-	prog.finish()
-	return docs
-}
-
-// parseFile reads and parses the document at path (see readDoc).
-func parseFile(path, format string, stream bool) ([]*schema.Matrix, *parse.Rows, error) {
-	b, f, err := readDoc(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if f != nil {
-		defer f.Close()
-		if stream {
-			return parseStreamed(f, nil, path, format)
-		}
-		ms, err := parse.ParseAll(f, path, format)
-		return ms, nil, err
-	}
-	if stream {
-		return parseStreamed(nil, b, path, format)
-	}
-	// -json: the whole document in memory, read again from b.
-	ms, err := parse.ParseAll(bytes.NewReader(b), path, format)
-	return ms, nil, err
-}
-
-// parseStreamed is parse.ParseAllStream of r, or when r is nil
-// parse.ParseAllStreamBytes of b (which becomes the parser's), that
-// counts the cells of a document read in pieces while it is checked, so
-// that the writer need not count them while it holds the run's Parquet
-// pages (27 MB for 540,000 rows).
-func parseStreamed(r io.Reader, b []byte, name, format string) ([]*schema.Matrix, *parse.Rows, error) {
-	var cells *archive.CellCounter
-	see := func(p []schema.Measurement) {
-		if cells == nil {
-			cells = archive.NewCellCounter()
-		}
-		cells.Add(p)
-	}
-	var ms []*schema.Matrix
-	var rows *parse.Rows
-	var err error
-	if r != nil {
-		ms, rows, err = parse.ParseAllStream(r, name, format, see)
-	} else {
-		ms, rows, err = parse.ParseAllStreamBytes(b, name, format, see)
-	}
-	if rows != nil && cells != nil {
-		n := cells.Count()
-		ms[0].Run.Cells = &n
-	}
-	return ms, rows, err
 }
 
 // progress shows "parsed i/n" on stderr when it is a terminal, and
