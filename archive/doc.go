@@ -94,7 +94,7 @@
 //
 // A Writer (writer.go) holds the write lock for one transaction and
 // writes the runs added to it in sorted batches of batchRows rows, each
-// batch as row groups of the transaction's single file per table, so the
+// batch as row groups of the transaction's single file per table (tempfiles.go), so the
 // memory of an ingest of 100,000 documents is that of one batch. Append
 // is a Writer over a slice.
 //
