@@ -94,22 +94,6 @@ func (f Fit) samples(logX, logY bool) plotter.XYs {
 	return xys
 }
 
-// transform maps a value to the axis' linear space (log for log axes), so
-// that markers of missing cells are placed on the line as drawn.
-func transform(v float64, log bool) float64 {
-	if log {
-		return math.Log(v)
-	}
-	return v
-}
-
-func untransform(v float64, log bool) float64 {
-	if log {
-		return math.Exp(v)
-	}
-	return v
-}
-
 // markRow returns the Y of the row along the bottom of the plot where
 // non-valid points are marked: below the lowest valid value (a step of
 // the log axis, or 5% of the span), never on a series' line, because a

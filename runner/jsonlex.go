@@ -192,9 +192,6 @@ var byteClass = func() (t [256]uint8) {
 	return t
 }()
 
-// hasEscape reports whether a string body holds a backslash escape.
-func hasEscape(s []byte, esc bool) bool { return esc || bytes.IndexByte(s, '\\') >= 0 }
-
 // appendUnescaped appends the JSON string body s (without quotes) to dst,
 // decoding escapes. Invalid escapes are copied as they are.
 func appendUnescaped(dst, s []byte) []byte {
