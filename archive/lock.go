@@ -174,10 +174,6 @@ func describeHolders(hs []Holder) string {
 	return strings.Join(parts, "; ")
 }
 
-// DescribeHolders names the holders of a lock for a message, as
-// LockWait receives them.
-func DescribeHolders(hs []Holder) string { return describeHolders(hs) }
-
 // LockTimeoutUsage is the help text of a command's -lock-timeout flag,
 // which sets Archive.LockTimeout.
 const LockTimeoutUsage = "give up (exit 1) when the archive's lock is not free within this `duration` (default: wait)"

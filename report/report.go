@@ -35,17 +35,6 @@ func New(c *analysis.Comparison, opt Options) *Report {
 // "same" (analysis.Options.SameWithin).
 func (r *Report) Tolerance() float64 { return r.Comparison.SameWithin() }
 
-// phases returns the phases of the aligned cells, in cell order.
-func (r *Report) phases() []schema.Phase {
-	var out []schema.Phase
-	for _, c := range r.Comparison.Cells {
-		if len(out) == 0 || out[len(out)-1] != c.Key.Phase {
-			out = append(out, c.Key.Phase)
-		}
-	}
-	return out
-}
-
 // hasPhase reports whether any run holds a cell of phase p.
 func (r *Report) hasPhase(p schema.Phase) bool {
 	for _, a := range r.Runs {
