@@ -307,6 +307,21 @@ func (a *Archive) Runs(ctx context.Context) ([]schema.Run, error) {
 	return out, nil
 }
 
+// underWriteLock takes the exclusive lock, finishes any interrupted
+// transaction (recovered) and calls f with the store as it then is.
+func (a *Archive) underWriteLock(ctx context.Context, f func(l *layout) error) error {
+	unlock, err := a.lock(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	l, err := a.recovered()
+	if err != nil {
+		return err
+	}
+	return f(l)
+}
+
 // underReadLock takes the shared lock, scans the store (leaving out
 // damaged batches when SkipDamaged is set) and calls f with it.
 func (a *Archive) underReadLock(ctx context.Context, f func(l *layout) error) error {

@@ -39,15 +39,15 @@ func (a *Archive) Compact(ctx context.Context) error {
 // compact is Compact, leaving out the runs in drop, which it returns
 // (see Drop).
 func (a *Archive) compact(ctx context.Context, drop []string) (dropped []*schema.Matrix, err error) {
-	unlock, err := a.lock(ctx, true)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	l, err := a.recovered()
-	if err != nil {
-		return nil, err
-	}
+	err = a.underWriteLock(ctx, func(l *layout) error {
+		dropped, err = a.compactLocked(ctx, l, drop)
+		return err
+	})
+	return dropped, err
+}
+
+// compactLocked is compact under the write lock, on store l.
+func (a *Archive) compactLocked(ctx context.Context, l *layout, drop []string) (dropped []*schema.Matrix, err error) {
 	stems := l.committed()
 	if len(drop) == 0 && (len(stems) == 0 || len(stems) == 1 && grouped(l, stems[0])) {
 		return nil, a.publish(ctx, l)

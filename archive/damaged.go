@@ -184,16 +184,16 @@ func (a *Archive) screen(ctx context.Context, l *layout) error {
 // reports them) from the store to DIR/damaged/<table>/, where no read
 // and no snapshot finds them, and publishes the archive without them.
 // It returns the new paths.
-func (a *Archive) MoveAside(ctx context.Context, stems []string) ([]string, error) {
-	unlock, err := a.lock(ctx, true)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	l, err := a.recovered()
-	if err != nil {
-		return nil, err
-	}
+func (a *Archive) MoveAside(ctx context.Context, stems []string) (moved []string, err error) {
+	err = a.underWriteLock(ctx, func(l *layout) error {
+		moved, err = a.moveAside(ctx, l, stems)
+		return err
+	})
+	return moved, err
+}
+
+// moveAside is MoveAside under the write lock, on store l.
+func (a *Archive) moveAside(ctx context.Context, l *layout, stems []string) ([]string, error) {
 	var moved []string
 	for _, t := range Tables {
 		for _, s := range stems {
