@@ -174,6 +174,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return dropRuns(ctx, a, ids, stdout, stderr)
 	}
+	if len(files) >= hugeHeapFiles {
+		adviseHugeHeap() // best effort: without it, only more page faults
+	}
 	failed, err := ingestFiles(ctx, a, files, *format, *reread, stdin, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "ingest:", explain(err, *dir))

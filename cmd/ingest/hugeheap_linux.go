@@ -1,0 +1,63 @@
+//go:build linux
+
+package main
+
+import (
+	"runtime"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// hugePage is the size of a transparent huge page on the platforms Go
+// runs Linux on with the default kernel configuration (x86-64, arm64
+// with 4 KB base pages).
+const hugePage = 2 << 20
+
+// hugeHeapBytes is how much fresh heap adviseHugeHeap asks the kernel to
+// back with huge pages: about the peak heap of a long ingest under
+// memLimit (an ingest of 1,000 seed-shaped documents peaks at ~95 MB RSS).
+const hugeHeapBytes = memLimit * 3 / 4
+
+// hugeHeapFiles is the number of input files from which run advises huge
+// pages: a call over fewer documents never grows its heap far.
+const hugeHeapFiles = 64
+
+var (
+	hugeHeapOnce sync.Once
+	// hugeHeapBeg, hugeHeapEnd and hugeHeapErr are what the one advice
+	// covered and returned.
+	hugeHeapBeg, hugeHeapEnd uintptr
+	hugeHeapErr              error
+)
+
+// adviseHugeHeap asks, once per process, that the heap ingest is about
+// to fill be backed by transparent huge pages where the kernel leaves
+// that to the program (/sys/kernel/mm/transparent_hugepage/enabled set to
+// "madvise", Debian's default). It allocates hugeHeapBytes, which the
+// runtime maps fresh, advises that range and drops it: the next
+// collection frees it and later allocations reuse the same addresses,
+// whose mapping keeps the advice. It returns the advised range [beg,
+// end) and madvise's error; on failure nothing changes but the faults.
+//
+// Note: a long ingest touches each fresh heap page once, and a fault per
+// 4 KB page (21,000 for 1,000 documents, ~50 µs per document) was 15% of
+// its CPU. With this advice the faults fell to 3,100 and the CPU per
+// document 334 → 306 µs (8 interleaved whole processes over 1,000
+// documents), peak RSS unchanged (98 → 94 MB). The Go runtime itself
+// stopped advising huge pages for its heap in Go 1.21.1 (memory held
+// by sparse heaps); ingest's heap is dense, and bounded by memLimit.
+func adviseHugeHeap() (beg, end uintptr, err error) {
+	hugeHeapOnce.Do(func() {
+		b := make([]byte, hugeHeapBytes)
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		beg := (p + hugePage - 1) &^ (hugePage - 1)
+		end := (p + uintptr(len(b))) &^ (hugePage - 1)
+		if beg < end {
+			hugeHeapErr = syscall.Madvise(b[beg-p:end-p], syscall.MADV_HUGEPAGE)
+			hugeHeapBeg, hugeHeapEnd = beg, end
+		}
+		runtime.KeepAlive(b)
+	})
+	return hugeHeapBeg, hugeHeapEnd, hugeHeapErr
+}

@@ -1,0 +1,99 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestAdviseHugeHeap checks that the advised range is the heap's and
+// that the kernel recorded the advice on its mapping ("hg" in VmFlags).
+func TestAdviseHugeHeap(t *testing.T) {
+	beg, end, err := adviseHugeHeap()
+	if errors.Is(err, syscall.EINVAL) {
+		if _, serr := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); serr != nil {
+			t.Skip("this kernel has no transparent huge pages:", err)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end-beg < hugeHeapBytes-2*hugePage || beg%hugePage != 0 || end%hugePage != 0 {
+		t.Fatalf("advised [%#x, %#x): want %d MB aligned to %d", beg, end, hugeHeapBytes>>20, hugePage)
+	}
+	if b2, e2, _ := adviseHugeHeap(); b2 != beg || e2 != end {
+		t.Errorf("second call [%#x, %#x), want the first's [%#x, %#x)", b2, e2, beg, end)
+	}
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skip("no /proc/self/smaps:", err)
+	}
+	flags, err := vmFlags(smaps, beg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(" "+flags+" ", " hg ") {
+		t.Errorf("mapping at %#x has VmFlags %q, want hg (MADV_HUGEPAGE)", beg, flags)
+	}
+}
+
+// vmFlags returns the VmFlags line of the mapping that holds addr in a
+// /proc/PID/smaps text.
+func vmFlags(smaps []byte, addr uintptr) (string, error) {
+	sc := bufio.NewScanner(bytes.NewReader(smaps))
+	in := false
+	for sc.Scan() {
+		line := sc.Text()
+		if lo, hi, ok := mappingRange(line); ok {
+			in = lo <= uint64(addr) && uint64(addr) < hi
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:")), nil
+		}
+	}
+	return "", fmt.Errorf("no mapping holds %#x", addr)
+}
+
+// mappingRange reads "lo-hi perms …", the first line of a mapping.
+func mappingRange(line string) (lo, hi uint64, ok bool) {
+	r, _, found := strings.Cut(line, " ")
+	a, b, dash := strings.Cut(r, "-")
+	if !found || !dash {
+		return 0, 0, false
+	}
+	lo, err1 := strconv.ParseUint(a, 16, 64)
+	hi, err2 := strconv.ParseUint(b, 16, 64)
+	return lo, hi, err1 == nil && err2 == nil
+}
+
+func TestVMFlags(t *testing.T) {
+	smaps := []byte(`c000000000-c004000000 rw-p 00000000 00:00 0
+Size:              65536 kB
+VmFlags: rd wr mr mw me ac hg
+c004000000-c008000000 ---p 00000000 00:00 0
+VmFlags: mr mw me
+`)
+	for _, tc := range []struct {
+		addr uintptr
+		want string
+	}{
+		{0xc000000000, "rd wr mr mw me ac hg"},
+		{0xc003ffffff, "rd wr mr mw me ac hg"},
+		{0xc004000000, "mr mw me"},
+		{0xc008000000, ""},
+	} {
+		got, err := vmFlags(smaps, tc.addr)
+		if got != tc.want || (err != nil) != (tc.want == "") {
+			t.Errorf("vmFlags(%#x) = %q, %v; want %q", tc.addr, got, err, tc.want)
+		}
+	}
+}
