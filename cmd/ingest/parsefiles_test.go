@@ -35,9 +35,11 @@ func TestParseStreamOrder(t *testing.T) {
 	files := []string{paths[0], "-", paths[1], paths[2], "-", paths[3], paths[4], paths[5]}
 
 	var got []string
+	var docs []*doc
 	var err error
-	docs := parseStream(ctx, files, "", false, in, &progress{}, func(d *doc) error {
+	parseStream(ctx, files, "", false, in, &progress{}, func(d *doc) error {
 		got = append(got, d.arg)
+		docs = append(docs, d)
 		return d.err
 	}, &err)
 	if err != nil {
