@@ -40,9 +40,9 @@ type doc struct {
 	ms   []*schema.Matrix
 	// rows, when set, reads the measurements of ms's one matrix in
 	// pieces (a document of more than parse's streamRows rows).
-	rows  *parse.Rows
-	err   error
-	done  chan struct{}
+	rows *parse.Rows
+	err  error
+	done chan struct{}
 	// queued: the document went to a parse worker (and holds a slot).
 	queued bool
 }
