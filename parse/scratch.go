@@ -43,25 +43,26 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 // release clears sc and returns it to the pool, unless a large document
-// grew it past pooledRows table rows or pooledLines lines: that one is
-// left to the collector.
+// grew it past pooledRows table rows, pooledLines lines or pooledCells
+// split cells: that one is left to the collector.
 //
 // Note: the pool keeps what it holds as long as parses take it again, so
 // the scratch of a 60,000-row document (about 20 MB: its lines, rows and
 // cells) would stay for the rest of an ingest; a seed's is 27 KB.
 func (sc *scratch) release() {
-	if cap(sc.table) > pooledRows || cap(sc.lines) > pooledLines {
+	if cap(sc.table) > pooledRows || cap(sc.lines) > pooledLines || cap(sc.strs.buf) > pooledCells {
 		return
 	}
 	sc.clear()
 	scratchPool.Put(sc)
 }
 
-// pooledRows and pooledLines bound the scratch release returns to the
-// pool: at most about 2 MB (its row indexes 1.2 MB of it).
+// pooledRows, pooledLines and pooledCells bound the scratch release
+// returns to the pool: at most about 2.5 MB (its row indexes 1.2 MB).
 const (
 	pooledRows  = 1 << 12
 	pooledLines = 1 << 13
+	pooledCells = 1 << 15
 )
 
 // clear zeroes what the parse used, so that the pool keeps no document's
