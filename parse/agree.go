@@ -202,7 +202,7 @@ func checkMatrix(raw *rawDoc, index cellRows) error {
 }
 
 // checkPrefill checks every prefill figure against its table row.
-func checkPrefill(raw *rawDoc, rows []*tableRow) error {
+func checkPrefill(raw *rawDoc, rows []*tableRow, sc *scratch) error {
 	if len(raw.Prefill) == 0 {
 		return nil
 	}
@@ -214,7 +214,7 @@ func checkPrefill(raw *rawDoc, rows []*tableRow) error {
 			n++
 		}
 	}
-	byCtx := newRowIndex[ctxKey](n) // room for every context of them
+	byCtx := sc.ctxIndex(n) // room for every context of them
 	for _, x := range rows {
 		if x.m.Phase != schema.PhasePrefill {
 			continue

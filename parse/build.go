@@ -139,7 +139,8 @@ func keyOf(r *tableRow) rowKey {
 // build turns a rawDoc into a matrix: the run's metadata, one measurement
 // per row of the All measurements table, and the checks that the decode
 // matrix and the prefill figures agree with that table.
-func build(raw *rawDoc) (*schema.Matrix, error) {
+// The rows and indexes it checks are in sc's memory (see scratch).
+func build(raw *rawDoc, sc *scratch) (*schema.Matrix, error) {
 	m := &schema.Matrix{}
 	if err := buildRun(raw, &m.Run); err != nil {
 		return nil, err
@@ -147,14 +148,14 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 	if raw.Table.HeaderLine == 0 {
 		return nil, errorf(raw.Name, lastLine(raw), "no All measurements table by the end of the document (a table whose header names Phase, Context, Requests at once, Status, …): not a complete speed-test document")
 	}
-	rows, measurements, err := readRows(raw)
+	rows, measurements, err := readRows(raw, sc)
 	if err != nil {
 		return nil, err
 	}
-	index := newRowIndex[rowKey](len(rows))
+	index := sc.keyIndex(len(rows))
 	// cells maps a cell to its first row: the one a summary figure shows
 	// when the cell was measured more than once.
-	cells := newRowIndex[tableCell](len(rows))
+	cells := sc.cellIndex(len(rows))
 	for _, r := range rows {
 		k := keyOf(r)
 		at := index.at(k)
@@ -172,7 +173,7 @@ func build(raw *rawDoc) (*schema.Matrix, error) {
 	if err := checkMatrix(raw, cells); err != nil {
 		return nil, err
 	}
-	if err := checkPrefill(raw, rows); err != nil {
+	if err := checkPrefill(raw, rows, sc); err != nil {
 		return nil, err
 	}
 	if err := checkServe(raw, rows); err != nil {

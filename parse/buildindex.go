@@ -46,11 +46,24 @@ type indexSlot[K indexKey] struct {
 
 // newRowIndex returns an index with room for n keys.
 func newRowIndex[K indexKey](n int) *rowIndex[K] {
+	return new(rowIndex[K]).reset(n)
+}
+
+// reset empties x and sizes it for n keys, reusing its slots when they
+// are enough (see scratch).
+func (x *rowIndex[K]) reset(n int) *rowIndex[K] {
 	logSize := max(3, bits.Len(uint(2*n))) // at most half full
 	if n > denseIndexRows {
 		logSize = bits.Len(uint(n + n/3)) // at most three quarters
 	}
-	return &rowIndex[K]{slots: make([]indexSlot[K], 1<<logSize), shift: uint(64 - logSize)}
+	if size := 1 << logSize; cap(x.slots) >= size {
+		x.slots = x.slots[:size]
+		clear(x.slots)
+	} else {
+		x.slots = make([]indexSlot[K], size)
+	}
+	x.shift = uint(64 - logSize)
+	return x
 }
 
 // denseIndexRows is the most keys a rowIndex keeps at most half full.

@@ -3,6 +3,7 @@ package parse
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -10,7 +11,8 @@ import (
 // kind, many of them alike (the contexts, concurrencies and repeats of
 // a matrix, and random ones), stored with at and read with get, in an
 // index made for exactly n keys (half full or, past denseIndexRows,
-// three quarters).
+// three quarters): made new, and reset from the index of the n before
+// (the sizes up, then down again), as a scratch reuses it.
 func TestRowIndexIsMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	ctxs := []int64{0, 1, 1024, 8192, 16384, 32768, 65536, 125952, 131072, -1, math.MaxInt64}
@@ -25,12 +27,26 @@ func TestRowIndexIsMap(t *testing.T) {
 		}
 		return k
 	}
-	for _, n := range []int{0, 1, 2, 3, 7, 8, 46, 100, 1000, denseIndexRows, denseIndexRows + 1, 3 * denseIndexRows} {
+	sizes := []int{0, 1, 2, 3, 7, 8, 46, 100, 1000, denseIndexRows, denseIndexRows + 1, 3 * denseIndexRows}
+	var reKey rowIndex[rowKey]
+	var reCell rowIndex[tableCell]
+	var reCtx rowIndex[ctxKey]
+	order := slices.Concat(sizes, sizes) // made new, then reset: up
+	for _, n := range slices.Backward(sizes) {
+		order = append(order, n) // reset: down
+	}
+	for i, n := range order {
 		keys := make([]rowKey, n)
 		for i := range keys {
 			keys[i] = randomKey()
 		}
 		byKey, byCell, byCtx := newRowIndex[rowKey](n), newRowIndex[tableCell](n), newRowIndex[ctxKey](n)
+		if i >= len(sizes) {
+			byKey, byCell, byCtx = reKey.reset(n), reCell.reset(n), reCtx.reset(n)
+			if want := len(newRowIndex[rowKey](n).slots); len(byKey.slots) != want || len(byCtx.slots) != want {
+				t.Fatalf("n %d: reset to %d slots, newRowIndex makes %d", n, len(byKey.slots), want)
+			}
+		}
 		mKey, mCell, mCtx := map[rowKey]*tableRow{}, map[tableCell]*tableRow{}, map[ctxKey]*tableRow{}
 		for i, k := range keys {
 			row := &tableRow{line: i + 1}

@@ -159,7 +159,8 @@ func classifyHeader(h []string) headerKind {
 // (rows are contexts, columns simultaneous requests, as in the seeds) or
 // "Requests"/"Concurrency" (transposed); without a telling corner, column
 // headers with a K suffix are contexts. Each cell's text goes to Glued.
-func matrixCells(name string, header []string, headerLine int, rows []rawRow) ([]rawCell, error) {
+// The cells are taken from a.
+func matrixCells(name string, header []string, headerLine int, rows []rawRow, a *arena[rawCell]) ([]rawCell, error) {
 	rowsAreContexts := true
 	switch columnOf(header[0]) {
 	case colConcurrency:
@@ -172,7 +173,7 @@ func matrixCells(name string, header []string, headerLine int, rows []rawRow) ([
 	}
 	var cells []rawCell // nil for a matrix without rows, as before
 	if n := len(rows) * (len(header) - 1); n > 0 {
-		cells = make([]rawCell, 0, n)
+		cells = a.take(n)
 	}
 	for _, r := range rows {
 		if len(r.Cells) != len(header) {

@@ -143,18 +143,27 @@ func parseAllStream(b []byte, name, format string, owned, stream bool, see func(
 	if !ok {
 		return nil, nil, fmt.Errorf("%s: unknown format %q (want one of %v)", name, format, Formats)
 	}
-	if owned && format == schema.FormatText {
-		extract = extractOwnedText
-	}
 	// The source's hash first: the rest reads the document's text only
 	// (see extractText), so b can go while a large one is read.
 	sum := sha256.Sum256(b)
-	raw, err := extract(b, name)
+	sc := getScratch()
+	var raw *rawDoc
+	var err error
+	switch {
+	case format == schema.FormatText && owned:
+		raw, err = extractOwnedText(b, name, sc)
+	case format == schema.FormatText:
+		raw, err = extractTextOf(string(b), name, sc)
+	default:
+		raw, err = extract(b, name)
+	}
 	if err != nil {
+		sc.release()
 		return nil, nil, err
 	}
 	raw.Name, raw.Format = name, format
 	if stream && len(raw.Table.Rows) > streamRows {
+		// rows reads raw again: sc goes with it, not back to the pool.
 		m, rows, err := buildStream(raw, see)
 		if err != nil {
 			return nil, nil, err
@@ -163,7 +172,8 @@ func parseAllStream(b []byte, name, format string, owned, stream bool, see func(
 		m.Run.RunID = rows.id
 		return []*schema.Matrix{m}, rows, nil
 	}
-	m, err := build(raw)
+	m, err := build(raw, sc)
+	sc.release() // nothing of raw is read again
 	if err != nil {
 		return nil, nil, err
 	}

@@ -26,7 +26,7 @@ func referenceLines(tb testing.TB, pieces []string) []string {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		for _, l := range splitLines(string(b)) {
+		for _, l := range appendLines(nil, string(b)) {
 			lines = append(lines, l.s, trimSpace(l.s))
 		}
 	}

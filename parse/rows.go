@@ -9,7 +9,7 @@ import (
 // buildRows reads the All measurements table: columns by header text,
 // one measurement per row, every cell kept as printed.
 func buildRows(raw *rawDoc) ([]*tableRow, error) {
-	rows, _, err := readRows(raw)
+	rows, _, err := readRows(raw, nil)
 	return rows, err
 }
 
@@ -42,14 +42,16 @@ type lastFigure struct {
 }
 
 // readRows is buildRows that also returns the measurements the rows
-// point into, in table order (the matrix's measurements).
-func readRows(raw *rawDoc) ([]*tableRow, []schema.Measurement, error) {
-	return readRange(raw, 0, len(raw.Table.Rows), true)
+// point into, in table order (the matrix's measurements). The rows are
+// sc's (see scratch).
+func readRows(raw *rawDoc, sc *scratch) ([]*tableRow, []schema.Measurement, error) {
+	return readRange(raw, 0, len(raw.Table.Rows), true, sc)
 }
 
 // readRange reads rows [lo, hi) of the All measurements table into new
-// measurements; drop lets go of the cells of the rows read.
-func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measurement, error) {
+// measurements; drop lets go of the cells of the rows read. The rows are
+// in sc's memory, or new for a nil sc; the measurements are new.
+func readRange(raw *rawDoc, lo, hi int, drop bool, sc *scratch) ([]*tableRow, []schema.Measurement, error) {
 	t := raw.Table
 	cols, typed, at := tableColumns(t.Header)
 	for _, need := range []column{colPhase, colContext} {
@@ -61,8 +63,8 @@ func readRange(raw *rawDoc, lo, hi int, drop bool) ([]*tableRow, []schema.Measur
 		return nil, nil, errorf(raw.Name, t.HeaderLine, "All measurements table has no rows")
 	}
 	n, w := hi-lo, len(t.Header)
-	rows := make([]*tableRow, 0, n)
-	backing := make([]tableRow, n)
+	rows := sc.rowPtrs(n)
+	backing := sc.tableRows(n)
 	measurements := make([]schema.Measurement, n)
 	printed := make([]schema.KV, n*w)
 	floats := slab[float64]{make([]float64, 0, 6*n)}

@@ -14,7 +14,7 @@ func BenchmarkReadRows(b *testing.B) {
 		b.Run(name[:3], func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := readRange(raw, 0, len(raw.Table.Rows), false); err != nil {
+				if _, _, err := readRange(raw, 0, len(raw.Table.Rows), false, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -24,10 +24,13 @@ func BenchmarkReadRows(b *testing.B) {
 }
 
 // BenchmarkExtractText extracts the text of each seed: its lines,
-// sections, fields and tables, before any row is read.
+// sections, fields and tables, before any row is read, in a scratch
+// reused as a parse reuses it.
 func BenchmarkExtractText(b *testing.B) {
 	benchSeeds(b, func(doc []byte, name string) error {
-		_, err := extractOwnedText(doc, name)
+		sc := getScratch()
+		_, err := extractOwnedText(doc, name, sc)
+		sc.release()
 		return err
 	})
 }

@@ -38,7 +38,7 @@ func (r *Rows) Len() int { return r.n }
 // the table's cells as it reads them: call it once.
 func (r *Rows) Each(yield func([]schema.Measurement) error) error {
 	for lo := 0; lo < r.n; lo += pieceRows {
-		_, ms, err := readRange(r.raw, lo, min(lo+pieceRows, r.n), true)
+		_, ms, err := readRange(r.raw, lo, min(lo+pieceRows, r.n), true, nil)
 		if err != nil {
 			return fmt.Errorf("%w (read again after it was checked: please report it)", err)
 		}
@@ -95,7 +95,7 @@ func buildStream(raw *rawDoc, see func([]schema.Measurement)) (*schema.Matrix, *
 	h := schema.NewRunIDHasher(&m.Run)
 	c := newRowChecker(raw)
 	for lo := 0; lo < n; lo += pieceRows {
-		rows, ms, err := readRange(raw, lo, min(lo+pieceRows, n), false)
+		rows, ms, err := readRange(raw, lo, min(lo+pieceRows, n), false, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -118,7 +118,7 @@ func buildStream(raw *rawDoc, see func([]schema.Measurement)) (*schema.Matrix, *
 	for _, r := range c.prefill {
 		prefill = append(prefill, r)
 	}
-	if err := checkPrefill(raw, prefill); err != nil {
+	if err := checkPrefill(raw, prefill, nil); err != nil {
 		return nil, nil, err
 	}
 	if err := checkServe(raw, c.serve); err != nil {
@@ -197,7 +197,7 @@ func (c *rowChecker) key(r *tableRow, k rowKey, at int) error {
 		c.index[h] = int32(at)
 		return nil
 	}
-	prev, _, err := readRange(c.raw, int(pi), int(pi)+1, false)
+	prev, _, err := readRange(c.raw, int(pi), int(pi)+1, false, nil)
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ func (c *rowChecker) key(r *tableRow, k rowKey, at int) error {
 			c.other[k] = int32(at)
 			return nil
 		}
-		if prev, _, err = readRange(c.raw, int(pi), int(pi)+1, false); err != nil {
+		if prev, _, err = readRange(c.raw, int(pi), int(pi)+1, false, nil); err != nil {
 			return err
 		}
 	}

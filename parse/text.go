@@ -30,13 +30,14 @@ type textLine struct {
 	no int // 1-based
 }
 
-// splitLines splits s at \n, \r\n or a lone \r, numbering the lines.
+// appendLines splits s at \n, \r\n or a lone \r, numbering the lines,
+// and appends them to lines (a scratch's, reused).
 //
 // Note: the lines are substrings of s, one copy of the document (or the
 // document's own bytes, see extractOwnedText), not a copy each; what the
 // matrix keeps of them keeps s alive.
-func splitLines(s string) []textLine {
-	lines := make([]textLine, 0, strings.Count(s, "\n")+1)
+func appendLines(lines []textLine, s string) []textLine {
+	lines = slices.Grow(lines, strings.Count(s, "\n")+1)
 	no := 1
 	for len(s) > 0 {
 		// strings.IndexAny(s, "\r\n"), by the two vectorized byte
@@ -70,7 +71,7 @@ func splitLines(s string) []textLine {
 // their header cells wherever they appear; sections by their heading text.
 // Its lines are substrings of a copy of b.
 func extractText(b []byte, name string) (*rawDoc, error) {
-	return extractTextOf(string(b), name)
+	return extractTextOf(string(b), name, new(scratch))
 }
 
 // extractOwnedText is extractText for a document whose bytes nothing
@@ -79,17 +80,20 @@ func extractText(b []byte, name string) (*rawDoc, error) {
 //
 // Note: the copy was 2% of parsing a seed document (0.18 of 8.8 s in a
 // profile of BenchmarkParseText) and a second document-sized allocation.
-func extractOwnedText(b []byte, name string) (*rawDoc, error) {
-	return extractTextOf(unsafe.String(unsafe.SliceData(b), len(b)), name)
+func extractOwnedText(b []byte, name string, sc *scratch) (*rawDoc, error) {
+	return extractTextOf(unsafe.String(unsafe.SliceData(b), len(b)), name, sc)
 }
 
-// extractTextOf is extractText of the document's text s.
-func extractTextOf(s string, name string) (*rawDoc, error) {
+// extractTextOf is extractText of the document's text s. The rawDoc's
+// slices (its pairs, matrix cells and table rows) are sc's: it must not
+// be released while the rawDoc is read.
+func extractTextOf(s string, name string, sc *scratch) (*rawDoc, error) {
 	s = strings.TrimPrefix(s, "\ufeff")
 	if len(strings.TrimSpace(s)) == 0 {
 		return nil, errorf(name, 0, "empty document")
 	}
-	lines := splitLines(s)
+	sc.lines = appendLines(sc.lines[:0], s)
+	lines := sc.lines
 	// The lines hold a NUL or invalid UTF-8 only if the document does
 	// (line breaks are ASCII): one pass over it, and a pass over the
 	// lines only to find the one at fault.
@@ -105,7 +109,7 @@ func extractTextOf(s string, name string) (*rawDoc, error) {
 			return nil, errorf(name, l.no, "invalid UTF-8: not a text speed-test document (convert it to UTF-8)")
 		}
 	}
-	x := &textExtractor{name: name, lines: lines, doc: &rawDoc{}}
+	x := &textExtractor{name: name, lines: lines, doc: &rawDoc{}, sc: sc}
 	if err := x.run(); err != nil {
 		return nil, err
 	}
@@ -119,6 +123,7 @@ type textExtractor struct {
 	section string
 	kind    textSection
 	pre     []textLine // preamble lines
+	sc      *scratch   // where the rawDoc's slices are taken from
 }
 
 func (x *textExtractor) run() error {
@@ -229,7 +234,7 @@ func (x *textExtractor) run() error {
 // in a profile of Ingest1000/command (the prefill figures' 0.03).
 func (x *textExtractor) addField(f rawField) {
 	if x.doc.Fields == nil {
-		x.doc.Fields = make([]rawField, 0, 32)
+		x.doc.Fields = x.sc.fields.take(32)
 	}
 	x.doc.Fields = append(x.doc.Fields, f)
 }
@@ -335,8 +340,8 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 	for end < len(x.lines) && isTableLine(trimSpace(x.lines[end].s), outer) {
 		end++
 	}
-	rows := make([]rawRow, 0, end-i-1)
-	var chunks cellChunks
+	rows := x.sc.rows.take(end - i - 1)
+	chunks := cellChunks{arena: &x.sc.strs}
 	var scratch []string
 	for j := i + 1; j < end; j++ {
 		s := trimSpace(x.lines[j].s)
@@ -384,7 +389,7 @@ func (x *textExtractor) table(i int, caption, headerText string) (int, error) {
 		}
 		x.doc.MatrixLine = line
 		x.doc.MatrixCaption = caption
-		cells, err := matrixCells(x.name, header, line, rows)
+		cells, err := matrixCells(x.name, header, line, rows, &x.sc.cells)
 		if err != nil {
 			return 0, err
 		}

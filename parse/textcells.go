@@ -16,8 +16,12 @@ func splitRow(s string) []string {
 
 // cellChunks hands out the cells of table rows from shared chunks: one
 // allocation per few hundred rows, not one per row. A chunk lives while
-// any of its rows does.
-type cellChunks struct{ buf []string }
+// any of its rows does. The chunks are taken from arena (a parse's
+// scratch).
+type cellChunks struct {
+	buf   []string
+	arena *arena[string]
+}
 
 // splitRow is splitRow with the cells in c's current chunk.
 func (c *cellChunks) splitRow(s string) []string {
@@ -26,7 +30,7 @@ func (c *cellChunks) splitRow(s string) []string {
 	if cap(c.buf)-len(c.buf) < n {
 		// Chunks grow from 8 rows to 1,024 cells: a small table wastes
 		// little, a large one frees its chunks as its rows are read.
-		c.buf = make([]string, 0, max(n, min(max(2*cap(c.buf), 8*n), 1024)))
+		c.buf = c.arena.take(max(n, min(max(2*cap(c.buf), 8*n), 1024)))
 	}
 	from := len(c.buf)
 	c.buf = appendCells(c.buf, s)
