@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -154,12 +153,6 @@ func (a *Archive) holders() []Holder {
 		out = append(out, h)
 	}
 	return out
-}
-
-// alive reports whether process pid (of this host) exists.
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // describeHolders names the holders for a message.

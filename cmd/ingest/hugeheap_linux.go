@@ -19,10 +19,6 @@ const hugePage = 2 << 20
 // memLimit (an ingest of 1,000 seed-shaped documents peaks at ~95 MB RSS).
 const hugeHeapBytes = memLimit * 3 / 4
 
-// hugeHeapFiles is the number of input files from which run advises huge
-// pages: a call over fewer documents never grows its heap far.
-const hugeHeapFiles = 64
-
 var (
 	hugeHeapOnce sync.Once
 	// hugeHeapBeg, hugeHeapEnd and hugeHeapErr are what the one advice

@@ -23,6 +23,10 @@ const hugeDocSize = 4 << 20
 // a half times its size.
 const streamedSize = 6 << 20
 
+// hugeHeapFiles is the number of input files from which run advises huge
+// pages: a call over fewer documents never grows its heap far.
+const hugeHeapFiles = 64
+
 var (
 	// ownLimit is set while run owns the soft memory limit (GOMEMLIMIT
 	// not set).
