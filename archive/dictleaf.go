@@ -94,13 +94,33 @@ func newStringDict() dictionary { return &stringDict{dictLeaf: dictLeaf[string]{
 
 // appendIndices appends the indices of vals to idx, adding the values
 // new to the dictionary.
+//
+// Note: a value that is the very string (the same bytes in memory) as
+// the value predicted (see dictLeaf) is that value without comparing
+// their bytes, and the dictionary keeps the latest of equal strings it
+// meets: the rows of a document share their printed keys (its header)
+// and phases, so only a document's first row compares them. Its own
+// copies keep them alive (no row's memory is reused while it holds
+// them). A write of 1,000 seed documents' measurements 50.6 → 47.2
+// cpu-µs/doc (6 interleaved rounds).
 func (d *stringDict) appendIndices(idx []int32, vals []rawBytes) []int32 {
 	for i := range vals {
 		v := vals[i].str()
 		d.raw += 4 + len(v)
+		if d.last >= 0 {
+			if n := d.next[d.last]; n >= 0 {
+				if w := d.values[n]; len(w) == len(v) && unsafe.StringData(w) == unsafe.StringData(v) {
+					d.last, d.n = n, d.n+1
+					idx = append(idx, n)
+					continue
+				}
+			}
+		}
 		j, added := d.dictLeaf.index(v)
 		if added {
 			d.bytes += 4 + len(v)
+		} else {
+			d.values[j] = v
 		}
 		idx = append(idx, j)
 	}
