@@ -15,6 +15,13 @@ import (
 // 16 MB history on its first page: a tenth of the CPU time of ingesting
 // 1,000 documents went to that. A page is at most 1 MB, so a larger
 // window finds nothing more; the frames are standard zstd either way.
+//
+// Note: the frames carry no checksum (optional in zstd; Parquet readers
+// have the page's own sizes, and arrow-go and DuckDB read them the same):
+// an ingest of 1,000 generated documents hashed its 7.9 MB of pages for
+// 0.3% of its CPU time, and its files are 1.7% (measurements) and 1.2%
+// (runs) smaller; Ingest1000/command 257.0 → 248.7 cpu-µs/doc (6
+// interleaved rounds, a quiet machine).
 type zstdCodec struct{ compress.Codec }
 
 // zstdEncoders holds idle encoders; more than it holds are let go.
@@ -55,7 +62,7 @@ func zstdEncode(dst, src []byte) ([]byte, error) {
 	default:
 		var err error
 		enc, err = zstd.NewWriter(nil, zstd.WithZeroFrames(true), zstd.WithEncoderConcurrency(1),
-			zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true), zstd.WithAllLitEntropyCompression(true))
+			zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true), zstd.WithAllLitEntropyCompression(true), zstd.WithEncoderCRC(false))
 		if err != nil {
 			return nil, err
 		}
