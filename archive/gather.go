@@ -1,9 +1,6 @@
 package archive
 
-import (
-	"slices"
-	"unsafe"
-)
+import "unsafe"
 
 // gather appends to vals the present values of leaf l in the rows of
 // spans (stride bytes apart), each read as the T it is in memory, and
@@ -42,9 +39,28 @@ func gather[T any](l *leaf, spans []span, stride uintptr, vals []T, def, rep []i
 	return vals, def, rep
 }
 
+// grow returns s with room for n more values: s itself, or a copy with
+// at least twice its capacity.
+//
+// Note: the buffers of a file writer grow to a row group's pages, and
+// append (or slices.Grow) grows a large slice by a quarter at a time, so
+// that reaching a size allocated about five times it, each time fresh
+// memory faulted in page by page; doubling allocates twice the size. A
+// whole ingest of 1,000 generated documents: 21,229 → 20,465 and 22,016
+// → 20,588 page faults, 98 → 94 and 101 → 95 MB peak RSS, 0.298 → 0.289
+// and 0.352 → 0.338 CPU seconds (two series of 10 interleaved runs).
+func grow[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), max(2*cap(s), len(s)+n))
+	copy(t, s)
+	return t
+}
+
 // gatherRequired is gather of a required leaf for the rows of one span.
 func gatherRequired[T any](l *leaf, sp span, stride uintptr, vals []T) []T {
-	vals = slices.Grow(vals, sp.n)
+	vals = grow(vals, sp.n)
 	out := vals[len(vals) : len(vals)+sp.n]
 	if l.runID && sp.id != "" {
 		// The span's id (a string, as T is a string's rawBytes).
@@ -65,7 +81,7 @@ func gatherRequired[T any](l *leaf, sp span, stride uintptr, vals []T) []T {
 // gatherOptional is gather of an optional leaf (a pointer at offset off
 // of a row) for the rows of one span.
 func gatherOptional[T any](sp span, off, stride uintptr, vals []T, def []int16) ([]T, []int16) {
-	vals, def = slices.Grow(vals, sp.n), slices.Grow(def, sp.n)
+	vals, def = grow(vals, sp.n), grow(def, sp.n)
 	k := optionalValues(vals[len(vals):len(vals)+sp.n], def[len(def):len(def)+sp.n], sp.base, off, stride)
 	return vals[:len(vals)+k], def[:len(def)+sp.n]
 }
@@ -105,7 +121,7 @@ func gatherList[T any](l *leaf, sp span, stride uintptr, vals []T, def, rep []in
 	for i, off := 0, l.off; i < sp.n; i, off = i+1, off+stride {
 		n += max(1, (*sliceHeader)(unsafe.Add(sp.base, off)).len)
 	}
-	vals, def, rep = slices.Grow(vals, n), slices.Grow(def, n), slices.Grow(rep, n)
+	vals, def, rep = grow(vals, n), grow(def, n), grow(rep, n)
 	k := listValues(l, sp, stride, vals[len(vals):len(vals)+n], def[len(def):len(def)+n], rep[len(rep):len(rep)+n])
 	return vals[:len(vals)+k], def[:len(def)+n], rep[:len(rep)+n]
 }

@@ -140,7 +140,8 @@ func addFixed[T int32 | int64 | float64](c *chunk, vals []T, s *scratch) error {
 		c.idx = c.dict.(*fixedDict[T]).appendIndices(c.idx, vals)
 		c.raw += len(vals) * int(unsafe.Sizeof(T(0)))
 	} else {
-		c.vals = append(c.vals, asBytes(vals)...)
+		b := asBytes(vals)
+		c.vals = append(grow(c.vals, len(b)), b...)
 	}
 	c.nvals += len(vals)
 	return c.filled(s)
@@ -166,7 +167,11 @@ var (
 			c.idx = d.appendIndices(c.idx, raw)
 			c.raw += d.raw - before
 		} else {
-			vals := c.vals // a local: no write barrier per value
+			size := 0
+			for i := range raw {
+				size += 4 + raw[i].len
+			}
+			vals := grow(c.vals, size) // a local: no write barrier per value
 			for i := range raw {
 				vals = appendPlainString(vals, raw[i].str())
 			}
@@ -195,7 +200,7 @@ var (
 	timeScalar = &scalar{newDict: newFixedDict[int64], write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
 		times, def, rep := gather(l, spans, stride, s.times[:0], c.def, c.rep)
 		s.times, c.def, c.rep = times, def, rep
-		micros := asValues[int64](s.fixed[:0])
+		micros := grow(asValues[int64](s.fixed[:0]), len(times))
 		for i := range times {
 			micros = append(micros, times[i].unixMicro())
 		}

@@ -195,6 +195,10 @@ func (c *chunk) flushPage(s *scratch) error {
 	return nil
 }
 
+// maxPageHeader is the most bytes appendPageHeader appends: seven
+// fields of at most 6 bytes and the struct bytes.
+const maxPageHeader = 64
+
 // appendPage compresses body and appends it to *dst after its header h
 // (whose sizes it sets).
 func (c *chunk) appendPage(s *scratch, dst *[]byte, body []byte, h pageHeader) error {
@@ -205,7 +209,7 @@ func (c *chunk) appendPage(s *scratch, dst *[]byte, body []byte, h pageHeader) e
 	s.z = z
 	h.uncompressed, h.compressed = int32(len(body)), int32(len(z))
 	at := len(*dst)
-	*dst = appendPageHeader(*dst, h)
+	*dst = appendPageHeader(grow(*dst, maxPageHeader+len(z)), h)
 	c.uncompressed += int64(len(*dst)-at) + int64(len(body))
 	*dst = append(*dst, z...)
 	return nil
