@@ -11,9 +11,6 @@ import (
 // chunk writes as the dictionary page, and the index of each value,
 // which the chunk writes as RLE_DICTIONARY data pages (pages.go).
 type dictionary interface {
-	// index returns the index of the value at p (a field of a row),
-	// adding it if new.
-	index(p unsafe.Pointer) int32
 	// len returns the number of distinct values.
 	len() int
 	// pageBytes returns the plain size of the dictionary page.
@@ -95,14 +92,41 @@ type stringDict struct {
 
 func newStringDict() dictionary { return &stringDict{dictLeaf: dictLeaf[string]{last: -1}} }
 
-func (d *stringDict) index(p unsafe.Pointer) int32 {
-	s := *(*string)(p)
-	d.raw += 4 + len(s)
-	i, added := d.dictLeaf.index(s)
-	if added {
-		d.bytes += 4 + len(s)
+// appendIndices appends the indices of vals to idx, adding the values
+// new to the dictionary.
+//
+// Note: a value that is the very string (the same bytes in memory) as
+// the value predicted (see dictLeaf) is that value without comparing
+// their bytes, and the dictionary keeps the latest of equal strings it
+// meets: the rows of a document share their printed keys (its header)
+// and phases, so only a document's first row compares them. The
+// dictionary's values are strings the collector sees, so the memory a
+// pointer is compared with is never another string's, even of a piece
+// of rows gone (writeStream). A write of 1,000 seed documents' measurements 50.6 → 47.2
+// cpu-µs/doc (6 interleaved rounds).
+func (d *stringDict) appendIndices(idx []int32, vals []rawBytes) []int32 {
+	idx = grow(idx, len(vals))
+	for i := range vals {
+		v := vals[i].str()
+		d.raw += 4 + len(v)
+		if d.last >= 0 {
+			if n := d.next[d.last]; n >= 0 {
+				if w := d.values[n]; len(w) == len(v) && unsafe.StringData(w) == unsafe.StringData(v) {
+					d.last, d.n = n, d.n+1
+					idx = append(idx, n)
+					continue
+				}
+			}
+		}
+		j, added := d.dictLeaf.index(v)
+		if added {
+			d.bytes += 4 + len(v)
+		} else {
+			d.values[j] = v
+		}
+		idx = append(idx, j)
 	}
-	return i
+	return idx
 }
 
 func (d *stringDict) len() int       { return len(d.values) }
@@ -118,20 +142,31 @@ func (d *stringDict) reset() {
 	d.bytes, d.raw = 0, 0
 }
 
-// fixedDict is the dictionary of a fixed-width leaf (integers, times),
-// whose values conv reads (read as they are when conv is nil).
+// fixedDict is the dictionary of a fixed-width leaf (integers, times).
 type fixedDict[T int32 | int64 | float64] struct {
 	dictLeaf[T]
-	conv func(unsafe.Pointer) T
 }
 
-func newFixedDict[T int32 | int64 | float64](conv func(unsafe.Pointer) T) dictionary {
-	return &fixedDict[T]{dictLeaf: dictLeaf[T]{last: -1}, conv: conv}
+func newFixedDict[T int32 | int64 | float64]() dictionary {
+	return &fixedDict[T]{dictLeaf: dictLeaf[T]{last: -1}}
 }
 
-func (d *fixedDict[T]) index(p unsafe.Pointer) int32 {
-	i, _ := d.dictLeaf.index(convert(p, d.conv))
-	return i
+// appendIndices appends the indices of vals to idx, adding the values
+// new to the dictionary.
+func (d *fixedDict[T]) appendIndices(idx []int32, vals []T) []int32 {
+	idx = grow(idx, len(vals))
+	for _, v := range vals {
+		if d.last >= 0 {
+			if n := d.next[d.last]; n >= 0 && d.values[n] == v {
+				d.last, d.n = n, d.n+1
+				idx = append(idx, n)
+				continue
+			}
+		}
+		j, _ := d.index(v)
+		idx = append(idx, j)
+	}
+	return idx
 }
 
 func (d *fixedDict[T]) len() int       { return len(d.values) }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"speedmatrix/schema"
 )
@@ -39,6 +40,58 @@ func TestDictLeafIndex(t *testing.T) {
 					t.Fatalf("round %d: indices %v, values %q; want %v, %q", round, got, d.values, tt.want, tt.values)
 				}
 				d.reset()
+			}
+		})
+	}
+}
+
+// TestStringDictSameStrings checks stringDict.appendIndices, which takes
+// a value that is the very string the dictionary holds (same bytes in
+// memory) without comparing it, against dictLeaf.index, which compares
+// every value: the same indices, values and sizes, whether the strings
+// share memory, are copies, or start at the same byte with another
+// length.
+func TestStringDictSameStrings(t *testing.T) {
+	text := "keyvalue"
+	key, kv, value := text[:3], text[:4], text[3:]
+	tests := []struct {
+		name string
+		in   []string
+	}{
+		{"shared", []string{key, value, key, value, key, value}},
+		{"copies", []string{key, strings.Clone(value), strings.Clone(key), value, strings.Clone(key), strings.Clone(value)}},
+		{"a longer string at the same byte", []string{key, value, kv, value, key, value, kv, kv}},
+		{"empty strings", []string{"", key, "", text[:0], text[8:], key, ""}},
+		{"a cycle of shared and copied", []string{key, value, text, key, strings.Clone(value), text, strings.Clone(key), value, text}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newStringDict().(*stringDict)
+			ref := &dictLeaf[string]{last: -1}
+			for round := 0; round < 2; round++ { // again after reset
+				raw := make([]rawBytes, len(tt.in))
+				var want []int32
+				wantRaw, wantBytes := 0, 0
+				for i, s := range tt.in {
+					raw[i] = *(*rawBytes)(unsafe.Pointer(&s))
+					j, added := ref.index(s)
+					want = append(want, j)
+					wantRaw += 4 + len(s)
+					if added {
+						wantBytes += 4 + len(s)
+					}
+				}
+				// In two calls, as two pieces of a group.
+				got := d.appendIndices(nil, raw[:len(raw)/2])
+				got = d.appendIndices(got, raw[len(raw)/2:])
+				if !slices.Equal(got, want) || !slices.Equal(d.values, ref.values) {
+					t.Fatalf("round %d: indices %v, values %q; want %v, %q", round, got, d.values, want, ref.values)
+				}
+				if d.rawBytes() != wantRaw || d.pageBytes() != wantBytes || d.n != ref.n {
+					t.Fatalf("round %d: raw %d, page %d, n %d; want %d, %d, %d", round, d.rawBytes(), d.pageBytes(), d.n, wantRaw, wantBytes, ref.n)
+				}
+				d.reset()
+				ref.reset()
 			}
 		})
 	}

@@ -53,11 +53,13 @@ type span struct {
 // scratch holds the buffers one file writer reuses between leaves and
 // row groups.
 type scratch struct {
-	raw      []rawBytes
-	page     []byte // a page's uncompressed body
-	z        []byte // a page's compressed body
-	dictPage []byte // a chunk's dictionary page, header and body
-	plain    []byte // its uncompressed body
+	raw      []rawBytes // a piece's strings
+	times    []timeRaw  // a piece's times
+	fixed    []byte     // a piece's fixed-width values to index, as bytes
+	page     []byte     // a page's uncompressed body
+	z        []byte     // a page's compressed body
+	dictPage []byte     // a chunk's dictionary page, header and body
+	plain    []byte     // its uncompressed body
 }
 
 // rawBytes is a string of the rows being written (a slice header) whose
@@ -76,6 +78,18 @@ type rawBytes struct {
 // str returns the string r views.
 func (r *rawBytes) str() string { return *(*string)(unsafe.Pointer(r)) }
 
+// timeRaw is a time.Time of the rows being written, its location
+// pointer hidden from the collector as rawBytes hides a string's.
+type timeRaw struct {
+	wall uint64
+	ext  int64
+	loc  uintptr
+}
+
+// unixMicro returns the time in microseconds since the epoch (which does
+// not read the location).
+func (t *timeRaw) unixMicro() int64 { return (*time.Time)(unsafe.Pointer(t)).UnixMicro() }
+
 // scalar writes the values of one Go scalar type to a leaf column.
 type scalar struct {
 	// write gathers the leaf l of the rows of spans (stride bytes apart)
@@ -86,33 +100,50 @@ type scalar struct {
 	newDict func() dictionary
 }
 
+// asValues views the bytes of b as values of T: b holds values of T
+// appended as such (or none), so it is aligned for them.
+func asValues[T any](b []byte) []T {
+	size := int(unsafe.Sizeof(*new(T)))
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), cap(b)/size)[:len(b)/size]
+}
+
+// asBytes views values of T as their bytes.
+func asBytes[T any](v []T) []byte {
+	size := int(unsafe.Sizeof(*new(T)))
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), cap(v)*size)[:len(v)*size]
+}
+
 // fixedScalar is the scalar of a fixed-width type written PLAIN as it is
-// in memory (little-endian: see littleEndian), converted by conv, or read
-// as it is when conv is nil.
-func fixedScalar[T int32 | int64 | float64](conv func(unsafe.Pointer) T) *scalar {
-	size := int(unsafe.Sizeof(T(0)))
-	return &scalar{newDict: func() dictionary { return newFixedDict(conv) }, write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
+// in memory (little-endian: see littleEndian).
+func fixedScalar[T int32 | int64 | float64]() *scalar {
+	return &scalar{newDict: newFixedDict[T], write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
 		if c.dictMode() {
-			return c.addIndices(l, spans, stride, s)
+			vals, def, rep := gather(l, spans, stride, asValues[T](s.fixed[:0]), c.def, c.rep)
+			s.fixed, c.def, c.rep = asBytes(vals), def, rep
+			return addFixed(c, vals, s)
 		}
-		// The page's bytes, seen as values: they were appended as values,
-		// so they are aligned as values.
-		vals := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(c.vals))), cap(c.vals)/size)[:len(c.vals)/size]
+		// Gathered straight into the page's bytes.
+		vals := asValues[T](c.vals)
 		n := len(vals)
-		vals, c.def, c.rep = gather(l, spans, stride, vals, c.def, c.rep, conv)
+		vals, c.def, c.rep = gather(l, spans, stride, vals, c.def, c.rep)
 		c.nvals += len(vals) - n
-		c.vals = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), cap(vals)*size)[:len(vals)*size]
+		c.vals = asBytes(vals)
 		return c.filled(s)
 	}}
 }
 
-// addIndices gathers the leaf l of the rows of spans into the page c is
-// filling as dictionary indices.
-func (c *chunk) addIndices(l *leaf, spans []span, stride uintptr, s *scratch) error {
-	n, raw := len(c.idx), c.dict.rawBytes()
-	c.idx, c.def, c.rep = gather(l, spans, stride, c.idx, c.def, c.rep, c.index)
-	c.nvals += len(c.idx) - n
-	c.raw += c.dict.rawBytes() - raw
+// addFixed adds vals, the present values of a leaf in the rows of a
+// piece (their levels already added), to the page c is filling: their
+// dictionary indices, or PLAIN.
+func addFixed[T int32 | int64 | float64](c *chunk, vals []T, s *scratch) error {
+	if c.dictMode() {
+		c.idx = c.dict.(*fixedDict[T]).appendIndices(c.idx, vals)
+		c.raw += len(vals) * int(unsafe.Sizeof(T(0)))
+	} else {
+		b := asBytes(vals)
+		c.vals = append(grow(c.vals, len(b)), b...)
+	}
+	c.nvals += len(vals)
 	return c.filled(s)
 }
 
@@ -128,40 +159,54 @@ var (
 	// stringScalar writes strings as dictionary indices while the leaf
 	// has a dictionary (dictleaf.go), else PLAIN.
 	stringScalar = &scalar{newDict: newStringDict, write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
-		if c.dictMode() {
-			return c.addIndices(l, spans, stride, s)
-		}
-		raw, def, rep := gather(l, spans, stride, s.raw[:0], c.def, c.rep, func(p unsafe.Pointer) rawBytes {
-			str := *(*string)(p)
-			return rawBytes{uintptr(unsafe.Pointer(unsafe.StringData(str))), len(str)}
-		})
+		raw, def, rep := gather(l, spans, stride, s.raw[:0], c.def, c.rep)
 		s.raw, c.def, c.rep = raw, def, rep
-		vals := c.vals // a local: no write barrier per value
-		for i := range raw {
-			vals = appendPlainString(vals, raw[i].str())
-		}
-		c.vals = vals
-		if c.stats {
+		if c.dictMode() {
+			d := c.dict.(*stringDict)
+			before := d.raw
+			c.idx = d.appendIndices(c.idx, raw)
+			c.raw += d.raw - before
+		} else {
+			size := 0
 			for i := range raw {
-				c.noteString(raw[i].str())
+				size += 4 + raw[i].len
+			}
+			vals := grow(c.vals, size) // a local: no write barrier per value
+			for i := range raw {
+				vals = appendPlainString(vals, raw[i].str())
+			}
+			c.vals = vals
+			if c.stats {
+				for i := range raw {
+					c.noteString(raw[i].str())
+				}
 			}
 		}
 		c.nvals += len(raw)
 		runtime.KeepAlive(spans) // the rows the views point into
 		return c.filled(s)
 	}}
-	int32Scalar   = fixedScalar[int32](nil)
-	int64Scalar   = fixedScalar[int64](nil)
-	float64Scalar = fixedScalar[float64](nil)
+	int32Scalar   = fixedScalar[int32]()
+	int64Scalar   = fixedScalar[int64]()
+	float64Scalar = fixedScalar[float64]()
 	boolScalar    = &scalar{write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
 		n := len(c.bools)
-		c.bools, c.def, c.rep = gather[bool](l, spans, stride, c.bools, c.def, c.rep, nil)
+		c.bools, c.def, c.rep = gather(l, spans, stride, c.bools, c.def, c.rep)
 		c.nvals += len(c.bools) - n
 		return c.filled(s)
 	}}
 	// timeScalar writes a time as microseconds since the epoch (the
 	// int64 of a timestamp[us] column).
-	timeScalar = fixedScalar(func(p unsafe.Pointer) int64 { return (*time.Time)(p).UnixMicro() })
+	timeScalar = &scalar{newDict: newFixedDict[int64], write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
+		times, def, rep := gather(l, spans, stride, s.times[:0], c.def, c.rep)
+		s.times, c.def, c.rep = times, def, rep
+		micros := grow(asValues[int64](s.fixed[:0]), len(times))
+		for i := range times {
+			micros = append(micros, times[i].unixMicro())
+		}
+		s.fixed = asBytes(micros)
+		return addFixed(c, micros, s)
+	}}
 )
 
 // leavesOf returns the leaves of a table's columns, in the order of the
@@ -191,94 +236,4 @@ func leavesOf(typ reflect.Type, cols []column) ([]leaf, error) {
 		}
 	}
 	return out, nil
-}
-
-// gather appends to vals the present values of leaf l in the rows of
-// spans (stride bytes apart), converted by conv (read as they are when
-// conv is nil), and their definition and repetition levels to def and
-// rep (none for a column without them), and returns the three.
-//
-// Note: the levels are those of the Arrow types pqarrow writes: a
-// pointer column is optional (definition level 1 when set); a list column
-// is an optional list of required elements, so an element's field has
-// definition level 0 for a nil slice, 1 for an empty one and 2 for a
-// value (3 when the field is a set pointer), and repetition level 1 for
-// every element after a row's first.
-func gather[T any](l *leaf, spans []span, stride uintptr, vals []T, def, rep []int16,
-	conv func(unsafe.Pointer) T) ([]T, []int16, []int16) {
-	switch l.kind {
-	case leafRequired:
-		for k := range spans {
-			sp := &spans[k]
-			if l.runID && sp.id != "" {
-				v := conv(unsafe.Pointer(&sp.id))
-				for i := 0; i < sp.n; i++ {
-					vals = append(vals, v)
-				}
-				continue
-			}
-			for i := 0; i < sp.n; i++ {
-				vals = append(vals, convert(unsafe.Add(sp.base, uintptr(i)*stride+l.off), conv))
-			}
-		}
-	case leafOptional:
-		for _, sp := range spans {
-			for i := 0; i < sp.n; i++ {
-				q := *(*unsafe.Pointer)(unsafe.Add(sp.base, uintptr(i)*stride+l.off))
-				if q == nil {
-					def = append(def, 0)
-					continue
-				}
-				def = append(def, 1)
-				vals = append(vals, convert(q, conv))
-			}
-		}
-	case leafList:
-		for _, sp := range spans {
-			vals, def, rep = gatherList(l, sp, stride, vals, def, rep, conv)
-		}
-	}
-	return vals, def, rep
-}
-
-// convert returns the value at p: conv's, or the T stored there when
-// conv is nil.
-func convert[T any](p unsafe.Pointer, conv func(unsafe.Pointer) T) T {
-	if conv == nil {
-		return *(*T)(p)
-	}
-	return conv(p)
-}
-
-// gatherList is gather of a list leaf for the rows of one span.
-func gatherList[T any](l *leaf, sp span, stride uintptr, vals []T, def, rep []int16,
-	conv func(unsafe.Pointer) T) ([]T, []int16, []int16) {
-	top := int16(2)
-	if l.childPtr {
-		top = 3
-	}
-	for i := 0; i < sp.n; i++ {
-		h := (*sliceHeader)(unsafe.Add(sp.base, uintptr(i)*stride+l.off))
-		if h.len == 0 {
-			d := int16(0) // a nil slice: a null list
-			if h.data != nil {
-				d = 1 // an empty one (empty slices point somewhere)
-			}
-			def, rep = append(def, d), append(rep, 0)
-			continue
-		}
-		for k := 0; k < h.len; k++ {
-			rep = append(rep, int16(min(k, 1)))
-			e := unsafe.Add(h.data, uintptr(k)*l.size+l.child)
-			if l.childPtr {
-				if e = *(*unsafe.Pointer)(e); e == nil {
-					def = append(def, top-1)
-					continue
-				}
-			}
-			def = append(def, top)
-			vals = append(vals, convert(e, conv))
-		}
-	}
-	return vals, def, rep
 }

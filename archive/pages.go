@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/bits"
 	"strings"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -34,15 +33,14 @@ import (
 type chunk struct {
 	descr          *pqschema.Column
 	maxDef, maxRep int16
-	dict           dictionary                 // a dictionary leaf's dictionary, or nil
-	index          func(unsafe.Pointer) int32 // dict.index
-	fallback       bool                       // the dictionary outgrew its limit: the rest of the group is PLAIN
-	stats          bool                       // min/max and null count kept (run_id only: see writerProps)
-	pageSize       int                        // a data page is cut once its values reach this size
-	dictLimit      int                        // the dictionary falls back to PLAIN at this size
-	dictEnc        int32                      // the encoding of dictionary indices (RLE_DICTIONARY)
-	dictPageEnc    int32                      // the encoding of the dictionary page (PLAIN)
-	maxStats       int                        // min and max longer than this are left out
+	dict           dictionary // a dictionary leaf's dictionary, or nil
+	fallback       bool       // the dictionary outgrew its limit: the rest of the group is PLAIN
+	stats          bool       // min/max and null count kept (run_id only: see writerProps)
+	pageSize       int        // a data page is cut once its values reach this size
+	dictLimit      int        // the dictionary falls back to PLAIN at this size
+	dictEnc        int32      // the encoding of dictionary indices (RLE_DICTIONARY)
+	dictPageEnc    int32      // the encoding of the dictionary page (PLAIN)
+	maxStats       int        // min and max longer than this are left out
 
 	// The page being filled: its levels (for a column that has them) and
 	// values, PLAIN (vals, bools) or dictionary indices (idx).
@@ -78,9 +76,6 @@ func newChunk(descr *pqschema.Column, props *parquet.WriterProperties, dict dict
 		pageSize: int(props.DataPageSize()), dictLimit: int(props.DictionaryPageSizeLimit()),
 		dictEnc: int32(props.DictionaryIndexEncoding()), dictPageEnc: int32(props.DictionaryPageEncoding()),
 		maxStats: int(props.MaxStatsSizeFor(descr.Path()))}
-	if dict != nil {
-		c.index = dict.index
-	}
 	return c
 }
 
@@ -200,6 +195,10 @@ func (c *chunk) flushPage(s *scratch) error {
 	return nil
 }
 
+// maxPageHeader is the most bytes appendPageHeader appends: seven
+// fields of at most 6 bytes and the struct bytes.
+const maxPageHeader = 64
+
 // appendPage compresses body and appends it to *dst after its header h
 // (whose sizes it sets).
 func (c *chunk) appendPage(s *scratch, dst *[]byte, body []byte, h pageHeader) error {
@@ -210,7 +209,7 @@ func (c *chunk) appendPage(s *scratch, dst *[]byte, body []byte, h pageHeader) e
 	s.z = z
 	h.uncompressed, h.compressed = int32(len(body)), int32(len(z))
 	at := len(*dst)
-	*dst = appendPageHeader(*dst, h)
+	*dst = appendPageHeader(grow(*dst, maxPageHeader+len(z)), h)
 	c.uncompressed += int64(len(*dst)-at) + int64(len(body))
 	*dst = append(*dst, z...)
 	return nil

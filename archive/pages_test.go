@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/klauspost/compress/zstd"
 
 	"speedmatrix/schema"
 )
@@ -255,4 +257,42 @@ func pagesOf(t *testing.T, n int) {
 	prev := maxPageLevels
 	maxPageLevels = n
 	t.Cleanup(func() { maxPageLevels = prev })
+}
+
+// TestRawFrames checks the frames zstdEncode writes pages under
+// rawFrameMax bytes in, raw: zstd decoders (arrow-go's codec, klauspost's
+// decoder) read back the same bytes, after whatever dst held.
+func TestRawFrames(t *testing.T) {
+	codec, err := compress.GetCodec(compress.Codecs.Zstd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	for _, n := range []int{0, 1, 15, 16, 64, 200, rawFrameMax - 1, rawFrameMax, 1000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			src := bytes.Repeat([]byte("levels\x00\x01"), n/8+1)[:n]
+			enc, err := zstdEncode([]byte("before"), src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(enc, []byte("before")) {
+				t.Fatal("the bytes before were changed")
+			}
+			frame := enc[len("before"):]
+			if raw := n < rawFrameMax; raw != (len(frame) == n+9) {
+				t.Fatalf("%d bytes in a frame of %d: raw %v", n, len(frame), raw)
+			}
+			got, err := dec.DecodeAll(frame, nil)
+			if err != nil || !bytes.Equal(got, src) {
+				t.Fatalf("decoded %q, %v; want %q", got, err, src)
+			}
+			if got := codec.Decode(make([]byte, n), frame); !bytes.Equal(got, src) {
+				t.Fatalf("arrow-go decoded %q, want %q", got, src)
+			}
+		})
+	}
 }

@@ -138,6 +138,9 @@ func TestHybridRoundTrip(t *testing.T) {
 			if tt.width < 16 && !bytes.Equal(appendHybrid(nil, lv, tt.width), enc) {
 				t.Fatal("int16 values encode differently")
 			}
+			if want := refHybrid(nil, tt.vals, tt.width); !bytes.Equal(enc, want) {
+				t.Fatalf("% x, the value-at-a-time encoder's % x", enc[:min(len(enc), 40)], want[:min(len(want), 40)])
+			}
 		})
 	}
 }
@@ -152,11 +155,82 @@ func FuzzHybrid(f *testing.F) {
 		for i, x := range b {
 			vals[i] = int32(x) & (1<<width - 1)
 		}
-		got := decodeHybrid(t, appendHybrid(nil, vals, width), len(vals), width)
+		enc := appendHybrid(nil, vals, width)
+		got := decodeHybrid(t, enc, len(vals), width)
 		if !slices.Equal(got, vals) && len(vals) > 0 {
 			t.Fatalf("decoded %v, want %v", got, vals)
 		}
+		if want := refHybrid(nil, vals, width); !bytes.Equal(enc, want) {
+			t.Fatalf("% x, the value-at-a-time encoder's % x", enc, want)
+		}
 	})
+}
+
+// refHybrid is appendHybrid as it was written first, finding the end of
+// every run a value at a time and packing a value at a time: the bytes
+// appendHybrid must still write.
+func refHybrid[T int16 | int32](dst []byte, vals []T, width int) []byte {
+	n := len(vals)
+	lit := 0 // vals[lit:i] wait to be bit-packed
+	for i := 0; i < n; {
+		v := vals[i]
+		j := i + 1
+		for j < n && vals[j] == v {
+			j++
+		}
+		if pend := (i - lit) % 8; pend != 0 {
+			i += min(j-i, 8-pend)
+			if i == j {
+				continue
+			}
+		}
+		if j-i >= 8 {
+			dst = refPacked(dst, vals[lit:i], width)
+			dst = appendRLE(dst, v, j-i, width)
+			lit = j
+		}
+		i = j
+	}
+	return refPacked(dst, vals[lit:], width)
+}
+
+// refPacked is refHybrid's bit-packing, a value at a time.
+func refPacked[T int16 | int32](dst []byte, vals []T, width int) []byte {
+	for len(vals) > 0 {
+		groups := min((len(vals)+7)/8, maxPackedGroups)
+		dst = binary.AppendUvarint(dst, uint64(groups)<<1|1)
+		k := min(len(vals), groups*8)
+		dst = appendBits(dst, vals[:k], groups, width)
+		vals = vals[k:]
+	}
+	return dst
+}
+
+// TestSame8 checks same8 against a comparison a value at a time, for
+// groups that differ in any one value, in low or high bytes.
+func TestSame8(t *testing.T) {
+	for _, v := range []int32{0, 1, 255, 256, 1<<16 - 1, 1 << 16, 1<<31 - 1} {
+		for at := -1; at < 8; at++ {
+			for _, other := range []int32{v ^ 1, v ^ 256, v ^ 1<<16, v ^ 1<<30} {
+				g := slices.Repeat([]int32{v}, 8)
+				if at >= 0 {
+					g[at] = other
+				}
+				if got, want := same8(g), at < 0; got != want {
+					t.Errorf("same8(%v) = %v", g, got)
+				}
+				if v < 1<<15 && other < 1<<15 && other >= 0 {
+					h := make([]int16, 8)
+					for i, x := range g {
+						h[i] = int16(x)
+					}
+					if got, want := same8(h), at < 0 || h[at] == int16(v); got != want {
+						t.Errorf("same8(%v) = %v", h, got)
+					}
+				}
+			}
+		}
+	}
 }
 
 // TestAppendBools checks PLAIN booleans: a bit each, the first lowest.
