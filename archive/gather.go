@@ -90,6 +90,19 @@ func gatherOptional[T any](sp span, off, stride uintptr, vals []T, def []int16) 
 // as many as the largest T gathered (a timeRaw).
 var zeroValue [32]byte
 
+// valueAt reads the T that q points to, or zeros when q is nil (a
+// pointer to zeroValue instead), and says whether q was set (1) or not
+// (0). It is small enough to be inlined into the loops below.
+func valueAt[T any](q unsafe.Pointer) (T, int) {
+	set := 0
+	if q != nil {
+		set = 1
+	} else {
+		q = unsafe.Pointer(&zeroValue)
+	}
+	return *(*T)(q), set
+}
+
 // optionalValues puts the values of the pointers at offset off of the
 // rows from base on (stride bytes apart, as many as levels) into out,
 // their definition levels into levels, and returns how many it put.
@@ -100,15 +113,9 @@ func optionalValues[T any](out []T, levels []int16, base unsafe.Pointer, off, st
 	for i := range levels {
 		// Without a branch on whether the row has a value: a nil pointer
 		// reads zeros that the next value overwrites.
-		q := *(*unsafe.Pointer)(unsafe.Add(base, off))
+		v, set := valueAt[T](*(*unsafe.Pointer)(unsafe.Add(base, off)))
 		off += stride
-		set := 0
-		if q != nil {
-			set = 1
-		} else {
-			q = unsafe.Pointer(&zeroValue)
-		}
-		out[k] = *(*T)(q)
+		out[k] = v
 		levels[i] = int16(set)
 		k += set
 	}
@@ -155,15 +162,9 @@ func listValues[T any](l *leaf, sp span, stride uintptr, out []T, def, rep []int
 		e := l.child // the offset of the field in an element
 		if l.childPtr {
 			for j := range levels {
-				q := *(*unsafe.Pointer)(unsafe.Add(h.data, e))
+				v, set := valueAt[T](*(*unsafe.Pointer)(unsafe.Add(h.data, e)))
 				e += size
-				set := 0
-				if q != nil {
-					set = 1
-				} else {
-					q = unsafe.Pointer(&zeroValue)
-				}
-				out[k] = *(*T)(q)
+				out[k] = v
 				levels[j] = top - 1 + int16(set)
 				k += set
 			}
