@@ -121,3 +121,23 @@ func TestArenaTake(t *testing.T) {
 		a.reset()
 	}
 }
+
+// TestArenaBounded checks that an arena's buffers stop doubling at
+// arenaMax, so that what a large document took can go piece by piece,
+// and that a take larger than that still gets all it asks for.
+func TestArenaBounded(t *testing.T) {
+	var a arena[string]
+	first := a.take(1)
+	for range 10 * arenaMax {
+		a.take(1)
+	}
+	if cap(a.buf) != arenaMax {
+		t.Errorf("after %d takes of 1 the buffer holds %d, want %d", 10*arenaMax+1, cap(a.buf), arenaMax)
+	}
+	if big := a.take(3 * arenaMax); cap(big) != 3*arenaMax {
+		t.Errorf("take(%d) has capacity %d", 3*arenaMax, cap(big))
+	}
+	if cap(first) != 1 {
+		t.Errorf("the first slice's capacity is %d, want 1", cap(first))
+	}
+}
