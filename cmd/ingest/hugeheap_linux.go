@@ -4,6 +4,7 @@ package main
 
 import (
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -15,14 +16,23 @@ import (
 const hugePage = 2 << 20
 
 // hugeHeapBytes is how much fresh heap adviseHugeHeap asks the kernel to
-// back with huge pages: about the peak heap of a long ingest under
-// memLimit (an ingest of 1,000 seed-shaped documents peaks at ~95 MB RSS).
-const hugeHeapBytes = memLimit * 3 / 4
+// back with huge pages: about the peak heap of a long ingest under the
+// soft memory limit (memLimit unless GOMEMLIMIT is set; an ingest of
+// 1,000 seed-shaped documents peaks at ~95 MB RSS under 128 MB), at most
+// maxHugeHeap.
+func hugeHeapBytes() int {
+	return int(min(debug.SetMemoryLimit(-1)/4*3, maxHugeHeap))
+}
+
+// maxHugeHeap bounds the advice where GOMEMLIMIT is large or off: the
+// range costs address space only, but the runtime maps it at once.
+const maxHugeHeap = 1 << 30
 
 var (
 	hugeHeapOnce sync.Once
-	// hugeHeapBeg, hugeHeapEnd and hugeHeapErr are what the one advice
-	// covered and returned.
+	// hugeHeapSize, hugeHeapBeg, hugeHeapEnd and hugeHeapErr are what the
+	// one advice allocated, covered and returned.
+	hugeHeapSize             int
 	hugeHeapBeg, hugeHeapEnd uintptr
 	hugeHeapErr              error
 )
@@ -30,7 +40,7 @@ var (
 // adviseHugeHeap asks, once per process, that the heap ingest is about
 // to fill be backed by transparent huge pages where the kernel leaves
 // that to the program (/sys/kernel/mm/transparent_hugepage/enabled set to
-// "madvise", Debian's default). It allocates hugeHeapBytes, which the
+// "madvise", Debian's default). It allocates hugeHeapBytes(), which the
 // runtime maps fresh, advises that range and drops it: the next
 // collection frees it and later allocations reuse the same addresses,
 // whose mapping keeps the advice. It returns the advised range [beg,
@@ -45,7 +55,8 @@ var (
 // by sparse heaps); ingest's heap is dense, and bounded by memLimit.
 func adviseHugeHeap() (beg, end uintptr, err error) {
 	hugeHeapOnce.Do(func() {
-		b := make([]byte, hugeHeapBytes)
+		hugeHeapSize = hugeHeapBytes()
+		b := make([]byte, hugeHeapSize)
 		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 		beg := (p + hugePage - 1) &^ (hugePage - 1)
 		end := (p + uintptr(len(b))) &^ (hugePage - 1)
