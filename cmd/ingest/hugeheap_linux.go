@@ -52,7 +52,8 @@ var (
 // document 334 → 306 µs (8 interleaved whole processes over 1,000
 // documents), peak RSS unchanged (98 → 94 MB). The Go runtime itself
 // stopped advising huge pages for its heap in Go 1.21.1 (memory held
-// by sparse heaps); ingest's heap is dense, and bounded by memLimit.
+// by sparse heaps); ingest's heap is dense, and bounded by the soft
+// memory limit the advice is sized by.
 func adviseHugeHeap() (beg, end uintptr, err error) {
 	hugeHeapOnce.Do(func() {
 		hugeHeapSize = hugeHeapBytes()
