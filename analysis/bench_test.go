@@ -3,10 +3,9 @@
 package analysis
 
 import (
-	"syscall"
 	"testing"
-	"time"
 
+	"speedmatrix/internal/testtool"
 	"speedmatrix/schema"
 )
 
@@ -31,7 +30,7 @@ func BenchmarkCompare10000(b *testing.B) {
 	o := ms[5321].Run
 	otherSel := "gpu=~" + o.GPU[:4] + ",model=" + o.Model + ",engine_version=" + o.EngineVersion
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := testtool.CPU()
 	for b.Loop() {
 		base, err := Select(runs, baseSel)
 		if err != nil {
@@ -60,15 +59,7 @@ func BenchmarkCompare10000(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 	// CPU time of the process (all threads, GC included) per operation:
 	// on a shared machine wall time also counts other processes' turns.
-	b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric((testtool.CPU()-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkCompareSeeds is the everyday case: two seed-shaped runs.

@@ -6,25 +6,16 @@ import (
 	"path/filepath"
 	"reflect"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"speedmatrix/internal/testtool"
 	"speedmatrix/schema"
 )
 
-// cpuTime returns the CPU time (user + system) this process has used. The
-// benchmarks report it per operation besides wall time, because this
-// machine is shared and wall time mostly measures the neighbours.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // reportCPU reports the CPU time per operation since start.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64((cpuTime()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((testtool.CPU()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 // benchArchives holds the archives BenchmarkRuns10000 reads, built once.
@@ -110,7 +101,7 @@ func BenchmarkRuns10000(b *testing.B) {
 			return a
 		}
 		b.Run(arc.name+"/Runs", func(b *testing.B) {
-			cpu := cpuTime()
+			cpu := testtool.CPU()
 			for b.Loop() {
 				rs, err := open(b).Runs(ctx)
 				if err != nil || len(rs) != arc.runs {
@@ -121,7 +112,7 @@ func BenchmarkRuns10000(b *testing.B) {
 			b.ReportMetric(float64(arc.runs*b.N)/b.Elapsed().Seconds(), "runs/s")
 		})
 		b.Run(arc.name+"/LoadAll", func(b *testing.B) {
-			cpu := cpuTime()
+			cpu := testtool.CPU()
 			for b.Loop() {
 				ms, err := open(b).Load(ctx)
 				if err != nil || len(ms) != arc.runs {
@@ -133,7 +124,7 @@ func BenchmarkRuns10000(b *testing.B) {
 		})
 		b.Run(arc.name+"/LoadOne", func(b *testing.B) {
 			id := testMatrix(arc.runs / 2).Run.RunID
-			cpu := cpuTime()
+			cpu := testtool.CPU()
 			for b.Loop() {
 				ms, err := open(b).Load(ctx, id)
 				if err != nil || len(ms[0].Measurements) != 5 {
@@ -146,7 +137,7 @@ func BenchmarkRuns10000(b *testing.B) {
 			// What compare of two archived runs reads: the runs, then two
 			// of them (from distant row groups) with their rows.
 			ids := []string{testMatrix(arc.runs / 3).Run.RunID, testMatrix(arc.runs - 2).Run.RunID}
-			cpu := cpuTime()
+			cpu := testtool.CPU()
 			for b.Loop() {
 				a := open(b)
 				if _, err := a.Runs(ctx); err != nil {
@@ -162,7 +153,7 @@ func BenchmarkRuns10000(b *testing.B) {
 		b.Run(arc.name+"/ListCells", func(b *testing.B) {
 			// What compare -list reads: the cell-key columns of every run.
 			cols := []string{"phase", "context_label", "concurrency", "request_rate"}
-			cpu := cpuTime()
+			cpu := testtool.CPU()
 			for b.Loop() {
 				ms, err := open(b).LoadColumns(ctx, cols)
 				if err != nil || len(ms) != arc.runs {
@@ -175,7 +166,7 @@ func BenchmarkRuns10000(b *testing.B) {
 		b.Run(arc.name+"/AppendDuplicate", func(b *testing.B) {
 			// A new process re-ingesting a known run: the dedupe scan.
 			m := testMatrix(arc.runs - 1)
-			cpu := cpuTime()
+			cpu := testtool.CPU()
 			for b.Loop() {
 				res, err := open(b).Append(ctx, []*schema.Matrix{m})
 				if err != nil || res.Items[0].Outcome != Duplicate {

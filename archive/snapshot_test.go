@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -76,7 +75,7 @@ func TestHelperCrash(t *testing.T) {
 	n := 0
 	stepHook = func(op, path string) {
 		if n == k {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			killSelf()
 			select {} // the signal is on its way
 		}
 		n++
@@ -144,6 +143,9 @@ func copyTree(t *testing.T, from, to string) {
 // never a mixture, never a run twice; then that the next writer
 // recovers to what the tool itself reads.
 func TestKillAtEachStep(t *testing.T) {
+	if !canKill {
+		t.Skip("kill -9 at each step needs Unix signals (kill_other_test.go)")
+	}
 	testtool.DuckDBQuery(t) // skip or fail early when DuckDB is missing
 	ctx := context.Background()
 	base := filepath.Join(t.TempDir(), "base")
@@ -186,7 +188,7 @@ func TestKillAtEachStep(t *testing.T) {
 				cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%s,%d", crashEnv, dirs[k], tt.op, k))
 				out, err := cmd.CombinedOutput()
 				ee, ok := err.(*exec.ExitError)
-				if !ok || !ee.Sys().(syscall.WaitStatus).Signaled() {
+				if !ok || !killedBySignal(ee) {
 					t.Fatalf("step %d: the child was not killed: %v\n%s", k, err, out)
 				}
 			}

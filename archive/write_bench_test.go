@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"speedmatrix/internal/testtool"
 	"speedmatrix/schema"
 )
 
@@ -48,14 +49,14 @@ func BenchmarkWriteSeed1000(b *testing.B) {
 			tb := tableByName(tt.name)
 			b.ReportAllocs()
 			var size countWriter
-			cpu := cpuTime()
+			cpu := testtool.CPU()
 			for b.Loop() {
 				size = 0
 				if err := tb.write(&size, tt.rows); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(n*b.N), "cpu-µs/doc")
+			b.ReportMetric(float64((testtool.CPU()-cpu).Microseconds())/float64(n*b.N), "cpu-µs/doc")
 			b.ReportMetric(float64(tt.rows.Len()), "rows/op")
 			b.ReportMetric(float64(size), "file-bytes")
 		})

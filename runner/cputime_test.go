@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
+
+	"speedmatrix/internal/testtool"
 )
 
 // processCPU returns the CPU time (user + system) this process has used.
@@ -31,12 +32,8 @@ type counters struct {
 
 // processCounters returns this process's counters now.
 func processCounters() counters {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	c := counters{user: time.Duration(ru.Utime.Nano()), sys: time.Duration(ru.Stime.Nano()),
-		reads: -1, switchs: ru.Nvcsw + ru.Nivcsw}
+	u, s := testtool.Self()
+	c := counters{user: u, sys: s, reads: -1, switchs: testtool.Switches()}
 	if b, err := os.ReadFile("/proc/self/io"); err == nil {
 		for _, line := range bytes.Split(b, []byte("\n")) {
 			if v, ok := bytes.CutPrefix(line, []byte("syscr: ")); ok {

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -88,9 +87,9 @@ func BenchmarkList100000(b *testing.B) {
 		if lines := strings.Count(out.String(), "\n"); lines < n {
 			b.Fatalf("compare -list printed %d lines for %d runs", lines, n)
 		}
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		peak = max(peak, float64(ru.Maxrss)/1024)
-		cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		c, p := testtool.Child(cmd.ProcessState)
+		peak = max(peak, float64(p)/(1<<20))
+		cpu += c
 	}
 	if peak <= floor*1.1 {
 		b.Logf("peak-MB %.0f is the benchmark's own RSS (%.0f MB), not the listing's", peak, floor)

@@ -5,20 +5,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"speedmatrix/archive"
+	"speedmatrix/internal/testtool"
 	"speedmatrix/schema"
 )
-
-// cpuTime returns the CPU time (user + system) this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // benchDocs writes n distinct documents (variants of both seeds) and
 // returns their paths and total size.
@@ -50,12 +43,12 @@ func BenchmarkIngest1000(b *testing.B) {
 	var cpu0 time.Duration
 	report := func(b *testing.B, start time.Time, iters int) {
 		b.ReportMetric(float64(n*iters)/time.Since(start).Seconds(), "docs/s")
-		b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(n*iters), "cpu-µs/doc")
+		b.ReportMetric(float64((testtool.CPU()-cpu0).Microseconds())/float64(n*iters), "cpu-µs/doc")
 	}
 	b.Run("command", func(b *testing.B) {
 		b.SetBytes(size)
 		start, iters := time.Now(), 0
-		cpu0 = cpuTime()
+		cpu0 = testtool.CPU()
 		for b.Loop() {
 			dir := filepath.Join(b.TempDir(), "archive")
 			code := run(ctx, append([]string{"-archive", dir}, paths...), nil, io.Discard, io.Discard)
@@ -69,7 +62,7 @@ func BenchmarkIngest1000(b *testing.B) {
 	b.Run("parse", func(b *testing.B) {
 		b.SetBytes(size)
 		start, iters := time.Now(), 0
-		cpu0 = cpuTime()
+		cpu0 = testtool.CPU()
 		for b.Loop() {
 			for _, d := range parseAll(ctx, paths, "", nil, &progress{}) {
 				if d.err != nil {
@@ -89,7 +82,7 @@ func BenchmarkIngest1000(b *testing.B) {
 			ms = append(ms, d.ms...)
 		}
 		start, iters := time.Now(), 0
-		cpu0 = cpuTime()
+		cpu0 = testtool.CPU()
 		for b.Loop() {
 			a, err := archive.Open(filepath.Join(b.TempDir(), "archive"))
 			if err != nil {

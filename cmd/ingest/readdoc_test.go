@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"speedmatrix/internal/testtool"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -232,7 +233,7 @@ func BenchmarkReadDoc(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := testtool.CPU()
 			for b.Loop() {
 				var total int64
 				for _, p := range paths {
@@ -246,7 +247,7 @@ func BenchmarkReadDoc(b *testing.B) {
 					b.Fatalf("read %d bytes, want %d", total, size)
 				}
 			}
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1e3/float64(b.N*len(paths)), "cpu-µs/file")
+			b.ReportMetric(float64((testtool.CPU()-cpu0).Nanoseconds())/1e3/float64(b.N*len(paths)), "cpu-µs/file")
 		})
 	}
 }

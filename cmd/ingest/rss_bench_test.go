@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"speedmatrix/internal/testtool"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -54,8 +53,8 @@ func ingestProcess(b *testing.B, args ...string) (peakMB float64, cpu time.Durat
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("ingest %v: %v\n%s", args[:min(len(args), 4)], err, errb.String())
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return float64(ru.Maxrss) / 1024, time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	cpu, peak := testtool.Child(cmd.ProcessState)
+	return float64(peak) / (1 << 20), cpu
 }
 
 // BenchmarkIngestRSS measures the peak RSS and CPU time per document of

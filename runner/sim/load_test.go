@@ -10,9 +10,10 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"speedmatrix/internal/testtool"
 )
 
 // rawStream sends one streaming completion over a fresh TCP connection
@@ -54,15 +55,6 @@ func rawStreamPrompt(addr, prompt string, maxTokens int, buf []byte) (int, bool,
 	}
 }
 
-// cpuTime returns the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // loadResult is what one closed batch of streams measured.
 type loadResult struct {
 	tokens  int64
@@ -78,7 +70,7 @@ func runBatch(s *Server, addr string, streams, maxTokens int) loadResult {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs int
-	cpu0, t0 := cpuTime(), time.Now()
+	cpu0, t0 := testtool.CPU(), time.Now()
 	for range streams {
 		wg.Go(func() {
 			buf := make([]byte, 32<<10)
@@ -91,7 +83,7 @@ func runBatch(s *Server, addr string, streams, maxTokens int) loadResult {
 		})
 	}
 	wg.Wait()
-	r := loadResult{elapsed: time.Since(t0), cpu: cpuTime() - cpu0, errs: errs}
+	r := loadResult{elapsed: time.Since(t0), cpu: testtool.CPU() - cpu0, errs: errs}
 	for _, rec := range s.Requests() {
 		r.tokens += rec.OutputTokens
 	}
@@ -207,11 +199,11 @@ func BenchmarkServerCPU(b *testing.B) {
 			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%d", rawClientEnv, strings.TrimPrefix(base, "http://"), batch, per))
 			cmd.Stderr = os.Stderr
 			b.ResetTimer()
-			cpu0, t0 := cpuTime(), time.Now()
+			cpu0, t0 := testtool.CPU(), time.Now()
 			if err := cmd.Run(); err != nil {
 				b.Fatalf("client: %v", err)
 			}
-			elapsed, cpu := time.Since(t0), cpuTime()-cpu0
+			elapsed, cpu := time.Since(t0), testtool.CPU()-cpu0
 			b.StopTimer()
 			var tokens int64
 			for _, rec := range s.Requests() {
