@@ -204,7 +204,8 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 	//
 	// Note: one buffer, not a slice of lines, holds nothing the collector
 	// marks: at 100,000 documents the lines were 6 MB of strings.
-	var out []byte
+	var out runLines
+	defer out.close()
 	defer func() {
 		if w != nil && err != nil {
 			w.Abort()
@@ -214,7 +215,7 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 		if d.err != nil {
 			fmt.Fprintln(stderr, d.err)
 			failed = true
-			out = fmt.Appendf(out, "-\t%s\t0 rows\terror\n", d.name)
+			out.appendf("-\t%s\t0 rows\terror\n", d.name)
 			return nil
 		}
 		for _, m := range d.ms {
@@ -238,7 +239,7 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 			if old := readBefore(bySource, m); len(old) > 0 && !reread {
 				fmt.Fprintf(stderr, "%s: run %s: the archive holds this source as run %s, read differently by an earlier speedmatrix; not added (-reread adds it beside; -drop %s then removes the old reading)\n",
 					d.name, m.Run.RunID, strings.Join(old, ", "), strings.Join(old, ","))
-				out = fmt.Appendf(out, "%s\t%s\t%d rows\t%s\n", m.Run.RunID, oneLine(m.Run.Title), n, outcomeReread)
+				out.appendf("%s\t%s\t%d rows\t%s\n", m.Run.RunID, oneLine(m.Run.Title), n, outcomeReread)
 				continue
 			}
 			if d.rows != nil {
@@ -249,7 +250,7 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 			if err != nil {
 				return err
 			}
-			out = fmt.Appendf(out, "%s\t%s\t%d rows\t%s\n", it.RunID, oneLine(m.Run.Title), n, it.Outcome)
+			out.appendf("%s\t%s\t%d rows\t%s\n", it.RunID, oneLine(m.Run.Title), n, it.Outcome)
 		}
 		d.ms, d.rows = nil, nil
 		return nil
@@ -266,7 +267,9 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 			return false, err
 		}
 	}
-	stdout.Write(out)
+	if err := out.writeTo(stdout); err != nil {
+		return false, err
+	}
 	return failed, nil
 }
 
