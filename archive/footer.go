@@ -18,11 +18,13 @@ import (
 // groups of an ingest of 100,000 documents), which the collector marked
 // in every cycle; a file writer now keeps its row groups as the Thrift
 // bytes they are written as (fileWriter.footer), no pointers. A whole
-// ingest of 100,000 documents: 333 → 302 CPU-µs/doc (user+sys, 3
-// interleaved rounds), 121-123 → 93-97 collections, their marking 4.6-6.4
-// → 2.0-2.2 CPU-s (GODEBUG=gctrace=1); 10,000 and 1,000 documents no
-// different beyond noise (256.5 vs 253.7, 268 vs 263 CPU-µs/doc);
-// WriteSeed1000 measurements 5,374 → 1,280 allocs/op, 1.36 → 1.02 MB/op.
+// ingest of 100,000 documents: 269 → 246 CPU-µs/doc (user+sys, mean of
+// 9 interleaved rounds, 7 cheaper; the machine's load moved single runs
+// by ±30%), 120-127 → 93-97 collections, their marking 4.6-11.3 → 1.6-3.7
+// CPU-s, the live heap late in the call ~70 → ~47 MB (GODEBUG=gctrace=1);
+// 10,000 and 1,000 documents no different beyond noise (256.5 vs 253.7,
+// 268 vs 263 CPU-µs/doc); WriteSeed1000 measurements 5,374 → 1,280
+// allocs/op, 1.36 → 1.02 MB/op.
 type footerParts struct {
 	// head is FileMetaData up to num_rows (version, schema), tail the
 	// rest after row_groups (key/value metadata, created_by,
