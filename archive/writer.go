@@ -30,6 +30,17 @@ var batchRows = 1 << 14
 // Close commits them all at once. It holds the archive's write lock from
 // NewWriter to Close or Abort.
 type Writer struct {
+	// Written, when not nil, is called once a batch's rows are written to
+	// the transaction's files, for each matrix Add kept in that batch (in
+	// run_id order), before the Add or Close that wrote them returns. The
+	// writer then holds nothing of m's measurements and samples (their
+	// values are encoded; a column's dictionary keeps the strings, which
+	// point to their own bytes, not into the rows), so the caller may
+	// reuse their memory; m.Run is not read again either. It is not
+	// called for a matrix Add found a duplicate (the writer did not keep
+	// it), for the matrix of AddRows, nor after a write that failed.
+	Written func(m *schema.Matrix)
+
 	a      *Archive
 	ctx    context.Context
 	unlock func()
@@ -202,6 +213,11 @@ func (w *Writer) flush() error {
 		}
 	}
 	err := w.files.writeRuns(runs, ms, samples)
+	if err == nil && w.Written != nil {
+		for _, i := range order {
+			w.Written(w.batch[i].m)
+		}
+	}
 	w.batch, w.nrows = w.batch[:0], 0
 	clear(w.batch[:cap(w.batch)])
 	return err

@@ -207,3 +207,81 @@ func TestWriterSortsBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterWritten checks Written's promise: it is called once for each
+// run Add kept (not for a duplicate), in run_id order within a batch,
+// only after the batch's rows were written, and what the callback then
+// does to the rows (here it poisons every value, as a caller reusing
+// their memory would overwrite them) does not reach the archive.
+func TestWriterWritten(t *testing.T) {
+	old := batchRows
+	batchRows = 12 // about two runs of testMatrix per batch
+	defer func() { batchRows = old }()
+	ctx := context.Background()
+	a := openTest(t)
+	w, err := a.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := testMatrices(0, 20)
+	want := map[string]*schema.Matrix{} // by run id, as stored
+	ids := map[*schema.Matrix]string{}
+	pending := map[*schema.Matrix]bool{} // added, not yet Written
+	for _, m := range in {
+		ids[m] = schema.ComputeRunID(m)
+		want[ids[m]] = stored(m)
+		pending[m] = true
+	}
+	var got []string // run ids, in the order Written saw them
+	w.Written = func(m *schema.Matrix) {
+		if !pending[m] {
+			t.Fatalf("Written of a matrix not pending (twice, a duplicate or never added)")
+		}
+		delete(pending, m)
+		got = append(got, ids[m])
+		for i := range m.Measurements {
+			p := &m.Measurements[i]
+			*p = schema.Measurement{RunID: "poison", Phase: schema.PhaseServe, ContextLabel: "poison",
+				TotalTokS: schema.F64(-1), Printed: []schema.KV{{Key: "poison", Value: "poison"}}}
+		}
+		m.Measurements = nil
+	}
+	batches := 0
+	for i, m := range append(in, testMatrix(3)) {
+		before := len(got)
+		it, err := w.Add(m) // Written may see m before Add returns
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == len(in) && it.Outcome != Duplicate {
+			t.Fatalf("Add of a duplicate: %s", it.Outcome)
+		}
+		if len(got) > before {
+			batches++
+			if !slices.IsSorted(got[before:]) {
+				t.Fatalf("batch %d written out of run_id order: %v", batches, got[before:])
+			}
+		}
+	}
+	if batches < 2 {
+		t.Fatalf("%d batches written before Close, want several", batches)
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(in) || len(pending) != 0 {
+		t.Fatalf("Written %d times for %d runs (%d not seen)", len(got), len(in), len(pending))
+	}
+	loaded, err := a.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range loaded {
+		if !reflect.DeepEqual(m.Measurements, want[m.Run.RunID].Measurements) {
+			t.Fatalf("run %s: rows changed after Written", m.Run.RunID)
+		}
+	}
+	if len(loaded) != len(in) {
+		t.Fatalf("Load: %d runs, want %d", len(loaded), len(in))
+	}
+}

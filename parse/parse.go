@@ -109,7 +109,7 @@ func ParseAllBytes(b []byte, name, format string) (ms []*schema.Matrix, err erro
 
 // parseAllBytes is ParseAllBytes without the recovery.
 func parseAllBytes(b []byte, name, format string) ([]*schema.Matrix, error) {
-	ms, _, err := parseAllStream(b, name, format, false, false, nil)
+	ms, _, err := parseAllStream(b, name, format, false, false, nil, nil)
 	return ms, err
 }
 
@@ -117,8 +117,9 @@ func parseAllBytes(b []byte, name, format string) ([]*schema.Matrix, error) {
 // measurements of a document of more than streamRows rows in pieces: the
 // matrix comes without them and rows reads them again (see Rows). owned
 // says that nothing writes to b again: a text document's lines are then
-// substrings of b itself (extractOwnedText).
-func parseAllStream(b []byte, name, format string, owned, stream bool, see func([]schema.Measurement)) ([]*schema.Matrix, *Rows, error) {
+// substrings of b itself (extractOwnedText). The matrix's measurements
+// are in rc's memory (see Recycler).
+func parseAllStream(b []byte, name, format string, owned, stream bool, see func([]schema.Measurement), rc *Recycler) ([]*schema.Matrix, *Rows, error) {
 	if _, doc := extractors[format]; !doc {
 		// Result files of other tools (JSON, JSON Lines, AIPerf CSV).
 		ms, ok, err := parsePeerFile(b, name, format)
@@ -172,11 +173,16 @@ func parseAllStream(b []byte, name, format string, owned, stream bool, see func(
 		m.Run.RunID = rows.id
 		return []*schema.Matrix{m}, rows, nil
 	}
+	sc.slabs = rc.take()
 	m, err := build(raw, sc)
+	slabs := sc.slabs
+	sc.slabs = nil
 	sc.release() // nothing of raw is read again
 	if err != nil {
+		rc.put(slabs) // nothing reads the rows
 		return nil, nil, err
 	}
+	rc.hold(m, slabs)
 	stamp(m, sum, name, format)
 	return []*schema.Matrix{identify(m)}, nil, nil
 }

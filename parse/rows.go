@@ -50,7 +50,8 @@ func readRows(raw *rawDoc, sc *scratch) ([]*tableRow, []schema.Measurement, erro
 
 // readRange reads rows [lo, hi) of the All measurements table into new
 // measurements; drop lets go of the cells of the rows read. The rows are
-// in sc's memory, or new for a nil sc; the measurements are new.
+// in sc's memory, or new for a nil sc; the measurements are in sc's
+// slabs when it has them (a Recycler's), new otherwise.
 func readRange(raw *rawDoc, lo, hi int, drop bool, sc *scratch) ([]*tableRow, []schema.Measurement, error) {
 	t := raw.Table
 	cols, typed, at := tableColumns(t.Header)
@@ -65,11 +66,7 @@ func readRange(raw *rawDoc, lo, hi int, drop bool, sc *scratch) ([]*tableRow, []
 	n, w := hi-lo, len(t.Header)
 	rows := sc.rowPtrs(n)
 	backing := sc.tableRows(n)
-	measurements := make([]schema.Measurement, n)
-	printed := make([]schema.KV, n*w)
-	floats := slab[float64]{make([]float64, 0, 6*n)}
-	ints := slab[int64]{make([]int64, 0, 3*n)}
-	int32s := slab[int32]{make([]int32, 0, n)}
+	measurements, printed, floats, ints, int32s := sc.rowSlabs().slabs(n, w)
 	// Note: the cells of a row split from its text go to a buffer on the
 	// stack (for rows of up to 32 cells): filling a heap buffer with
 	// strings cost a write barrier per cell while the collector ran.

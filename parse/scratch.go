@@ -34,6 +34,10 @@ type scratch struct {
 	byKey  rowIndex[rowKey]
 	byCell rowIndex[tableCell]
 	byCtx  rowIndex[ctxKey]
+
+	// slabs, when set, is the memory readRange reads the measurements
+	// into, a Recycler's (not scratch: it goes with the matrix).
+	slabs *rowSlabs
 }
 
 // scratchPool holds the scratch of finished parses.
@@ -148,4 +152,13 @@ func (sc *scratch) ctxIndex(n int) *rowIndex[ctxKey] {
 		return newRowIndex[ctxKey](n)
 	}
 	return sc.byCtx.reset(n)
+}
+
+// rowSlabs returns the slabs readRange reads measurements into: nil
+// (new memory) for a nil sc or one without.
+func (sc *scratch) rowSlabs() *rowSlabs {
+	if sc == nil {
+		return nil
+	}
+	return sc.slabs
 }

@@ -59,11 +59,8 @@ func (r *Rows) Each(yield func([]schema.Measurement) error) error {
 // see, when not nil, is shown each piece of such a document as it is
 // checked (to count its cells before Each).
 func ParseAllStream(r io.Reader, name, format string, see func([]schema.Measurement)) (ms []*schema.Matrix, rows *Rows, err error) {
-	b, err := readAll(r)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: read: %w", name, err)
-	}
-	return ParseAllStreamBytes(b, name, format, see) // b is readAll's alone
+	var rc *Recycler // new memory for every document
+	return rc.ParseAllStream(r, name, format, see)
 }
 
 // ParseAllStreamBytes is ParseAllStream for a document already read
@@ -72,15 +69,8 @@ func ParseAllStream(r io.Reader, name, format string, see func([]schema.Measurem
 // write to it afterwards, since a text document's lines, and so the
 // matrix's strings, are pieces of it.
 func ParseAllStreamBytes(b []byte, name, format string, see func([]schema.Measurement)) (ms []*schema.Matrix, rows *Rows, err error) {
-	if len(b) > MaxDocumentBytes {
-		return nil, nil, errorf(name, 0, "larger than %d MiB: not a speed-test document", MaxDocumentBytes>>20)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			ms, rows, err = nil, nil, errorf(name, 0, "internal error reading this document (please report it with the file): %v", p)
-		}
-	}()
-	return parseAllStream(b, name, format, true, true, see)
+	var rc *Recycler
+	return rc.ParseAllStreamBytes(b, name, format, see)
 }
 
 // buildStream is build for a large table: it reads the rows in pieces,

@@ -21,7 +21,7 @@ import (
 func parseAll(ctx context.Context, files []string, format string, stdin io.Reader, prog *progress) []*doc {
 	var err error
 	docs := make([]*doc, 0, len(files))
-	parseStream(ctx, files, format, false, stdin, prog, func(d *doc) error {
+	parseStream(ctx, files, format, false, nil, stdin, prog, func(d *doc) error {
 		docs = append(docs, d)
 		return nil
 	}, &err)
@@ -34,13 +34,15 @@ func parseAll(ctx context.Context, files []string, format string, stdin io.Reade
 // ahead of consume, and only those exist: a document consume has seen is
 // parseStream's no longer, so memory does not grow with the number of
 // files. The first error of consume stops the parsing and is stored in
-// *errp. Standard input is read once, however often "-" appears.
+// *errp. Standard input is read once, however often "-" appears. With
+// stream set, the measurements are read into rc's memory (see
+// parse.Recycler), which consume gives back.
 //
 // Note: a document is made when it is queued, not all at the start: at
 // 100,000 files the documents made at once (with their channels) were
 // 16 MB of the collector's live heap until the end, which it marked
 // again at every cycle.
-func parseStream(ctx context.Context, files []string, format string, stream bool, stdin io.Reader, prog *progress,
+func parseStream(ctx context.Context, files []string, format string, stream bool, rc *parse.Recycler, stdin io.Reader, prog *progress,
 	consume func(*doc) error, errp *error) {
 	var stdinBytes []byte
 	var stdinErr error
@@ -68,11 +70,11 @@ func parseStream(ctx context.Context, files []string, format string, stream bool
 				case d.arg == "-" && stdinErr != nil:
 					d.err = fmt.Errorf("%s: read: %w", d.name, stdinErr)
 				case d.arg == "-" && stream:
-					d.ms, d.rows, d.err = parseStreamed(bytes.NewReader(stdinBytes), nil, d.name, format)
+					d.ms, d.rows, d.err = parseStreamed(bytes.NewReader(stdinBytes), nil, d.name, format, rc)
 				case d.arg == "-":
 					d.ms, d.err = parse.ParseAll(bytes.NewReader(stdinBytes), d.name, format)
 				default:
-					d.ms, d.rows, d.err = parseFile(d.arg, format, stream)
+					d.ms, d.rows, d.err = parseFile(d.arg, format, stream, rc)
 				}
 				close(d.done)
 			}
@@ -120,8 +122,9 @@ func parseStream(ctx context.Context, files []string, format string, stream bool
 	prog.finish()
 }
 
-// parseFile reads and parses the document at path (see readDoc).
-func parseFile(path, format string, stream bool) ([]*schema.Matrix, *parse.Rows, error) {
+// parseFile reads and parses the document at path (see readDoc), with
+// stream into rc's memory (see parseStreamed).
+func parseFile(path, format string, stream bool, rc *parse.Recycler) ([]*schema.Matrix, *parse.Rows, error) {
 	b, f, err := readDoc(path)
 	if err != nil {
 		return nil, nil, err
@@ -129,25 +132,26 @@ func parseFile(path, format string, stream bool) ([]*schema.Matrix, *parse.Rows,
 	if f != nil {
 		defer f.Close()
 		if stream {
-			return parseStreamed(f, nil, path, format)
+			return parseStreamed(f, nil, path, format, rc)
 		}
 		ms, err := parse.ParseAll(f, path, format)
 		return ms, nil, err
 	}
 	if stream {
-		return parseStreamed(nil, b, path, format)
+		return parseStreamed(nil, b, path, format, rc)
 	}
 	// -json: the whole document in memory, read again from b.
 	ms, err := parse.ParseAll(bytes.NewReader(b), path, format)
 	return ms, nil, err
 }
 
-// parseStreamed is parse.ParseAllStream of r, or when r is nil
-// parse.ParseAllStreamBytes of b (which becomes the parser's), that
+// parseStreamed is rc.ParseAllStream of r, or when r is nil
+// rc.ParseAllStreamBytes of b (which becomes the parser's), that
 // counts the cells of a document read in pieces while it is checked, so
 // that the writer need not count them while it holds the run's Parquet
-// pages (27 MB for 540,000 rows).
-func parseStreamed(r io.Reader, b []byte, name, format string) ([]*schema.Matrix, *parse.Rows, error) {
+// pages (27 MB for 540,000 rows). The measurements of a document read
+// whole are in rc's memory (see parse.Recycler).
+func parseStreamed(r io.Reader, b []byte, name, format string, rc *parse.Recycler) ([]*schema.Matrix, *parse.Rows, error) {
 	var cells *archive.CellCounter
 	see := func(p []schema.Measurement) {
 		if cells == nil {
@@ -159,9 +163,9 @@ func parseStreamed(r io.Reader, b []byte, name, format string) ([]*schema.Matrix
 	var rows *parse.Rows
 	var err error
 	if r != nil {
-		ms, rows, err = parse.ParseAllStream(r, name, format, see)
+		ms, rows, err = rc.ParseAllStream(r, name, format, see)
 	} else {
-		ms, rows, err = parse.ParseAllStreamBytes(b, name, format, see)
+		ms, rows, err = rc.ParseAllStreamBytes(b, name, format, see)
 	}
 	if rows != nil && cells != nil {
 		n := cells.Count()

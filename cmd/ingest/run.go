@@ -65,6 +65,10 @@ const gcPercent = 400
 // above each peak and the runtime return it to the system only slowly.
 const memLimit = 128 << 20
 
+// recycle says whether ingest reads the measurements of its documents
+// into memory the archive writer gave back (see parse.Recycler).
+var recycle = true // a variable so tests can compare
+
 // window is how many parsed documents may wait for the writer, per
 // parse worker: enough to keep the workers busy, and a bound on memory.
 const window = 4
@@ -211,7 +215,13 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 			w.Abort()
 		}
 	}()
-	parseStream(ctx, files, format, true, stdin, newProgress(stderr), func(d *doc) error {
+	// rc holds the memory of the measurements of the documents parsed and
+	// not yet written; the writer gives it back as it writes them.
+	var rc *parse.Recycler
+	if recycle {
+		rc = new(parse.Recycler)
+	}
+	parseStream(ctx, files, format, true, rc, stdin, newProgress(stderr), func(d *doc) error {
 		if d.err != nil {
 			fmt.Fprintln(stderr, d.err)
 			failed = true
@@ -223,6 +233,7 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 				if w, err = a.NewWriter(ctx); err != nil {
 					return err
 				}
+				w.Written = rc.Release
 				// Note: one narrow read of the runs files per call (the
 				// listing compare -list makes: 0.5 s at 100,000 runs), so a
 				// source read differently before is never stored twice.
@@ -240,6 +251,7 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 				fmt.Fprintf(stderr, "%s: run %s: the archive holds this source as run %s, read differently by an earlier speedmatrix; not added (-reread adds it beside; -drop %s then removes the old reading)\n",
 					d.name, m.Run.RunID, strings.Join(old, ", "), strings.Join(old, ","))
 				out.appendf("%s\t%s\t%d rows\t%s\n", m.Run.RunID, oneLine(m.Run.Title), n, outcomeReread)
+				rc.Release(m)
 				continue
 			}
 			if d.rows != nil {
@@ -249,6 +261,9 @@ func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format
 			}
 			if err != nil {
 				return err
+			}
+			if it.Outcome == archive.Duplicate {
+				rc.Release(m) // the writer did not keep it
 			}
 			out.appendf("%s\t%s\t%d rows\t%s\n", it.RunID, oneLine(m.Run.Title), n, it.Outcome)
 		}
