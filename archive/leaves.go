@@ -101,9 +101,18 @@ type scalar struct {
 }
 
 // asValues views the bytes of b as values of T: b holds values of T
-// appended as such (or none), so it is aligned for them.
+// appended as such (or none), so it is aligned for them. A b without
+// room for one value gives nil (the caller's append then allocates).
+//
+// Note: a buffer last used for values of a smaller type (4 bytes of
+// int32 viewed as float64) made the pointer conversion reach past its
+// allocation, which the unsafe rules forbid even when no value is read:
+// go test -race (checkptr) stopped the command there.
 func asValues[T any](b []byte) []T {
 	size := int(unsafe.Sizeof(*new(T)))
+	if cap(b) < size {
+		return nil
+	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), cap(b)/size)[:len(b)/size]
 }
 
