@@ -27,8 +27,9 @@
 // archive encodes itself (leaves.go, pages.go, filewriter.go: DataPage
 // V1, levels in the RLE/bit-packed hybrid, strings and integers with a
 // dictionary as arrow-go would give them, zstd), with the levels, schema,
-// stored Arrow schema and footer (arrow-go's metadata builders) pqarrow
-// would write for an Arrow record of them: the files hold the same rows,
+// stored Arrow schema and footer pqarrow would write for an Arrow record
+// of them (footer.go writes the footer's row groups itself, the rest is
+// taken from arrow-go's builders once per table): the files hold the same rows,
 // encodings and statistics for every reader (TestSameRowsAsArrow,
 // TestRandomRowsAsArrow, DuckDB's tests).
 //

@@ -22,8 +22,11 @@
 // of several configurations several) → set ingested_at → an
 // archive.Writer, which dedupes by run_id under the archive's lock and
 // writes the rows in bounded batches into the transaction's files →
-// commit and publish → one line per run → archive.Compact when -compact
-// is given. Documents are parsed concurrently (one worker per CPU), at
+// commit and publish → one line per run (the lines wait for the commit
+// in memory, beyond 1 MB in a temporary file) → archive.Compact when
+// -compact is given. Measurements are read into memory of a
+// parse.Recycler, which the writer hands back (Writer.Written) once it
+// has written their batch. Documents are parsed concurrently (one worker per CPU), at
 // most a few per worker ahead of the writer, so memory does not grow with
 // the number of files; output keeps the order of the arguments. A
 // document of more than 65,536 rows is parsed with parse.ParseAllStream
