@@ -11,19 +11,27 @@ import (
 	"speedmatrix/schema"
 )
 
+// smallBatchWriter opens a test archive and a writer on it whose batches
+// hold about two runs of testMatrix (batchRows is restored at cleanup).
+func smallBatchWriter(t *testing.T) (*Archive, *Writer) {
+	t.Helper()
+	old := batchRows
+	batchRows = 12
+	t.Cleanup(func() { batchRows = old })
+	a := openTest(t)
+	w, err := a.NewWriter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, w
+}
+
 // TestWriterBatches writes more runs than one batch holds: the runs land
 // in one file per table, read back as Append's would, and an abort
 // leaves nothing.
 func TestWriterBatches(t *testing.T) {
-	old := batchRows
-	batchRows = 12 // about two runs of testMatrix per batch
-	defer func() { batchRows = old }()
 	ctx := context.Background()
-	a := openTest(t)
-	w, err := a.NewWriter(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, w := smallBatchWriter(t)
 	in := testMatrices(0, 20)
 	for i, m := range append(in, testMatrix(3)) {
 		it, err := w.Add(m)
@@ -214,15 +222,8 @@ func TestWriterSortsBatch(t *testing.T) {
 // does to the rows (here it poisons every value, as a caller reusing
 // their memory would overwrite them) does not reach the archive.
 func TestWriterWritten(t *testing.T) {
-	old := batchRows
-	batchRows = 12 // about two runs of testMatrix per batch
-	defer func() { batchRows = old }()
 	ctx := context.Background()
-	a := openTest(t)
-	w, err := a.NewWriter(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, w := smallBatchWriter(t)
 	in := testMatrices(0, 20)
 	want := map[string]*schema.Matrix{} // by run id, as stored
 	ids := map[*schema.Matrix]string{}

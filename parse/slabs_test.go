@@ -54,16 +54,24 @@ func parseWith(rc *Recycler, name string, b []byte) parsed {
 	return p
 }
 
-// TestRecyclerSameMatrices parses documents of different shapes (row
-// counts, columns, forms, failures) in turns through one Recycler,
-// releasing each matrix once compared: each reads as it does with new
-// memory, whatever document the memory held before.
-func TestRecyclerSameMatrices(t *testing.T) {
+// recyclerDocsParsed returns recyclerDocs and how each parses with new
+// memory.
+func recyclerDocsParsed(t *testing.T) (map[string][]byte, map[string]parsed) {
+	t.Helper()
 	docs := recyclerDocs(t)
 	want := map[string]parsed{}
 	for name, b := range docs {
 		want[name] = parseWith(nil, name, b)
 	}
+	return docs, want
+}
+
+// TestRecyclerSameMatrices parses documents of different shapes (row
+// counts, columns, forms, failures) in turns through one Recycler,
+// releasing each matrix once compared: each reads as it does with new
+// memory, whatever document the memory held before.
+func TestRecyclerSameMatrices(t *testing.T) {
+	docs, want := recyclerDocsParsed(t)
 	var rc Recycler
 	reused := 0
 	for round := range 3 {
@@ -160,11 +168,7 @@ func TestRecyclerRelease(t *testing.T) {
 // TestRecyclerConcurrent parses and releases from several goroutines at
 // once (run with -race): every matrix reads as with new memory.
 func TestRecyclerConcurrent(t *testing.T) {
-	docs := recyclerDocs(t)
-	want := map[string]parsed{}
-	for name, b := range docs {
-		want[name] = parseWith(nil, name, b)
-	}
+	docs, want := recyclerDocsParsed(t)
 	var rc Recycler
 	var wg sync.WaitGroup
 	errs := make(chan string, 4)
