@@ -295,16 +295,101 @@ var cellColumns = []string{"phase", "context_label", "concurrency", "request_rat
 // left out), as of the writer's lock: a source read again whose run id is
 // not among its own was read differently by an earlier version of the
 // parser.
+//
+// A run is listed under every source it was read from: archives merged
+// across hosts may hold one run read from two sources (a document's text
+// and its HTML), each of which a newer parser could read differently.
+// The run ids of a source are in ListRuns' order (by the run's earliest
+// ingested_at, then run_id), each once.
+//
+// Note: it reads the three columns it needs, not ListRuns' eleven, and
+// keeps one map: one ingest of a document into an archive of 100,000 runs
+// spent 0.5 of its 0.7 CPU-s and 80 of its 150 MB peak RSS here, listing
+// every run in full; now 688 → 338 CPU-ms and 146 → 127 MB for the whole
+// command (4 interleaved rounds, `ingest -archive A doc.txt`, a duplicate).
 func (w *Writer) RunsBySource() (map[string][]string, error) {
-	ls, _, err := w.a.listRuns(w.ctx, w.l)
+	stems := w.l.committed()
+	files := make([][][]sourceListing, len(stems))
+	err := parallel(w.ctx, len(stems), func(k int) error {
+		path := w.l.files[TableRuns][stems[k]]
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		var s sink[sourceListing]
+		if err := sourceTable().read(f, path, nil, sourceColumns, &s); err != nil {
+			return damaged(path, err)
+		}
+		files[k] = s.chunks
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	// A source's runs, each once; then, for the few sources of more than
+	// one run, their order by earliest ingest (a run copied into two
+	// files is listed once, as ListRuns lists it).
 	out := map[string][]string{}
-	for _, l := range ls {
-		if l.SourceSHA256 != "" {
-			out[l.SourceSHA256] = append(out[l.SourceSHA256], l.RunID)
+	multi := 0
+	for _, chunks := range files {
+		for _, c := range chunks {
+			for _, r := range c {
+				if ids := out[r.SourceSHA256]; r.SourceSHA256 != "" && !slices.Contains(ids, r.RunID) {
+					out[r.SourceSHA256] = append(ids, r.RunID)
+					if len(ids) == 1 {
+						multi++
+					}
+				}
+			}
+		}
+	}
+	if multi == 0 {
+		return out, nil
+	}
+	// The earliest ingest of each run of those sources, from any of its
+	// rows (whatever source that row names).
+	first := map[string]time.Time{}
+	for _, ids := range out {
+		if len(ids) > 1 {
+			for _, id := range ids {
+				first[id] = time.Time{}
+			}
+		}
+	}
+	for _, chunks := range files {
+		for _, c := range chunks {
+			for _, r := range c {
+				if t, ok := first[r.RunID]; ok && (t.IsZero() || r.IngestedAt.Before(t)) {
+					first[r.RunID] = r.IngestedAt
+				}
+			}
+		}
+	}
+	for _, ids := range out {
+		if len(ids) > 1 {
+			slices.SortFunc(ids, func(x, y string) int { return cmp.Or(first[x].Compare(first[y]), cmp.Compare(x, y)) })
 		}
 	}
 	return out, nil
 }
+
+// sourceListing is the runs table seen through the columns RunsBySource
+// reads (TestListingColumns checks them against the runs table).
+type sourceListing struct {
+	RunID        string    `json:"run_id"`
+	IngestedAt   time.Time `json:"ingested_at"`
+	SourceSHA256 string    `json:"source_sha256"`
+}
+
+// sourceTable is the table of sourceListing rows.
+var sourceTable = sync.OnceValue(func() *table {
+	t, err := newTable(TableRuns, reflect.TypeFor[sourceListing]())
+	if err != nil {
+		panic(err) // fixed at compile time; every test catches it
+	}
+	return t
+})
+
+// sourceColumns are the columns sourceListing holds.
+var sourceColumns = []string{"run_id", "ingested_at", "source_sha256"}

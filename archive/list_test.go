@@ -6,6 +6,8 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,15 +94,104 @@ func TestListingColumns(t *testing.T) {
 	for _, c := range Columns(TableRuns) {
 		runs[c.Name] = c
 	}
-	lt := listTable()
-	if len(lt.cols) != reflect.TypeFor[Listing]().NumField() {
-		t.Errorf("Listing has %d fields, %d columns", reflect.TypeFor[Listing]().NumField(), len(lt.cols))
-	}
-	for _, c := range lt.cols {
-		r, ok := runs[c.name]
-		if got := (Column{c.name, c.codec.dt.String(), c.codec.nullable}); !ok || got != r {
-			t.Errorf("Listing column %+v, runs column %+v", got, r)
+	for _, tt := range []struct {
+		name string
+		tb   *table
+		typ  reflect.Type
+		cols []string
+	}{
+		{"Listing", listTable(), reflect.TypeFor[Listing](), listColumns},
+		{"sourceListing", sourceTable(), reflect.TypeFor[sourceListing](), sourceColumns},
+	} {
+		if len(tt.tb.cols) != tt.typ.NumField() || len(tt.cols) != len(tt.tb.cols) {
+			t.Errorf("%s has %d fields, %d columns, %d read", tt.name, tt.typ.NumField(), len(tt.tb.cols), len(tt.cols))
 		}
+		for i, c := range tt.tb.cols {
+			r, ok := runs[c.name]
+			if got := (Column{c.name, c.codec.dt.String(), c.codec.nullable}); !ok || got != r {
+				t.Errorf("%s column %+v, runs column %+v", tt.name, got, r)
+			}
+			if i < len(tt.cols) && tt.cols[i] != c.name {
+				t.Errorf("%s column %d is %s, read as %s", tt.name, i, c.name, tt.cols[i])
+			}
+		}
+	}
+}
+
+// TestRunsBySource checks the narrow read against the listing it
+// replaced (ListRuns grouped by source): sources read into several runs
+// at different times, a run without a source, and a run held by two
+// archives merged by copying, at its earlier ingest. A run the other
+// archive read from another source is listed under that source too.
+func TestRunsBySource(t *testing.T) {
+	ctx := context.Background()
+	shared, other := strings.Repeat("ab", 32), strings.Repeat("cd", 32)
+	srcs := []*Archive{openTest(t), openTest(t)}
+	for k, src := range srcs {
+		ms := testMatrices(10*k, 10*k+6)
+		for i, m := range ms {
+			switch {
+			case i%3 == 0:
+				m.Run.SourceSHA256 = shared // read into several runs
+			case i%3 == 1:
+				m.Run.SourceSHA256 = fmt.Sprintf("%064x", i%2) // two more shared ones
+			}
+			m.Run.IngestedAt = m.Run.IngestedAt.Add(time.Duration(5-i) * time.Minute) // not in run_id order
+		}
+		copied := testMatrix(100)
+		copied.Run.SourceSHA256 = shared
+		copied.Run.IngestedAt = copied.Run.IngestedAt.Add(time.Duration(k) * time.Hour)
+		ms = append(ms, copied)
+		if k == 1 {
+			html := testMatrix(0) // archive 0's run 0, read from another source
+			html.Run.SourceSHA256 = other
+			ms = append(ms, html)
+		}
+		if _, err := src.Append(ctx, ms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merged := mergeByCopy(t, srcs...)
+	ls, err := merged.ListRuns(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{}
+	for _, l := range ls {
+		if l.SourceSHA256 != "" {
+			want[l.SourceSHA256] = append(want[l.SourceSHA256], l.RunID)
+		}
+	}
+	// ListRuns lists run 0 once, under the source of its earlier ingest;
+	// it belongs under both, in ListRuns' order.
+	id0 := schema.ComputeRunID(testMatrix(0))
+	order := map[string]int{}
+	for i, l := range ls {
+		order[l.RunID] = i
+	}
+	if slices.Contains(want[shared], id0) == slices.Contains(want[other], id0) {
+		t.Fatalf("ListRuns lists run 0 under %v and %v, want one of them", want[shared], want[other])
+	}
+	for _, src := range []string{shared, other} {
+		if !slices.Contains(want[src], id0) {
+			want[src] = append(want[src], id0)
+			slices.SortFunc(want[src], func(x, y string) int { return order[x] - order[y] })
+		}
+	}
+	w, err := merged.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	got, err := w.RunsBySource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want[shared]) < 5 {
+		t.Fatalf("the test's archive has %d runs of the shared source, want several", len(want[shared]))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("RunsBySource:\n%v\nwant (ListRuns by source):\n%v", got, want)
 	}
 }
 
