@@ -330,7 +330,13 @@ func (w *Writer) RunsBySource() (map[string][]string, error) {
 	// A source's runs, each once; then, for the few sources of more than
 	// one run, their order by earliest ingest (a run copied into two
 	// files is listed once, as ListRuns lists it).
-	out := map[string][]string{}
+	n := 0
+	for _, chunks := range files {
+		for _, c := range chunks {
+			n += len(c)
+		}
+	}
+	out := make(map[string][]string, n)
 	multi := 0
 	for _, chunks := range files {
 		for _, c := range chunks {

@@ -72,6 +72,11 @@ func (a *Archive) NewWriter(ctx context.Context) (*Writer, error) {
 	if w.l, err = a.recovered(); err == nil {
 		var lists [][]string
 		if lists, err = a.idLists(ctx, w.l, w.l.committed()); err == nil {
+			n := 0
+			for _, ids := range lists {
+				n += len(ids)
+			}
+			w.have = make(map[string]bool, n) // sized once, not grown by doubling
 			for _, ids := range lists {
 				for _, id := range ids {
 					w.have[id] = true
