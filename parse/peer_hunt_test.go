@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"strings"
 	"testing"
 
 	"speedmatrix/schema"
@@ -89,5 +90,38 @@ func TestGenAIPerfEarlyLengthNames(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// guidellm01Report has the layout of guidellm 0.1's GuidanceReport: a
+// report per run, each with its args and its benchmarks (mode, rate, the
+// requests' results, summaries computed by 0.1). The figures are made up.
+const guidellm01Report = `{"benchmarks": [{"benchmarks": [{"mode": "synchronous", "rate": null,
+  "results": [{"request": {"id": "r1", "prompt": "p", "prompt_token_count": 64, "output_token_count": 16, "params": {}},
+    "prompt_token_count": 64, "output": "o", "output_token_count": 16,
+    "start_time": 10.0, "end_time": 10.5, "first_token_time": 10.05, "last_token_time": 10.5,
+    "request_latency": 0.5, "time_to_first_token": 50.0, "inter_token_latency": 30.0, "output_tokens_per_second": 33.3}],
+  "errors": [], "concurrencies": [], "request_count": 1, "error_count": 0, "total_count": 1,
+  "start_time": 10.0, "end_time": 10.5, "duration": 0.5, "completed_request_rate": 2.0,
+  "request_latency": 0.5, "time_to_first_token": 50.0, "inter_token_latency": 30.0,
+  "output_token_throughput": 32.0, "prompt_token": 64.0, "output_token": 16.0}],
+  "args": {"backend_type": "openai_server", "target": "http://localhost:8000/v1", "model": "org/model",
+    "data_type": "emulated", "data": "prompt_tokens=64", "mode": "synchronous", "rate": null, "max_number": 1, "max_duration": null}}]}
+`
+
+// TestGuideLLM01Named checks that guidellm 0.1's report, once refused
+// with "benchmark 0 has no output tokens and no TTFT" (or, with args as a
+// list, a Go type error), is named as such with the versions read.
+func TestGuideLLM01Named(t *testing.T) {
+	_, ok, err := parsePeerFile([]byte(guidellm01Report), "guidellm_report.json", "")
+	if !ok && err == nil {
+		t.Fatal("not recognised as another tool's result file")
+	}
+	if err == nil {
+		t.Fatal("read; want it named and refused")
+	}
+	const want = "guidellm_report.json:1: guidellm 0.1's report (a GuidanceReport"
+	if !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "guidellm 0.2 and later") {
+		t.Errorf("error %q, want it to start %q and name the versions read", err, want)
 	}
 }
