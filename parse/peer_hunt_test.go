@@ -125,3 +125,21 @@ func TestGuideLLM01Named(t *testing.T) {
 		t.Errorf("error %q, want it to start %q and name the versions read", err, want)
 	}
 }
+
+// TestSGLangBenchOneBatchNamed checks that the result JSONL of SGLang's
+// offline bench_one_batch (keys as sglang writes them, figures made up),
+// once refused as JSON of no tool, is named with the file to read instead.
+func TestSGLangBenchOneBatchNamed(t *testing.T) {
+	text := `{"run_name": "default", "batch_size": 8, "input_len": 512, "output_len": 1, "prefill_latency": 0.5, "prefill_throughput": 8192.0, "total_latency": 0.5, "overall_throughput": 8208.0}
+{"run_name": "default", "batch_size": 8, "input_len": 512, "output_len": 64, "prefill_latency": 0.5, "prefill_throughput": 8192.0, "median_decode_latency": 0.02, "median_decode_throughput": 400.0, "total_latency": 1.76, "overall_throughput": 2618.2}
+`
+	_, _, err := parsePeerFile([]byte(text), "result.jsonl", "")
+	if err == nil {
+		t.Fatal("read; want it named and refused")
+	}
+	for _, want := range []string{"result.jsonl:1: ", "it is SGLang's offline batch benchmark (`python -m sglang.bench_one_batch`", "speedmatrix reads the JSONL of `python -m sglang.bench_serving --output-file`"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
