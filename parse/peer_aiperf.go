@@ -210,6 +210,13 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 // versions spell out.
 var aiperfShortTags = map[string]string{"ttft": "time_to_first_token", "ttst": "time_to_second_token"}
 
+// genAIPerfOldLengths maps GenAI-Perf's first names of the sequence
+// lengths to the later ones.
+var genAIPerfOldLengths = map[string]string{
+	"num_input_token":  "input_sequence_length",
+	"num_output_token": "output_sequence_length",
+}
+
 // aiperfCell maps AIPerf metric blocks (from JSON or CSV) to a serve
 // cell. streaming is false when the run did not stream (GenAI-Perf then
 // writes the request latency where time to first token goes): its token
@@ -252,6 +259,15 @@ func aiperfCell(name string, stats map[string]*aiperfStats, conc *int32, rate *f
 	if s, ok := stats["output_token_throughput_per_request"]; ok {
 		delete(stats, "output_token_throughput_per_request")
 		stats["request_output_tok_s"] = s
+	}
+	// GenAI-Perf's first exports (2024: ns units, "request per sec")
+	// named the sequence lengths num_input_token and num_output_token
+	// (CSV "Num Input Token"): the same figures as the later names.
+	for old, cur := range genAIPerfOldLengths {
+		if s, ok := stats[old]; ok && stats[cur] == nil {
+			delete(stats, old)
+			stats[cur] = s
+		}
 	}
 	c.TotalTokS = stats["output_token_throughput"].get("avg").ptr()
 	c.RequestThroughput = stats["request_throughput"].get("avg").ptr()

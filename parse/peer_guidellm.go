@@ -170,6 +170,9 @@ func parseGuideLLM(b []byte, name string) (*schema.Matrix, error) {
 		}
 		b = sanitizeJSON(j)
 	}
+	if isGuideLLM01(b) {
+		return nil, errorf(name, keyLine(b, "benchmarks", 1), "guidellm 0.1's report (a GuidanceReport: benchmarks[] of reports, each with its args and its benchmarks[] of mode, rate, every request's result and summaries under 0.1's names): not read; speedmatrix reads the benchmarks.json of guidellm 0.2 and later")
+	}
 	var f guidellmFile
 	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
 		return nil, jsonError(name, b, 1, err)
@@ -472,3 +475,14 @@ func requestedPrompt(f *guidellmFile) num {
 
 // guidellmPromptTokens finds prompt_tokens in guidellm's --data settings.
 var guidellmPromptTokens = regexp.MustCompile(`(?:^|[,{\s"])prompt_tokens"?\s*[:=]\s*([0-9]+)`)
+
+// isGuideLLM01 reports whether b is guidellm 0.1's GuidanceReport, whose
+// benchmarks are reports that each hold benchmarks of their own.
+func isGuideLLM01(b []byte) bool {
+	var r struct {
+		Benchmarks []struct {
+			Benchmarks []json.RawMessage `json:"benchmarks"`
+		} `json:"benchmarks"`
+	}
+	return json.Unmarshal(b, &r) == nil && len(r.Benchmarks) > 0 && len(r.Benchmarks[0].Benchmarks) > 0
+}

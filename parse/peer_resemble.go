@@ -76,6 +76,8 @@ var peerCompanions = []peerCompanion{
 		[]string{"avg_latency", "latencies", "percentiles"}, 2},
 	{"vLLM's offline throughput benchmark (`vllm bench throughput`, benchmark_throughput.py: requests and tokens per second of one batch, input and output tokens summed, no model or latencies)", "the result of `vllm bench serve` (benchmark_serving.py --save-result)",
 		[]string{"elapsed_time", "num_requests", "total_num_tokens", "requests_per_second", "tokens_per_second"}, 4},
+	{"SGLang's offline batch benchmark (`python -m sglang.bench_one_batch`, its result JSONL: one static batch run in the engine, no server, with the prefill and median decode latency in seconds and throughput per batch size, and no requests, rate or model)", "the JSONL of `python -m sglang.bench_serving --output-file`",
+		[]string{"run_name", "batch_size", "input_len", "output_len", "prefill_latency", "prefill_throughput", "median_decode_latency", "median_decode_throughput", "total_latency", "overall_throughput"}, 5},
 	{"llama.cpp's llama-bench JSON (-o json: one process's prompt processing (pp) and generation (tg) tokens per second per test, with no server, requests or latencies), a tool speedmatrix does not read yet", "no llama-bench file; to measure llama.cpp's speed as a server, run `speedmatrix run` against llama-server",
 		[]string{"build_commit", "build_number", "model_filename", "model_type", "n_prompt", "n_gen", "avg_ns", "avg_ts", "stddev_ts", "samples_ts"}, 5},
 	{"an InferenceX (InferenceMAX) aggregate, computed from a benchmark's raw result (seconds without a unit, per-GPU throughput)", "the raw result it was computed from (a benchmark_serving JSON, an AIPerf export)",
