@@ -81,10 +81,21 @@ func (a *Archive) ListRuns(ctx context.Context) ([]Listing, error) {
 
 // listRuns reads the Listings of layout l, under a lock the caller holds,
 // with the stem each came from; cell counts the runs table lacks are left
-// to fillCells (RunsBySource needs none).
+// to fillCells.
 func (a *Archive) listRuns(ctx context.Context, l *layout) (_ []Listing, from []string, _ error) {
 	stems := l.committed()
-	files := make([][][]Listing, len(stems))
+	files, err := readRunsFiles[Listing](ctx, l, stems, listTable(), listColumns)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, from := dedupeListings(stems, files)
+	return out, from, nil
+}
+
+// readRunsFiles reads columns cols of the runs files of stems, through
+// table t of rows T, in parallel: the rows of stems[k] are its [k].
+func readRunsFiles[T any](ctx context.Context, l *layout, stems []string, t *table, cols []string) ([][][]T, error) {
+	files := make([][][]T, len(stems))
 	err := parallel(ctx, len(stems), func(k int) error {
 		path := l.files[TableRuns][stems[k]]
 		f, err := os.Open(path)
@@ -92,18 +103,14 @@ func (a *Archive) listRuns(ctx context.Context, l *layout) (_ []Listing, from []
 			return err
 		}
 		defer f.Close()
-		var s sink[Listing]
-		if err := listTable().read(f, path, nil, listColumns, &s); err != nil {
+		var s sink[T]
+		if err := t.read(f, path, nil, cols, &s); err != nil {
 			return damaged(path, err)
 		}
 		files[k] = s.chunks
 		return nil
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	out, from := dedupeListings(stems, files)
-	return out, from, nil
+	return files, err
 }
 
 // dedupeListings keeps one row per run id of the rows read from each
@@ -308,22 +315,7 @@ var cellColumns = []string{"phase", "context_label", "concurrency", "request_rat
 // every run in full; now 688 → 338 CPU-ms and 146 → 127 MB for the whole
 // command (4 interleaved rounds, `ingest -archive A doc.txt`, a duplicate).
 func (w *Writer) RunsBySource() (map[string][]string, error) {
-	stems := w.l.committed()
-	files := make([][][]sourceListing, len(stems))
-	err := parallel(w.ctx, len(stems), func(k int) error {
-		path := w.l.files[TableRuns][stems[k]]
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		var s sink[sourceListing]
-		if err := sourceTable().read(f, path, nil, sourceColumns, &s); err != nil {
-			return damaged(path, err)
-		}
-		files[k] = s.chunks
-		return nil
-	})
+	files, err := readRunsFiles[sourceListing](w.ctx, w.l, w.l.committed(), sourceTable(), sourceColumns)
 	if err != nil {
 		return nil, err
 	}
