@@ -118,15 +118,86 @@ func writeDocument(path string, m *schema.Matrix) error {
 }
 
 // checkpointPath is beside -out, else in -archive, else in the current
-// directory.
-func checkpointPath(o *options) string {
+// directory. Without -out a checkpoint is named after the run's settings
+// (its key): several runs may append to one archive or start in one
+// directory, and each keeps its own. With -out it is the document's: two
+// runs writing one document cannot both go on (checkpointFree).
+func checkpointPath(o *options, key string) string {
 	switch {
 	case o.out != "":
 		return o.out + ".checkpoint.json"
 	case o.archive != "":
-		return filepath.Join(o.archive, "run.checkpoint.json")
+		return filepath.Join(o.archive, "run-"+key+".checkpoint.json")
 	}
-	return "speedmatrix-run.checkpoint.json"
+	return "speedmatrix-run-" + key + ".checkpoint.json"
+}
+
+// checkpointFree refuses to start a run (without -resume) where a
+// checkpoint is kept: it holds measured cells, of this run interrupted or
+// of another, that starting over would overwrite and then delete.
+func checkpointFree(path, key string) error {
+	cp, err := runner.LoadCheckpoint(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s is in the way of this run's checkpoint and does not read as one (%v): move or delete it", path, err)
+	}
+	state := fmt.Sprintf("%d finished cells of an interrupted run", len(cp.Matrix.Measurements))
+	if cp.Complete {
+		state = fmt.Sprintf("a finished run of %d cells not yet written", len(cp.Matrix.Measurements))
+	}
+	if cp.Key == key {
+		return fmt.Errorf("%s holds %s with these settings: continue it with the same flags and -resume, or delete the file to start again", path, state)
+	}
+	return fmt.Errorf("%s holds %s of another run (other settings): continue that run with its own flags and -resume, delete the file to discard it, or give this run another -out", path, state)
+}
+
+// writable checks, before any load, that what the run will write can be
+// written: the document (-out), the archive directory (-archive) and the
+// checkpoint's directory. A file created and removed in each directory
+// proves it (a read-only file system or a file where a directory goes
+// fails), so that no measured cell is lost to a path found wrong at the
+// end.
+func writable(o *options, cpPath string) error {
+	if o.out != "" {
+		if st, err := os.Stat(o.out); err == nil && st.IsDir() {
+			return fmt.Errorf("-out %s is a directory: name the document's file", o.out)
+		}
+		if err := tryWrite(filepath.Dir(o.out)); err != nil {
+			return fmt.Errorf("-out %s cannot be written: %w", o.out, err)
+		}
+	}
+	if o.archive != "" {
+		if st, err := os.Stat(o.archive); err == nil && !st.IsDir() {
+			return fmt.Errorf("-archive %s is a file: name an archive directory (created when missing)", o.archive)
+		}
+		if err := tryWrite(o.archive); err != nil {
+			return fmt.Errorf("-archive %s cannot be written: %w", o.archive, err)
+		}
+	}
+	if err := tryWrite(filepath.Dir(cpPath)); err != nil {
+		return fmt.Errorf("the checkpoint %s cannot be written: %w", cpPath, err)
+	}
+	return nil
+}
+
+// tryWrite creates dir when missing, then creates and removes a file in
+// it.
+func tryWrite(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".speedmatrix-write-check*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	err = f.Close()
+	if rerr := os.Remove(name); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // checkpointKey identifies a run's settings (never the API key).

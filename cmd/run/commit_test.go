@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"speedmatrix/archive"
@@ -102,11 +104,17 @@ func TestCommitFailurePoints(t *testing.T) {
 func TestOutWriteFails(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run.md")
-	// A non-empty directory where the document goes: the rename fails.
-	if err := os.MkdirAll(filepath.Join(out, "x"), 0o755); err != nil {
-		t.Fatal(err)
+	// A non-empty directory where the document goes, made once the run
+	// is measured (the path was writable when it started): the rename
+	// fails.
+	failpoint = func(s string) error {
+		if s == "checkpoint" {
+			return os.MkdirAll(filepath.Join(out, "x"), 0o755)
+		}
+		return nil
 	}
 	code, _, stderr := runCmd(t, context.Background(), quickRun(dir)...)
+	failpoint = func(string) error { return nil }
 	if code != exitFail || !strings.Contains(stderr, "-resume") {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
@@ -206,5 +214,54 @@ func TestFailedPrefillArchived(t *testing.T) {
 		if got := strings.Join(st, ", "); got != "prefill 1K valid, prefill 2K error, decode 1K valid, decode 2K error" {
 			t.Errorf("%s: cells %s", ext, got)
 		}
+	}
+}
+
+// TestUnwritableTargetsRefusedBeforeLoad: an -archive that is a file, an
+// -out below a file or naming a directory, are refused before the server
+// gets any completion request, not found after the first cell was
+// measured (which then was lost with the run).
+func TestUnwritableTargetsRefusedBeforeLoad(t *testing.T) {
+	var generated atomic.Int64
+	front := simBehind(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if strings.HasSuffix(r.URL.Path, "/completions") {
+			generated.Add(1)
+		}
+		return false
+	})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "adir.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"archive is a file", []string{"-archive", file}, "-archive " + file + " is a file"},
+		{"archive below a file", []string{"-archive", filepath.Join(file, "archive")}, "-archive " + filepath.Join(file, "archive") + " cannot be written"},
+		{"out below a file", []string{"-out", filepath.Join(file, "run.md")}, "-out " + filepath.Join(file, "run.md") + " cannot be written"},
+		{"out is a directory", []string{"-out", filepath.Join(dir, "adir.md")}, "is a directory"},
+		{"rates archive is a file", []string{"-archive", file, "-rates", "1"}, "is a file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			generated.Store(0)
+			args := []string{"-url", front, "-model", sim.DefaultProfile().ModelName, "-duration", "300ms"}
+			if !slices.Contains(tc.args, "-rates") {
+				args = append(args, "-contexts", "1K", "-max-tokens", "50")
+			}
+			code, _, stderr := runCmd(t, context.Background(), append(args, tc.args...)...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tc.want)
+			}
+			if n := generated.Load(); n > 0 {
+				t.Errorf("%d completion requests sent before the refusal", n)
+			}
+		})
 	}
 }

@@ -362,8 +362,16 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 	}
 
-	cpPath := checkpointPath(o)
 	key := checkpointKey(o)
+	cpPath := checkpointPath(o, key)
+	if err := writable(o, cpPath); err != nil {
+		return usageError{err}
+	}
+	if !o.resume {
+		if err := checkpointFree(cpPath, key); err != nil {
+			return usageError{err}
+		}
+	}
 	cfg := runner.Config{
 		Contexts: contexts, PrefillContexts: prefill, Concurrency: conc,
 		Duration: o.duration, MaxTokens: o.maxTokens, PrefillMode: o.prefill,
@@ -383,7 +391,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		case err != nil:
 			return err
 		case cp.Key != key:
-			return usageError{fmt.Errorf("-resume: checkpoint %s is of a run with other settings", cpPath)}
+			return usageError{fmt.Errorf("-resume: checkpoint %s is of a run with other settings: give that run's flags, or delete the file to discard it", cpPath)}
 		case cp.Complete:
 			fmt.Fprintf(stderr, "run: the run in %s is finished (%d cells); writing its document and archive\n", cpPath, len(cp.Matrix.Measurements))
 			return commit(o, cpPath, cp.Matrix, stdout)
