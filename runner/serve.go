@@ -120,7 +120,7 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 	if info.MaxModelLen > 0 && sc.Input.Max+sc.Output.Max+contextMargin > info.MaxModelLen {
 		return nil, fmt.Errorf("server %s: %d input + %d output tokens do not fit max_model_len %d", r.c.base, sc.Input.Max, sc.Output.Max, info.MaxModelLen)
 	}
-	dropped, err := r.settle(ctx, m, info, started)
+	dropped, err := r.settle(ctx, m, &info, started)
 	if err != nil {
 		return nil, err
 	}
