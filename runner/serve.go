@@ -217,11 +217,9 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		if !(lo > 0) || !(hi > 0) {
 			return r.finish(m), fmt.Errorf("sweep: the probes measured no request throughput (synchronous %v, %d streams %v)", lo, sc.ProbeConcurrency, hi)
 		}
-		hi = max(hi, lo)
-		for k := 1; k <= sc.Sweep; k++ {
-			rates = append(rates, roundSig(lo+(hi-lo)*float64(k)/float64(sc.Sweep), 4))
-		}
-		meta("Sweep", fmt.Sprintf("%d rates from the synchronous rate %.4g/s to the saturation rate %.4g/s (%d streams)", sc.Sweep, lo, hi, sc.ProbeConcurrency))
+		var how string
+		rates, how = sweepRates(lo, hi, sc.Sweep, sc.ProbeConcurrency)
+		meta("Sweep", how)
 	}
 	for k, rate := range rates {
 		rng := newRand(sc.Seed ^ uint64(k+1)*0x9e3779b97f4a7c15)
@@ -231,6 +229,47 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		}
 	}
 	return r.finish(m), nil
+}
+
+// sweepMinRise is how much the saturation probe's request throughput
+// must exceed the synchronous probe's for a sweep to spread its rates
+// between the two: below it the server's throughput does not rise with
+// streams (or the probes were disturbed), and rates between two nearly
+// equal figures would measure one load several times.
+const sweepMinRise = 1.1
+
+// sweepRates plans a sweep's n rates from the synchronous probe's request
+// throughput lo and the saturation probe's hi (conc streams), ascending
+// and never the same rate twice, with a sentence for the run's metadata.
+// When hi rises above lo by sweepMinRise, the rates are evenly spaced
+// above lo up to hi, as guidellm's sweep does; otherwise (a server whose
+// throughput does not rise with streams, or a saturation probe that
+// measured less than the synchronous one on a loaded machine) they are
+// evenly spaced from 0 up to the higher of the two, and the metadata
+// says why.
+//
+// Note: rates are rounded to 4 significant digits (the document prints
+// them so) and a rate that rounds onto one already planned is left out:
+// two rows at one rate would not read back as two rows.
+func sweepRates(lo, hi float64, n, conc int) ([]float64, string) {
+	from, top := lo, hi
+	how := fmt.Sprintf("%d rates from the synchronous rate %.4g/s to the saturation rate %.4g/s (%d streams)", n, lo, hi, conc)
+	if hi < lo*sweepMinRise {
+		from, top = 0, max(lo, hi)
+		how = fmt.Sprintf("%d rates up to %.4g/s: the saturation rate %.4g/s (%d streams) is not above the synchronous rate %.4g/s by %.0f%%, so the rates spread from 0 to the higher of the two",
+			n, top, hi, conc, lo, 100*(sweepMinRise-1))
+	}
+	var rates []float64
+	for k := 1; k <= n; k++ {
+		r := roundSig(from+(top-from)*float64(k)/float64(n), 4)
+		if r > 0 && (len(rates) == 0 || r > rates[len(rates)-1]) {
+			rates = append(rates, r)
+		}
+	}
+	if len(rates) < n {
+		how += fmt.Sprintf("; %d of the %d rates coincided at 4 significant digits and were measured once", n-len(rates), n)
+	}
+	return rates, how
 }
 
 func deref(p *float64) float64 {

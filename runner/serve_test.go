@@ -2,9 +2,13 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"net/http"
 	"slices"
 	"sort"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -252,5 +256,72 @@ func TestServeSweep(t *testing.T) {
 	}
 	if got := m.Run.RunID; got == "" || m.Measurements[4].RunID != got {
 		t.Errorf("run id %q not on the rows", got)
+	}
+}
+
+// TestServeSweepFlatServer: a server whose throughput does not rise with
+// streams (here the saturation probe's requests are served one at a
+// time, each 40 ms late, so 8 streams measure less than one) still gets a
+// sweep of distinct rates, spread up to the higher probe's rate, and the
+// run says why. Before, every rate was the synchronous rate (the sweep
+// ran one rate n times) and the document did not read back.
+func TestServeSweepFlatServer(t *testing.T) {
+	var one sync.Mutex
+	_, c := startFaulty(t, fastProfile(), func(f *faulty, w http.ResponseWriter, r *http.Request) bool {
+		if strings.Contains(r.Header.Get(RequestIDHeader), "-"+ServeRequestLabel(0, 8)+"-") {
+			one.Lock()
+			defer one.Unlock()
+			time.Sleep(40 * time.Millisecond)
+		}
+		return false
+	})
+	r, err := New(c, Config{Serve: &ServeConfig{Sweep: 3, ProbeConcurrency: 8, Requests: 16, Input: Fixed(256), Output: Fixed(8), Seed: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Measurements) != 5 {
+		t.Fatalf("%d rows, want 5", len(m.Measurements))
+	}
+	lo, hi := *m.Measurements[0].RequestThroughput, *m.Measurements[1].RequestThroughput
+	if hi >= lo {
+		t.Fatalf("saturation probe %v requests/s, synchronous %v: the test wants it lower", hi, lo)
+	}
+	prev := 0.0
+	for k, x := range m.Measurements[2:] {
+		if x.RequestRate == nil || *x.RequestRate <= prev {
+			t.Fatalf("rate row %d: %v after %v, want ascending distinct rates", k, x.RequestRate, prev)
+		}
+		prev = *x.RequestRate
+	}
+	if want := roundSig(lo, 4); prev != want {
+		t.Errorf("last rate %v, want the synchronous rate %v", prev, want)
+	}
+	if v := metadataValue(m, "Sweep"); !strings.Contains(v, "spread from 0") {
+		t.Errorf("sweep metadata %q", v)
+	}
+}
+
+func TestSweepRates(t *testing.T) {
+	tests := []struct {
+		lo, hi float64
+		n      int
+		want   []float64
+	}{
+		{1, 11, 5, []float64{3, 5, 7, 9, 11}},
+		{47.64, 47.64, 5, []float64{9.528, 19.06, 28.58, 38.11, 47.64}},
+		{47.64, 31.2, 5, []float64{9.528, 19.06, 28.58, 38.11, 47.64}},
+		{47.64, 50, 2, []float64{25, 50}},
+		{1e-9, 1e-9, 3, []float64{3.333e-10, 6.667e-10, 1e-9}},
+		{5, 5.001, 3, []float64{1.667, 3.334, 5.001}},
+	}
+	for _, tc := range tests {
+		got, how := sweepRates(tc.lo, tc.hi, tc.n, 16)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) || how == "" {
+			t.Errorf("sweepRates(%v, %v, %d) = %v (%s), want %v", tc.lo, tc.hi, tc.n, got, how, tc.want)
+		}
 	}
 }
