@@ -33,11 +33,18 @@ var failpoint = func(step string) error { return nil }
 // the checkpoint, and -resume repeats the steps with the same matrix:
 // the document is rewritten to the same bytes and the archive reports
 // the run it already holds as a duplicate.
-func commit(o *options, cpPath string, m *schema.Matrix, stdout io.Writer) error {
-	m, err := asDocument(m, o.out)
+//
+// A run whose document does not read back (asDocument) is still written
+// and archived, as measured, with the reason in its metadata and on
+// stderr: a check of the document must never strand measured cells in a
+// checkpoint that -resume cannot finish either.
+func commit(o *options, cpPath string, m *schema.Matrix, stdout, stderr io.Writer) error {
+	d, err := asDocument(m, o.out)
 	if err != nil {
-		return fmt.Errorf("%w (the run is kept in %s)", err, cpPath)
+		d = asMeasured(m, o.out, err)
+		fmt.Fprintf(stderr, "run: warning: %v; the run is written and archived as measured, with this reason in its metadata\n", err)
 	}
+	m = d
 	if o.out != "" {
 		if err := writeDocument(o.out, m); err != nil {
 			return fmt.Errorf("%w (the run is kept in %s; -resume writes it)", err, cpPath)
@@ -102,6 +109,28 @@ func asDocument(m *schema.Matrix, out string) (*schema.Matrix, error) {
 		d.Samples[i].RunID = d.Run.RunID
 	}
 	return d, nil
+}
+
+// NoteNotReadBack is the Run metadata key saying that a run's document
+// did not read back when it was written, and why.
+const NoteNotReadBack = "Document not read back"
+
+// asMeasured returns m as measured, for a run whose document does not
+// read back (err): the reason in its metadata and its ids computed again
+// with it, so that the archive keeps every cell and says why the document
+// may not ingest to the same rows.
+func asMeasured(m *schema.Matrix, out string, err error) *schema.Matrix {
+	m.Run.Metadata = append(m.Run.Metadata, schema.Field{Section: "Run", Key: NoteNotReadBack,
+		Value: err.Error() + "; written and archived as measured"})
+	m.Run.SourcePath = out
+	m.Run.RunID = schema.ComputeRunID(&schema.Matrix{Run: m.Run, Measurements: m.Measurements})
+	for i := range m.Measurements {
+		m.Measurements[i].RunID = m.Run.RunID
+	}
+	for i := range m.Samples {
+		m.Samples[i].RunID = m.Run.RunID
+	}
+	return m
 }
 
 // writeDocument renders m by the file's extension, atomically.

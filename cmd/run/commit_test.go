@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/archive"
 	"speedmatrix/parse"
+	"speedmatrix/runner"
 	"speedmatrix/runner/sim"
 	"speedmatrix/schema"
 )
@@ -263,5 +264,68 @@ func TestUnwritableTargetsRefusedBeforeLoad(t *testing.T) {
 				t.Errorf("%d completion requests sent before the refusal", n)
 			}
 		})
+	}
+}
+
+// TestUnreadableDocumentStillArchived: a finished run whose document does
+// not read back (two serve rows at one rate that contradict each other,
+// as a sweep that planned one rate five times produced) is written and
+// archived as measured, with the reason in its metadata and on stderr.
+// Before, commit refused it ("duplicated row: … contradicts …"), exit 1,
+// and -resume repeated the refusal: the measured run was stranded in its
+// checkpoint.
+func TestUnreadableDocumentStillArchived(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.md")
+	arch := filepath.Join(dir, "archive")
+	args := []string{"-simulate", "default", "-rates", "20,30", "-requests", "6", "-seed", "1", "-input-tokens", "256", "-output-tokens", "8",
+		"-out", out, "-archive", arch}
+	// A finished run stopped after its complete checkpoint, whose second
+	// row is then made to contradict the first at the same rate.
+	failpoint = func(s string) error {
+		if s == "checkpoint" {
+			return errors.New("killed after " + s)
+		}
+		return nil
+	}
+	code, _, stderr := runCmd(t, context.Background(), args...)
+	failpoint = func(string) error { return nil }
+	if code != exitFail || !strings.Contains(stderr, "killed after checkpoint") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	cpPath := out + ".checkpoint.json"
+	cp, err := runner.LoadCheckpoint(cpPath)
+	if err != nil || !cp.Complete || len(cp.Matrix.Measurements) != 2 {
+		t.Fatalf("checkpoint %+v, %v", cp, err)
+	}
+	ms := cp.Matrix.Measurements
+	ms[1].RequestRate = ms[0].RequestRate
+	if err := runner.SaveCheckpoint(cpPath, cp); err != nil {
+		t.Fatal(err)
+	}
+
+	code, stdout, stderr := runCmd(t, context.Background(), append(args, "-resume")...)
+	if code != exitOK || !strings.Contains(stderr, "does not read back") {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	m := onlyRun(t, arch)
+	if len(m.Measurements) != 2 || len(m.Samples) == 0 {
+		t.Fatalf("archived %d rows, %d samples; want both rows and their samples", len(m.Measurements), len(m.Samples))
+	}
+	var why string
+	for _, f := range m.Run.Metadata {
+		if f.Key == NoteNotReadBack {
+			why = f.Value
+		}
+	}
+	if !strings.Contains(why, "duplicated row") {
+		t.Errorf("archived run's %q note is %q", NoteNotReadBack, why)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !bytes.Contains(b, []byte(NoteNotReadBack)) {
+		t.Errorf("the document lacks the reason (%v)", err)
+	}
+	if _, err := os.Stat(cpPath); !os.IsNotExist(err) {
+		t.Errorf("checkpoint left: %v", err)
 	}
 }

@@ -394,7 +394,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 			return usageError{fmt.Errorf("-resume: checkpoint %s is of a run with other settings: give that run's flags, or delete the file to discard it", cpPath)}
 		case cp.Complete:
 			fmt.Fprintf(stderr, "run: the run in %s is finished (%d cells); writing its document and archive\n", cpPath, len(cp.Matrix.Measurements))
-			return commit(o, cpPath, cp.Matrix, stdout)
+			return commit(o, cpPath, cp.Matrix, stdout, stderr)
 		case serve != nil:
 			return usageError{fmt.Errorf("-resume: an interrupted -rates run is not resumed (its rates are not checkpointed); run it again")}
 		}
@@ -444,7 +444,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err := failpoint("checkpoint"); err != nil {
 		return err
 	}
-	return commit(o, cpPath, m, stdout)
+	return commit(o, cpPath, m, stdout, stderr)
 }
 
 // matrixFlags reads the closed-loop matrix's axes (-contexts,
