@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -113,6 +114,18 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 	cfg, sc := &r.cfg, r.cfg.Serve
 	started := time.Now().UTC()
 	m := &schema.Matrix{}
+	// done holds the rows of an interrupted run (-resume), one per load in
+	// the order they were measured: the loads are planned again the same
+	// way (a sweep's rates from its probes' rows) and those are skipped.
+	var done []schema.Measurement
+	if cfg.Done != nil {
+		m.Run = cfg.Done.Run
+		done = cfg.Done.Measurements
+		m.Samples = append(m.Samples, cfg.Done.Samples...)
+		if m.Run.StartedAt != nil {
+			started = *m.Run.StartedAt
+		}
+	}
 	info, err := r.c.Discover(ctx, cfg.KVTokens)
 	if err != nil {
 		return nil, err
@@ -130,7 +143,13 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 	if sc.Requests > 0 {
 		run.MeasureSeconds = nil
 	}
-	meta := func(k, v string) { run.Metadata = append(run.Metadata, schema.Field{Section: "Run", Key: k, Value: v}) }
+	// meta keeps a fact in the run's metadata once: a resumed run keeps
+	// what the interrupted one wrote.
+	meta := func(k, v string) {
+		if !slices.ContainsFunc(run.Metadata, func(f schema.Field) bool { return f.Key == k }) {
+			run.Metadata = append(run.Metadata, schema.Field{Section: "Run", Key: k, Value: v})
+		}
+	}
 	if len(dropped) > 0 {
 		meta("Request fields the server rejected", fmt.Sprint(dropped))
 	}
@@ -171,6 +190,16 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		loads = sc.Sweep + 2
 	}
 	measure := func(x schema.Measurement, lc loadConfig) (schema.Measurement, error) {
+		if load < len(done) {
+			// Measured before the interrupt: kept as it is.
+			d := done[load]
+			if !sameLoad(d, x) {
+				return x, fmt.Errorf("resume: row %d of the checkpoint (%s) is not the load planned (%s)", load+1, loadName(d), loadName(x))
+			}
+			m.Measurements = append(m.Measurements, d)
+			load++
+			return d, nil
+		}
 		lc.body = r.serveBodies(prompt, label, load, len(lc.at)+lc.n)
 		lc.maxInFlight = sc.MaxInFlight
 		lc.header = max(cfg.StartTimeout, r.c.timeouts.Header)
@@ -193,6 +222,11 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		roundFigures(&x)
 		m.Measurements = append(m.Measurements, x)
 		r.progress(Progress{Cell: load, Cells: loads, Phase: "done", Done: true, Label: lc.label, PhaseName: schema.PhaseServe, Status: x.Status, TokS: deref(x.TotalTokS)})
+		if cfg.Checkpoint != nil {
+			if err := cfg.Checkpoint(r.finish(m)); err != nil {
+				return x, fmt.Errorf("checkpoint: %w", err)
+			}
+		}
 		return x, nil
 	}
 	closedLoad := func(conc int) loadConfig {
@@ -270,6 +304,28 @@ func sweepRates(lo, hi float64, n, conc int) ([]float64, string) {
 		how += fmt.Sprintf("; %d of the %d rates coincided at 4 significant digits and were measured once", n-len(rates), n)
 	}
 	return rates, how
+}
+
+// sameLoad reports whether a checkpointed row d is of the load x is
+// planned for: the same request rate, or the same probe's streams.
+func sameLoad(d, x schema.Measurement) bool {
+	return deref(d.RequestRate) == deref(x.RequestRate) && derefI32(d.Concurrency) == derefI32(x.Concurrency) &&
+		d.Phase == x.Phase && d.ContextLabel == x.ContextLabel
+}
+
+// loadName names a serve row's load for messages.
+func loadName(x schema.Measurement) string {
+	if x.RequestRate != nil {
+		return fmt.Sprintf("%v requests/s", *x.RequestRate)
+	}
+	return fmt.Sprintf("a probe of %d streams", derefI32(x.Concurrency))
+}
+
+func derefI32(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func deref(p *float64) float64 {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -323,5 +324,65 @@ func TestSweepRates(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) || how == "" {
 			t.Errorf("sweepRates(%v, %v, %d) = %v (%s), want %v", tc.lo, tc.hi, tc.n, got, how, tc.want)
 		}
+	}
+}
+
+// TestServeResumeSweep: a sweep interrupted after its two probes resumes
+// from their checkpointed rows: the probes are not measured again, the
+// rates are planned from their rows, and the metadata is written once.
+func TestServeResumeSweep(t *testing.T) {
+	_, c := startSim(t, fastProfile(), ClientConfig{MaxConns: 16})
+	sc := func() *ServeConfig {
+		return &ServeConfig{Sweep: 2, ProbeConcurrency: 4, Requests: 8, Input: Fixed(256), Output: Fixed(8), Seed: 5}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var saved *schema.Matrix
+	r, err := New(c, Config{Serve: sc(), Tag: "0badc0de", Checkpoint: func(m *schema.Matrix) error {
+		b, _ := json.Marshal(m)
+		saved = &schema.Matrix{}
+		json.Unmarshal(b, saved)
+		if len(m.Measurements) == 2 {
+			cancel()
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(ctx); err == nil {
+		t.Fatal("the interrupted sweep returned no error")
+	}
+	if saved == nil || len(saved.Measurements) != 2 {
+		t.Fatalf("checkpoint %+v, want the two probes", saved)
+	}
+	r, err = New(c, Config{Serve: sc(), Tag: "0badc0de", Done: saved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loads []string
+	r.onLoad = func(l *loadRun) { loads = append(loads, fmt.Sprint(len(l.recs))) }
+	m, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loads) != 2 || len(m.Measurements) != 4 {
+		t.Fatalf("resumed: %d loads measured, %d rows; want 2 and 4", len(loads), len(m.Measurements))
+	}
+	lo, hi := *saved.Measurements[0].RequestThroughput, *saved.Measurements[1].RequestThroughput
+	want, _ := sweepRates(lo, hi, 2, 4)
+	for k, x := range m.Measurements[2:] {
+		if x.RequestRate == nil || *x.RequestRate != want[k] {
+			t.Errorf("rate %d: %v, want %v", k, x.RequestRate, want[k])
+		}
+	}
+	n := 0
+	for _, f := range m.Run.Metadata {
+		if f.Key == "Sweep" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d Sweep facts in %v", n, m.Run.Metadata)
 	}
 }
