@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,5 +64,67 @@ func TestNotesReachTheDocument(t *testing.T) {
 			!strings.Contains(x.StatusReason, "1 of the 2 requests at once queue behind the server's 1 slots") {
 			t.Errorf("decode 1K × 2: %s (%s), want the queue noted", x.Status, x.StatusReason)
 		}
+	}
+}
+
+// TestSmallSlotPromptsExact: llama.cpp's server with 1,024-token slots
+// (its /tokenize takes {"content"} and sees no chat template; the
+// template adds 42 tokens; this tokenizer makes the 3,000-byte check
+// probe about 1,700 tokens). The run learns the offset with probes that
+// fit, and the document's prompts are the 256 tokens it says, exactly,
+// as the server counted them. Before, 298 tokens went out for 256 and
+// the document said "exact".
+func TestSmallSlotPromptsExact(t *testing.T) {
+	p := sim.DefaultProfile()
+	p.CharsPerToken, p.ChatTemplateTokens, p.MaxModelLen = 1.75, 42, 1024
+	srv, simURL, err := sim.Listen(p, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	tok := sim.Tokenizer{CharsPerToken: p.CharsPerToken}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/tokenize" {
+			var req struct {
+				Content    *string `json:"content"`
+				AddSpecial bool    `json:"add_special"`
+			}
+			json.NewDecoder(r.Body).Decode(&req)
+			ids := []int64{}
+			if req.Content != nil {
+				if req.AddSpecial {
+					ids = append(ids, 1)
+				}
+				ids = append(ids, tok.IDs(*req.Content)...)
+			}
+			json.NewEncoder(w).Encode(map[string]any{"tokens": ids})
+			return
+		}
+		target, _ := url.Parse(simURL)
+		httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	out := filepath.Join(t.TempDir(), "run.md")
+	code, stdout, stderr := runCmd(t, context.Background(), "-url", front.URL, "-model", p.ModelName,
+		"-contexts", "256", "-concurrency", "1", "-duration", "300ms", "-max-tokens", "32", "-out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	doc := readDocument(t, out)
+	if !strings.Contains(doc.Run.Dataset, "exact, POST /tokenize +41") {
+		t.Errorf("dataset %q, want exact with the template's offset +41", doc.Run.Dataset)
+	}
+	var got []string
+	n := 0
+	for _, rec := range srv.Requests() {
+		if rec.MaxTokens == 32 {
+			n++
+			if rec.PromptTokens != 256 {
+				got = append(got, fmt.Sprint(rec.PromptTokens))
+			}
+		}
+	}
+	if n == 0 || len(got) > 0 {
+		t.Errorf("%d decode requests of the 256-token context; these carried other than 256 prompt tokens: %s", n, strings.Join(got, ", "))
 	}
 }
