@@ -249,7 +249,10 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		}
 		lo, hi := deref(syncRow.RequestThroughput), deref(satRow.RequestThroughput)
 		if !(lo > 0) || !(hi > 0) {
-			return r.finish(m), fmt.Errorf("sweep: the probes measured no request throughput (synchronous %v, %d streams %v)", lo, sc.ProbeConcurrency, hi)
+			// The probes' rows are measured data: the run keeps them,
+			// and says why it has no rates.
+			meta("Sweep", fmt.Sprintf("not run: the probes measured no request throughput (synchronous %v, %d streams %v)", lo, sc.ProbeConcurrency, hi))
+			return r.finish(m), nil
 		}
 		var how string
 		rates, how = sweepRates(lo, hi, sc.Sweep, sc.ProbeConcurrency)

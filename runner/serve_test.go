@@ -386,3 +386,31 @@ func TestServeResumeSweep(t *testing.T) {
 		t.Errorf("%d Sweep facts in %v", n, m.Run.Metadata)
 	}
 }
+
+// TestServeSweepProbesFail: a server that fails every request of a
+// sweep's probes leaves no rates to plan; the run still returns the
+// probes' rows (errors, with their reasons) and says why no rate was
+// run. Before, the run ended with an error and the rows were lost.
+func TestServeSweepProbesFail(t *testing.T) {
+	_, c := startFaulty(t, fastProfile(), func(f *faulty, w http.ResponseWriter, r *http.Request) bool {
+		if strings.Contains(r.Header.Get(RequestIDHeader), "-serve-") {
+			http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	})
+	r, err := New(c, Config{Serve: &ServeConfig{Sweep: 3, ProbeConcurrency: 4, Requests: 4, Input: Fixed(256), Output: Fixed(8), Seed: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Measurements) != 2 || m.Measurements[0].Status != schema.StatusError || !strings.Contains(m.Measurements[1].StatusReason, "overloaded") {
+		t.Fatalf("rows %+v", m.Measurements)
+	}
+	if v := metadataValue(m, "Sweep"); !strings.Contains(v, "not run: the probes measured no request throughput") {
+		t.Errorf("sweep metadata %q", v)
+	}
+}
