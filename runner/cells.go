@@ -182,20 +182,21 @@ func kvFullRequests(recs []record) (full, n int, first string) {
 	return full, n, first
 }
 
-// warnSlots warns before any load when a concurrency exceeds the slots
-// the server runs at once: the extra requests queue, and the window opens
-// when the slots run and the rest wait.
-func (r *Runner) warnSlots(info ServerInfo) {
-	if info.Slots <= 0 || r.cfg.Warn == nil {
-		return
+// slotWarning returns, before any load, a warning when a concurrency
+// exceeds the slots the server runs at once ("" when none does): the
+// extra requests queue, and the window opens when the slots run and the
+// rest wait.
+func (r *Runner) slotWarning(info ServerInfo) string {
+	if info.Slots <= 0 {
+		return ""
 	}
 	for _, c := range r.cfg.Concurrency {
 		if c > info.Slots {
-			r.cfg.Warn(fmt.Sprintf("concurrency %d exceeds the server's %d slots (/props total_slots): %d requests of each such cell wait in its queue; the window opens when %d run and %d wait, or after -drain-timeout %v",
-				c, info.Slots, c-info.Slots, info.Slots, c-info.Slots, r.cfg.DrainTimeout))
-			return
+			return fmt.Sprintf("concurrency %d exceeds the server's %d slots (/props total_slots): %d requests of each such cell wait in its queue; the window opens when %d run and %d wait, or after -drain-timeout %v",
+				c, info.Slots, c-info.Slots, info.Slots, c-info.Slots, r.cfg.DrainTimeout)
 		}
 	}
+	return ""
 }
 
 func (r *Runner) loopEvidence(m *schema.Measurement, q *record) {

@@ -16,8 +16,11 @@ type Checkpoint struct {
 	// Key identifies the run's settings (URL, model, contexts,
 	// concurrency, duration, max tokens, endpoint); a checkpoint with
 	// another key is not resumed.
-	Key    string         `json:"key"`
-	Tag    string         `json:"tag"`
+	Key string `json:"key"`
+	Tag string `json:"tag"`
+	// Seed is an open-loop run's arrival seed (drawn when -seed was not
+	// given): the rates still to run after -resume draw from it.
+	Seed   uint64         `json:"seed,omitempty"`
 	Matrix *schema.Matrix `json:"matrix"`
 	// Complete marks the checkpoint of a finished run: Matrix is the
 	// final matrix, with its finish time and run id, still to be written

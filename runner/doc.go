@@ -9,7 +9,11 @@
 //     SGLang /get_server_info, vLLM /metrics cache_config_info, TGI /info
 //     max_batch_total_tokens), whether /metrics exists and whether /tokenize
 //     (vLLM's or llama.cpp's form, tokenize.go) counts two probe texts as
-//     the endpoint's usage does, up to a fixed offset. Contexts
+//     the endpoint's usage does, up to a fixed offset (the chat template).
+//     The probes fit the server: the short one first, the long one cut to
+//     max_model_len less that offset and halved on a context refusal; an
+//     offset no probe could check is said in the run's metadata, and
+//     prompt lengths are then not called exact. Contexts
 //     are capped at max_model_len − max_tokens − 64 and labelled as the
 //     seeds do (floor(tokens/1024) "K"); a context the cap would leave
 //     empty or cut by more than half is an error before any load. Cells
@@ -42,8 +46,14 @@
 //     total and per-request rates, TTFT/TTFC/TBT/chunk-gap/E2E
 //     distributions, average active requests, completions and errors;
 //     /metrics deltas around the cell (metrics.go).
-//  7. Checkpoints (checkpoint.go) after each cell; progress events
-//     (progress.go) for the command's stderr.
+//  7. Checkpoints (checkpoint.go) after each cell (each load of a serving
+//     run); progress events (progress.go) for the command's stderr.
+//
+// Every note the runner makes before or during a run (contexts measured
+// at another length, the /tokenize offset, a concurrency above the
+// server's slots, request fields the server refused) is kept in the
+// run's metadata, and a note that changes what a cell means is on that
+// cell too, so that the document says it, not only stderr.
 //
 // Open-loop serving runs (Config.Serve, serve.go) replace steps 3–7:
 // requests arrive at a rate, Poisson or constant, from a seeded schedule
@@ -52,7 +62,10 @@
 // how late it was handed over; loadfigures.go turns a load into a serve
 // row with vLLM bench serve's figures and goodput against an SLO. A
 // sweep first measures the synchronous and the saturation rate with
-// closed-loop probes and spreads rates between them, as guidellm does.
+// closed-loop probes and spreads rates between them, as guidellm does
+// (from 0 to the higher when the saturation rate does not rise above the
+// synchronous one; never one rate twice). -resume skips the loads a
+// checkpoint holds and plans the rest again the same way.
 //
 // Every request is bounded in time (Timeouts, client.go): connect, each
 // small request whole, each /metrics scrape (a failed one is skipped with a

@@ -564,8 +564,9 @@ func TestUnservableContexts(t *testing.T) {
 }
 
 // TestConcurrencyAboveSlots: C above a llama.cpp server's slots is warned
-// about up front, and the window opens once the slots run and the rest
-// wait; when the slots are unknown, the drain wait is bounded by
+// about up front, in the run's metadata too, and the window opens once the
+// slots run and the rest wait, which the cell's note says (the warning
+// was on stderr only, and the cell read as C streams at once); when the slots are unknown, the drain wait is bounded by
 // DrainTimeout and the cell says so.
 func TestConcurrencyAboveSlots(t *testing.T) {
 	for _, props := range []bool{true, false} {
@@ -598,8 +599,12 @@ func TestConcurrencyAboveSlots(t *testing.T) {
 				t.Fatalf("status %s (%s)", d.Status, d.StatusReason)
 			}
 			if props {
-				if len(warned) != 1 || !strings.Contains(warned[0], "concurrency 4 exceeds the server's 2 slots") || d.StatusReason != "" {
+				if len(warned) != 1 || !strings.Contains(warned[0], "concurrency 4 exceeds the server's 2 slots") ||
+					d.StatusReason != "note: 2 of the 4 requests at once queue behind the server's 2 slots" {
 					t.Fatalf("warnings %q, reason %q", warned, d.StatusReason)
+				}
+				if v := metadataValue(m, NoteSlots); v != warned[0] {
+					t.Fatalf("run metadata %q = %q, want the warning %q", NoteSlots, v, warned[0])
 				}
 			} else if !strings.Contains(d.StatusReason, "window opened with the server's queue not drained") {
 				t.Fatalf("reason %q", d.StatusReason)
@@ -649,4 +654,14 @@ func TestKVCacheFull(t *testing.T) {
 			t.Errorf("%s×%d: %s (%s), want %s (%s)", tt.label, tt.c, d.Status, d.StatusReason, tt.status, tt.reason)
 		}
 	}
+}
+
+// metadataValue returns the value of the run metadata key, "" when absent.
+func metadataValue(m *schema.Matrix, key string) string {
+	for _, f := range m.Run.Metadata {
+		if f.Key == key {
+			return f.Value
+		}
+	}
+	return ""
 }

@@ -212,8 +212,11 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 	if err := checkContexts(cfg, info.MaxModelLen); err != nil {
 		return nil, fmt.Errorf("server %s: %w", r.c.base, err)
 	}
-	r.warnSlots(info)
-	dropped, err := r.settle(ctx, m, info, started)
+	slots := r.slotWarning(info)
+	if slots != "" && cfg.Warn != nil {
+		cfg.Warn(slots)
+	}
+	dropped, err := r.settle(ctx, m, &info, started)
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +226,9 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 		}
 		if info.PromptFit.Note != "" {
 			m.Run.Metadata = append(m.Run.Metadata, schema.Field{Section: "Run", Key: "POST /tokenize", Value: info.PromptFit.Note})
+		}
+		if slots != "" {
+			m.Run.Metadata = append(m.Run.Metadata, schema.Field{Section: "Run", Key: NoteSlots, Value: slots})
 		}
 	}
 
@@ -316,6 +322,11 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 				if meas.Status == schema.StatusOverCapacity {
 					kvFullAt = append(kvFullAt, planCell{label: cx.label, tokens: cx.tokens, c: cell.c})
 				}
+				if info.Slots > 0 && cell.c > info.Slots && meas.Status == schema.StatusValid {
+					// Its figures are of info.Slots streams running and the
+					// rest queued, not of cell.c at once: the cell says so.
+					addNotes(&meas, []string{fmt.Sprintf("%d of the %d requests at once queue behind the server's %d slots", cell.c-info.Slots, cell.c, info.Slots)})
+				}
 			}
 			if ctx.Err() != nil {
 				// Interrupted: this cell is not finished; keep the rest.
@@ -404,15 +415,18 @@ func (r *Runner) sortMeasurements(m *schema.Matrix) {
 // settle negotiates the request fields the server takes, checks how it
 // counts prompts, and fills m's run with what was learnt. It returns the
 // fields the server refused.
-func (r *Runner) settle(ctx context.Context, m *schema.Matrix, info ServerInfo, started time.Time) ([]string, error) {
+//
+// Note: info is the caller's: the prompt fit learnt here (and its note)
+// must reach the metadata the caller writes from it.
+func (r *Runner) settle(ctx context.Context, m *schema.Matrix, info *ServerInfo, started time.Time) ([]string, error) {
 	dropped, err := r.c.Negotiate(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", r.c.base, err)
 	}
 	// /tokenize is checked with probe requests, so after Negotiate has
 	// settled which request fields the server takes.
-	info.PromptFit = r.c.checkTokenize(ctx)
-	r.info = info
-	r.fillRun(m, info, started)
+	info.PromptFit = r.c.checkTokenize(ctx, info.MaxModelLen)
+	r.info = *info
+	r.fillRun(m, *info, started)
 	return dropped, nil
 }

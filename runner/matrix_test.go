@@ -389,7 +389,7 @@ func TestPromptCalibration(t *testing.T) {
 	if r.info, err = c.Discover(context.Background(), 0); err != nil {
 		t.Fatal(err)
 	}
-	if fit := c.checkTokenize(context.Background()); fit.Form != "none" || !strings.Contains(fit.Note, "HTTP 404") {
+	if fit := c.checkTokenize(context.Background(), r.info.MaxModelLen); fit.Form != "none" || !strings.Contains(fit.Note, "HTTP 404") {
 		t.Fatalf("prompt fit %+v, want calibration (no /tokenize)", fit)
 	}
 	for _, target := range []int64{1000, 8192, 20000} {

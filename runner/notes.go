@@ -12,6 +12,11 @@ import (
 // measured at another length than asked (the server's context limit).
 const NoteContextsChanged = "Contexts changed"
 
+// NoteSlots is the Run metadata key of the warning that a concurrency
+// exceeds the requests the server runs at once (its slots): such cells
+// measure the slots running and the rest queued, and each says so.
+const NoteSlots = "Concurrency above the server's slots"
+
 // contextNotes says, for each requested context that the plan measures
 // at another length, what was asked, what is measured and why: "128K
 // (131072 tokens) measured as 123K (126912 tokens): max_model_len 131072

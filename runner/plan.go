@@ -87,7 +87,9 @@ func (r *Runner) buildPrompt(ctx context.Context, tokens int64, label, tag strin
 	}
 	body := neutralText(mrand.New(mrand.NewPCG(seed, uint64(tokens))), int(tokens)*8+4096)
 	if r.c.tok != tokenizeNone {
-		return fitPrompt(ctx, head, body, tokens, r.c.tokenize, true)
+		p, err := fitPrompt(ctx, head, body, tokens, r.c.tokenize, true)
+		p.Exact = p.Exact && !r.info.PromptFit.Unchecked
+		return p, err
 	}
 	// Probes must not warm the prefix cache for the measured prompt: they
 	// carry another tag of the same shape.

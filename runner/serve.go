@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -113,6 +114,18 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 	cfg, sc := &r.cfg, r.cfg.Serve
 	started := time.Now().UTC()
 	m := &schema.Matrix{}
+	// done holds the rows of an interrupted run (-resume), one per load in
+	// the order they were measured: the loads are planned again the same
+	// way (a sweep's rates from its probes' rows) and those are skipped.
+	var done []schema.Measurement
+	if cfg.Done != nil {
+		m.Run = cfg.Done.Run
+		done = cfg.Done.Measurements
+		m.Samples = append(m.Samples, cfg.Done.Samples...)
+		if m.Run.StartedAt != nil {
+			started = *m.Run.StartedAt
+		}
+	}
 	info, err := r.c.Discover(ctx, cfg.KVTokens)
 	if err != nil {
 		return nil, err
@@ -120,7 +133,7 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 	if info.MaxModelLen > 0 && sc.Input.Max+sc.Output.Max+contextMargin > info.MaxModelLen {
 		return nil, fmt.Errorf("server %s: %d input + %d output tokens do not fit max_model_len %d", r.c.base, sc.Input.Max, sc.Output.Max, info.MaxModelLen)
 	}
-	dropped, err := r.settle(ctx, m, info, started)
+	dropped, err := r.settle(ctx, m, &info, started)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +143,13 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 	if sc.Requests > 0 {
 		run.MeasureSeconds = nil
 	}
-	meta := func(k, v string) { run.Metadata = append(run.Metadata, schema.Field{Section: "Run", Key: k, Value: v}) }
+	// meta keeps a fact in the run's metadata once: a resumed run keeps
+	// what the interrupted one wrote.
+	meta := func(k, v string) {
+		if !slices.ContainsFunc(run.Metadata, func(f schema.Field) bool { return f.Key == k }) {
+			run.Metadata = append(run.Metadata, schema.Field{Section: "Run", Key: k, Value: v})
+		}
+	}
 	if len(dropped) > 0 {
 		meta("Request fields the server rejected", fmt.Sprint(dropped))
 	}
@@ -171,6 +190,16 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		loads = sc.Sweep + 2
 	}
 	measure := func(x schema.Measurement, lc loadConfig) (schema.Measurement, error) {
+		if load < len(done) {
+			// Measured before the interrupt: kept as it is.
+			d := done[load]
+			if !sameLoad(d, x) {
+				return x, fmt.Errorf("resume: row %d of the checkpoint (%s) is not the load planned (%s)", load+1, loadName(d), loadName(x))
+			}
+			m.Measurements = append(m.Measurements, d)
+			load++
+			return d, nil
+		}
 		lc.body = r.serveBodies(prompt, label, load, len(lc.at)+lc.n)
 		lc.maxInFlight = sc.MaxInFlight
 		lc.header = max(cfg.StartTimeout, r.c.timeouts.Header)
@@ -193,6 +222,11 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		roundFigures(&x)
 		m.Measurements = append(m.Measurements, x)
 		r.progress(Progress{Cell: load, Cells: loads, Phase: "done", Done: true, Label: lc.label, PhaseName: schema.PhaseServe, Status: x.Status, TokS: deref(x.TotalTokS)})
+		if cfg.Checkpoint != nil {
+			if err := cfg.Checkpoint(r.finish(m)); err != nil {
+				return x, fmt.Errorf("checkpoint: %w", err)
+			}
+		}
 		return x, nil
 	}
 	closedLoad := func(conc int) loadConfig {
@@ -215,13 +249,14 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		}
 		lo, hi := deref(syncRow.RequestThroughput), deref(satRow.RequestThroughput)
 		if !(lo > 0) || !(hi > 0) {
-			return r.finish(m), fmt.Errorf("sweep: the probes measured no request throughput (synchronous %v, %d streams %v)", lo, sc.ProbeConcurrency, hi)
+			// The probes' rows are measured data: the run keeps them,
+			// and says why it has no rates.
+			meta("Sweep", fmt.Sprintf("not run: the probes measured no request throughput (synchronous %v, %d streams %v)", lo, sc.ProbeConcurrency, hi))
+			return r.finish(m), nil
 		}
-		hi = max(hi, lo)
-		for k := 1; k <= sc.Sweep; k++ {
-			rates = append(rates, roundSig(lo+(hi-lo)*float64(k)/float64(sc.Sweep), 4))
-		}
-		meta("Sweep", fmt.Sprintf("%d rates from the synchronous rate %.4g/s to the saturation rate %.4g/s (%d streams)", sc.Sweep, lo, hi, sc.ProbeConcurrency))
+		var how string
+		rates, how = sweepRates(lo, hi, sc.Sweep, sc.ProbeConcurrency)
+		meta("Sweep", how)
 	}
 	for k, rate := range rates {
 		rng := newRand(sc.Seed ^ uint64(k+1)*0x9e3779b97f4a7c15)
@@ -231,6 +266,69 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		}
 	}
 	return r.finish(m), nil
+}
+
+// sweepMinRise is how much the saturation probe's request throughput
+// must exceed the synchronous probe's for a sweep to spread its rates
+// between the two: below it the server's throughput does not rise with
+// streams (or the probes were disturbed), and rates between two nearly
+// equal figures would measure one load several times.
+const sweepMinRise = 1.1
+
+// sweepRates plans a sweep's n rates from the synchronous probe's request
+// throughput lo and the saturation probe's hi (conc streams), ascending
+// and never the same rate twice, with a sentence for the run's metadata.
+// When hi rises above lo by sweepMinRise, the rates are evenly spaced
+// above lo up to hi, as guidellm's sweep does; otherwise (a server whose
+// throughput does not rise with streams, or a saturation probe that
+// measured less than the synchronous one on a loaded machine) they are
+// evenly spaced from 0 up to the higher of the two, and the metadata
+// says why.
+//
+// Note: rates are rounded to 4 significant digits (the document prints
+// them so) and a rate that rounds onto one already planned is left out:
+// two rows at one rate would not read back as two rows.
+func sweepRates(lo, hi float64, n, conc int) ([]float64, string) {
+	from, top := lo, hi
+	how := fmt.Sprintf("%d rates from the synchronous rate %.4g/s to the saturation rate %.4g/s (%d streams)", n, lo, hi, conc)
+	if hi < lo*sweepMinRise {
+		from, top = 0, max(lo, hi)
+		how = fmt.Sprintf("%d rates up to %.4g/s: the saturation rate %.4g/s (%d streams) is not above the synchronous rate %.4g/s by %.0f%%, so the rates spread from 0 to the higher of the two",
+			n, top, hi, conc, lo, 100*(sweepMinRise-1))
+	}
+	var rates []float64
+	for k := 1; k <= n; k++ {
+		r := roundSig(from+(top-from)*float64(k)/float64(n), 4)
+		if r > 0 && (len(rates) == 0 || r > rates[len(rates)-1]) {
+			rates = append(rates, r)
+		}
+	}
+	if len(rates) < n {
+		how += fmt.Sprintf("; %d of the %d rates coincided at 4 significant digits and were measured once", n-len(rates), n)
+	}
+	return rates, how
+}
+
+// sameLoad reports whether a checkpointed row d is of the load x is
+// planned for: the same request rate, or the same probe's streams.
+func sameLoad(d, x schema.Measurement) bool {
+	return deref(d.RequestRate) == deref(x.RequestRate) && derefI32(d.Concurrency) == derefI32(x.Concurrency) &&
+		d.Phase == x.Phase && d.ContextLabel == x.ContextLabel
+}
+
+// loadName names a serve row's load for messages.
+func loadName(x schema.Measurement) string {
+	if x.RequestRate != nil {
+		return fmt.Sprintf("%v requests/s", *x.RequestRate)
+	}
+	return fmt.Sprintf("a probe of %d streams", derefI32(x.Concurrency))
+}
+
+func derefI32(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func deref(p *float64) float64 {

@@ -2,9 +2,14 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
 	"slices"
 	"sort"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -252,5 +257,160 @@ func TestServeSweep(t *testing.T) {
 	}
 	if got := m.Run.RunID; got == "" || m.Measurements[4].RunID != got {
 		t.Errorf("run id %q not on the rows", got)
+	}
+}
+
+// TestServeSweepFlatServer: a server whose throughput does not rise with
+// streams (here the saturation probe's requests are served one at a
+// time, each 40 ms late, so 8 streams measure less than one) still gets a
+// sweep of distinct rates, spread up to the higher probe's rate, and the
+// run says why. Before, every rate was the synchronous rate (the sweep
+// ran one rate n times) and the document did not read back.
+func TestServeSweepFlatServer(t *testing.T) {
+	var one sync.Mutex
+	_, c := startFaulty(t, fastProfile(), func(f *faulty, w http.ResponseWriter, r *http.Request) bool {
+		if strings.Contains(r.Header.Get(RequestIDHeader), "-"+ServeRequestLabel(0, 8)+"-") {
+			one.Lock()
+			defer one.Unlock()
+			time.Sleep(40 * time.Millisecond)
+		}
+		return false
+	})
+	r, err := New(c, Config{Serve: &ServeConfig{Sweep: 3, ProbeConcurrency: 8, Requests: 16, Input: Fixed(256), Output: Fixed(8), Seed: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Measurements) != 5 {
+		t.Fatalf("%d rows, want 5", len(m.Measurements))
+	}
+	lo, hi := *m.Measurements[0].RequestThroughput, *m.Measurements[1].RequestThroughput
+	if hi >= lo {
+		t.Fatalf("saturation probe %v requests/s, synchronous %v: the test wants it lower", hi, lo)
+	}
+	prev := 0.0
+	for k, x := range m.Measurements[2:] {
+		if x.RequestRate == nil || *x.RequestRate <= prev {
+			t.Fatalf("rate row %d: %v after %v, want ascending distinct rates", k, x.RequestRate, prev)
+		}
+		prev = *x.RequestRate
+	}
+	if want := roundSig(lo, 4); prev != want {
+		t.Errorf("last rate %v, want the synchronous rate %v", prev, want)
+	}
+	if v := metadataValue(m, "Sweep"); !strings.Contains(v, "spread from 0") {
+		t.Errorf("sweep metadata %q", v)
+	}
+}
+
+func TestSweepRates(t *testing.T) {
+	tests := []struct {
+		lo, hi float64
+		n      int
+		want   []float64
+	}{
+		{1, 11, 5, []float64{3, 5, 7, 9, 11}},
+		{47.64, 47.64, 5, []float64{9.528, 19.06, 28.58, 38.11, 47.64}},
+		{47.64, 31.2, 5, []float64{9.528, 19.06, 28.58, 38.11, 47.64}},
+		{47.64, 50, 2, []float64{25, 50}},
+		{1e-9, 1e-9, 3, []float64{3.333e-10, 6.667e-10, 1e-9}},
+		{5, 5.001, 3, []float64{1.667, 3.334, 5.001}},
+	}
+	for _, tc := range tests {
+		got, how := sweepRates(tc.lo, tc.hi, tc.n, 16)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) || how == "" {
+			t.Errorf("sweepRates(%v, %v, %d) = %v (%s), want %v", tc.lo, tc.hi, tc.n, got, how, tc.want)
+		}
+	}
+}
+
+// TestServeResumeSweep: a sweep interrupted after its two probes resumes
+// from their checkpointed rows: the probes are not measured again, the
+// rates are planned from their rows, and the metadata is written once.
+func TestServeResumeSweep(t *testing.T) {
+	_, c := startSim(t, fastProfile(), ClientConfig{MaxConns: 16})
+	sc := func() *ServeConfig {
+		return &ServeConfig{Sweep: 2, ProbeConcurrency: 4, Requests: 8, Input: Fixed(256), Output: Fixed(8), Seed: 5}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var saved *schema.Matrix
+	r, err := New(c, Config{Serve: sc(), Tag: "0badc0de", Checkpoint: func(m *schema.Matrix) error {
+		b, _ := json.Marshal(m)
+		saved = &schema.Matrix{}
+		json.Unmarshal(b, saved)
+		if len(m.Measurements) == 2 {
+			cancel()
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(ctx); err == nil {
+		t.Fatal("the interrupted sweep returned no error")
+	}
+	if saved == nil || len(saved.Measurements) != 2 {
+		t.Fatalf("checkpoint %+v, want the two probes", saved)
+	}
+	r, err = New(c, Config{Serve: sc(), Tag: "0badc0de", Done: saved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loads []string
+	r.onLoad = func(l *loadRun) { loads = append(loads, fmt.Sprint(len(l.recs))) }
+	m, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loads) != 2 || len(m.Measurements) != 4 {
+		t.Fatalf("resumed: %d loads measured, %d rows; want 2 and 4", len(loads), len(m.Measurements))
+	}
+	lo, hi := *saved.Measurements[0].RequestThroughput, *saved.Measurements[1].RequestThroughput
+	want, _ := sweepRates(lo, hi, 2, 4)
+	for k, x := range m.Measurements[2:] {
+		if x.RequestRate == nil || *x.RequestRate != want[k] {
+			t.Errorf("rate %d: %v, want %v", k, x.RequestRate, want[k])
+		}
+	}
+	n := 0
+	for _, f := range m.Run.Metadata {
+		if f.Key == "Sweep" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d Sweep facts in %v", n, m.Run.Metadata)
+	}
+}
+
+// TestServeSweepProbesFail: a server that fails every request of a
+// sweep's probes leaves no rates to plan; the run still returns the
+// probes' rows (errors, with their reasons) and says why no rate was
+// run. Before, the run ended with an error and the rows were lost.
+func TestServeSweepProbesFail(t *testing.T) {
+	_, c := startFaulty(t, fastProfile(), func(f *faulty, w http.ResponseWriter, r *http.Request) bool {
+		if strings.Contains(r.Header.Get(RequestIDHeader), "-serve-") {
+			http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	})
+	r, err := New(c, Config{Serve: &ServeConfig{Sweep: 3, ProbeConcurrency: 4, Requests: 4, Input: Fixed(256), Output: Fixed(8), Seed: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Measurements) != 2 || m.Measurements[0].Status != schema.StatusError || !strings.Contains(m.Measurements[1].StatusReason, "overloaded") {
+		t.Fatalf("rows %+v", m.Measurements)
+	}
+	if v := metadataValue(m, "Sweep"); !strings.Contains(v, "not run: the probes measured no request throughput") {
+		t.Errorf("sweep metadata %q", v)
 	}
 }

@@ -110,7 +110,7 @@ func TestCheckTokenize(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tokenizeServer(t, p, tc.endpoint, tc.handler)
 			ctx := context.Background()
-			fit := c.checkTokenize(ctx)
+			fit := c.checkTokenize(ctx, p.MaxModelLen)
 			if fit.Form != tc.wantForm || fit.Offset != tc.wantOffset || !strings.Contains(fit.Note, tc.wantNote) {
 				t.Fatalf("got %+v, want form %q offset %d note containing %q", fit, tc.wantForm, tc.wantOffset, tc.wantNote)
 			}
@@ -156,5 +156,81 @@ func TestPromptFitDescribe(t *testing.T) {
 		if got := tc.fit.Describe(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.fit, got, tc.want)
 		}
+	}
+}
+
+// TestCheckTokenizeSmallContext: llama.cpp's server with 1,024-token
+// slots, a 42-token chat template and a tokenizer of 1.75 bytes per token
+// (the 3,000-byte check probe is about 1,700 tokens). The probes that
+// learn the template offset must fit the slot, so the offset is found
+// and a 256-token context is sent as 256 tokens, as the document says.
+// Before, the long probe was refused ("exceeds the available context
+// size"), the offset stayed 0 and 298 tokens went out for 256 while the
+// run's metadata said "exact". When the probes cannot be sent at all,
+// the fit says so and does not claim exact lengths.
+func TestCheckTokenizeSmallContext(t *testing.T) {
+	p := fastProfile()
+	p.CharsPerToken = 1.75
+	p.ChatTemplateTokens = 42
+	p.MaxModelLen = 1024
+	tok := sim.Tokenizer{CharsPerToken: p.CharsPerToken}
+	c := tokenizeServer(t, p, EndpointChat, llamaCppTokenize(tok))
+	ctx := context.Background()
+	r, err := New(c, Config{Contexts: []int64{256, 512}, Concurrency: []int{1}, MaxTokens: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.info, err = c.Discover(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.info.PromptFit = c.checkTokenize(ctx, r.info.MaxModelLen)
+	if fit := r.info.PromptFit; fit.Form != "content" || fit.Offset != 41 || fit.Unchecked || fit.Note != "" {
+		t.Fatalf("prompt fit %+v, want form content, offset +41 (42 template tokens less the BOS /tokenize adds), checked", fit)
+	}
+	for _, target := range []int64{256, 512} {
+		pr, err := r.buildPrompt(ctx, target, ContextLabel(target), r.cfg.Tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := c.probeTokens(ctx, pr.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != target || !pr.Exact {
+			t.Errorf("context %d: the endpoint counts %d prompt tokens (exact %v)", target, n, pr.Exact)
+		}
+	}
+}
+
+// TestCheckTokenizeProbesFail: /tokenize counts but every probe fails:
+// the offset is unknown, the fit says so (not "exact") and why.
+func TestCheckTokenizeProbesFail(t *testing.T) {
+	p := fastProfile()
+	p.ChatTemplateTokens = 42
+	tok := sim.Tokenizer{CharsPerToken: p.CharsPerToken}
+	s := sim.New(p)
+	t.Cleanup(s.Close)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		switch {
+		case r.URL.Path == "/tokenize":
+			llamaCppTokenize(tok)(w, b)
+		case strings.Contains(string(b), "tokenize check]"):
+			http.Error(w, `{"error":{"message":"probe refused"}}`, http.StatusInternalServerError)
+		default:
+			r.Body = io.NopCloser(strings.NewReader(string(b)))
+			s.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	c, err := NewClient(ClientConfig{URL: hs.URL, Model: p.ModelName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	fit := c.checkTokenize(context.Background(), p.MaxModelLen)
+	if fit.Form != "content" || !fit.Unchecked || !strings.Contains(fit.Note, "offset not checked") || !strings.Contains(fit.Note, "probe refused") ||
+		strings.Contains(fit.Describe(), "exact,") {
+		t.Fatalf("prompt fit %+v (%q), want content, unchecked, saying why and not exact", fit, fit.Describe())
 	}
 }

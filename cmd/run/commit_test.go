@@ -7,11 +7,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"speedmatrix/archive"
 	"speedmatrix/parse"
+	"speedmatrix/runner"
 	"speedmatrix/runner/sim"
 	"speedmatrix/schema"
 )
@@ -102,11 +105,17 @@ func TestCommitFailurePoints(t *testing.T) {
 func TestOutWriteFails(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run.md")
-	// A non-empty directory where the document goes: the rename fails.
-	if err := os.MkdirAll(filepath.Join(out, "x"), 0o755); err != nil {
-		t.Fatal(err)
+	// A non-empty directory where the document goes, made once the run
+	// is measured (the path was writable when it started): the rename
+	// fails.
+	failpoint = func(s string) error {
+		if s == "checkpoint" {
+			return os.MkdirAll(filepath.Join(out, "x"), 0o755)
+		}
+		return nil
 	}
 	code, _, stderr := runCmd(t, context.Background(), quickRun(dir)...)
+	failpoint = func(string) error { return nil }
 	if code != exitFail || !strings.Contains(stderr, "-resume") {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
@@ -206,5 +215,117 @@ func TestFailedPrefillArchived(t *testing.T) {
 		if got := strings.Join(st, ", "); got != "prefill 1K valid, prefill 2K error, decode 1K valid, decode 2K error" {
 			t.Errorf("%s: cells %s", ext, got)
 		}
+	}
+}
+
+// TestUnwritableTargetsRefusedBeforeLoad: an -archive that is a file, an
+// -out below a file or naming a directory, are refused before the server
+// gets any completion request, not found after the first cell was
+// measured (which then was lost with the run).
+func TestUnwritableTargetsRefusedBeforeLoad(t *testing.T) {
+	var generated atomic.Int64
+	front := simBehind(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if strings.HasSuffix(r.URL.Path, "/completions") {
+			generated.Add(1)
+		}
+		return false
+	})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "adir.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"archive is a file", []string{"-archive", file}, "-archive " + file + " is a file"},
+		{"archive below a file", []string{"-archive", filepath.Join(file, "archive")}, "-archive " + filepath.Join(file, "archive") + " cannot be written"},
+		{"out below a file", []string{"-out", filepath.Join(file, "run.md")}, "-out " + filepath.Join(file, "run.md") + " cannot be written"},
+		{"out is a directory", []string{"-out", filepath.Join(dir, "adir.md")}, "is a directory"},
+		{"rates archive is a file", []string{"-archive", file, "-rates", "1"}, "is a file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			generated.Store(0)
+			args := []string{"-url", front, "-model", sim.DefaultProfile().ModelName, "-duration", "300ms"}
+			if !slices.Contains(tc.args, "-rates") {
+				args = append(args, "-contexts", "1K", "-max-tokens", "50")
+			}
+			code, _, stderr := runCmd(t, context.Background(), append(args, tc.args...)...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tc.want)
+			}
+			if n := generated.Load(); n > 0 {
+				t.Errorf("%d completion requests sent before the refusal", n)
+			}
+		})
+	}
+}
+
+// TestUnreadableDocumentStillArchived: a finished run whose document does
+// not read back (two serve rows at one rate that contradict each other,
+// as a sweep that planned one rate five times produced) is written and
+// archived as measured, with the reason in its metadata and on stderr.
+// Before, commit refused it ("duplicated row: … contradicts …"), exit 1,
+// and -resume repeated the refusal: the measured run was stranded in its
+// checkpoint.
+func TestUnreadableDocumentStillArchived(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.md")
+	arch := filepath.Join(dir, "archive")
+	args := []string{"-simulate", "default", "-rates", "20,30", "-requests", "6", "-seed", "1", "-input-tokens", "256", "-output-tokens", "8",
+		"-out", out, "-archive", arch}
+	// A finished run stopped after its complete checkpoint, whose second
+	// row is then made to contradict the first at the same rate.
+	failpoint = func(s string) error {
+		if s == "checkpoint" {
+			return errors.New("killed after " + s)
+		}
+		return nil
+	}
+	code, _, stderr := runCmd(t, context.Background(), args...)
+	failpoint = func(string) error { return nil }
+	if code != exitFail || !strings.Contains(stderr, "killed after checkpoint") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	cpPath := out + ".checkpoint.json"
+	cp, err := runner.LoadCheckpoint(cpPath)
+	if err != nil || !cp.Complete || len(cp.Matrix.Measurements) != 2 {
+		t.Fatalf("checkpoint %+v, %v", cp, err)
+	}
+	ms := cp.Matrix.Measurements
+	ms[1].RequestRate = ms[0].RequestRate
+	if err := runner.SaveCheckpoint(cpPath, cp); err != nil {
+		t.Fatal(err)
+	}
+
+	code, stdout, stderr := runCmd(t, context.Background(), append(args, "-resume")...)
+	if code != exitOK || !strings.Contains(stderr, "does not read back") {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	m := onlyRun(t, arch)
+	if len(m.Measurements) != 2 || len(m.Samples) == 0 {
+		t.Fatalf("archived %d rows, %d samples; want both rows and their samples", len(m.Measurements), len(m.Samples))
+	}
+	var why string
+	for _, f := range m.Run.Metadata {
+		if f.Key == NoteNotReadBack {
+			why = f.Value
+		}
+	}
+	if !strings.Contains(why, "duplicated row") {
+		t.Errorf("archived run's %q note is %q", NoteNotReadBack, why)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !bytes.Contains(b, []byte(NoteNotReadBack)) {
+		t.Errorf("the document lacks the reason (%v)", err)
+	}
+	if _, err := os.Stat(cpPath); !os.IsNotExist(err) {
+		t.Errorf("checkpoint left: %v", err)
 	}
 }

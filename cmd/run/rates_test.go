@@ -14,6 +14,7 @@ import (
 	"speedmatrix/archive"
 	"speedmatrix/parse"
 	"speedmatrix/render"
+	"speedmatrix/runner"
 	"speedmatrix/schema"
 )
 
@@ -150,8 +151,8 @@ func TestRatesSimulate(t *testing.T) {
 	}
 }
 
-// TestRatesInterrupt: Ctrl-C during a -rates run exits 130 and says that
-// nothing was saved (a rate run is not checkpointed).
+// TestRatesInterrupt: Ctrl-C during a -rates run before any rate finished
+// exits 130 and says that nothing was saved.
 func TestRatesInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -160,11 +161,55 @@ func TestRatesInterrupt(t *testing.T) {
 		cancel()
 	}()
 	code, _, stderr := runCmd(t, ctx, "-simulate", "default", "-rates", "2", "-duration", "1m", "-out", filepath.Join(dir, "r.md"))
-	if code != exitInterrupted || !strings.Contains(stderr, "not checkpointed; nothing was saved") {
+	if code != exitInterrupted || !strings.Contains(stderr, "before any rate finished: nothing was saved") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r.md")); !os.IsNotExist(err) {
 		t.Error("a document was written for an interrupted run")
+	}
+}
+
+// TestRatesResume: a -rates run killed after its first rate finished
+// keeps that rate in its checkpoint, and -resume measures only the rest,
+// with the interrupted run's seed, and writes both rows. Before, a -rates
+// run kept no checkpoint: the finished rate was lost.
+func TestRatesResume(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.md")
+	args := []string{"-simulate", "default", "-rates", "40,20", "-duration", "1s", "-input-tokens", "256", "-output-tokens", "8", "-out", out}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(out + ".checkpoint.json"); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	code, _, stderr := runCmd(t, ctx, args...)
+	if code != exitInterrupted || !strings.Contains(stderr, "1 rates finished and saved") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	cp, err := runner.LoadCheckpoint(out + ".checkpoint.json")
+	if err != nil || len(cp.Matrix.Measurements) != 1 || cp.Seed == 0 {
+		t.Fatalf("checkpoint %+v, %v", cp, err)
+	}
+	first := cp.Matrix.Measurements[0]
+	code, stdout, stderr := runCmd(t, context.Background(), append(args, "-resume")...)
+	if code != exitOK || !strings.Contains(stderr, "resuming 1 finished rates") || !strings.Contains(stderr, fmt.Sprintf("seed is %d", cp.Seed)) {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	m := readDocument(t, out)
+	if len(m.Measurements) != 2 || *m.Measurements[0].RequestRate != 40 || *m.Measurements[1].RequestRate != 20 {
+		t.Fatalf("resumed run has %d rows", len(m.Measurements))
+	}
+	if g, w := columns(&m.Measurements[0]), columns(&first); fmt.Sprint(g) != fmt.Sprint(w) {
+		t.Errorf("the first rate was measured again:\n%v\nwant the checkpointed row\n%v", g, w)
+	}
+	if n := strings.Count(fmt.Sprint(m.Run.Metadata), "Arrival"); n != 1 {
+		t.Errorf("metadata holds %d Arrival facts", n)
 	}
 }
 

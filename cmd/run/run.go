@@ -362,8 +362,16 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 	}
 
-	cpPath := checkpointPath(o)
 	key := checkpointKey(o)
+	cpPath := checkpointPath(o, key)
+	if err := writable(o, cpPath); err != nil {
+		return usageError{err}
+	}
+	if !o.resume {
+		if err := checkpointFree(cpPath, key); err != nil {
+			return usageError{err}
+		}
+	}
 	cfg := runner.Config{
 		Contexts: contexts, PrefillContexts: prefill, Concurrency: conc,
 		Duration: o.duration, MaxTokens: o.maxTokens, PrefillMode: o.prefill,
@@ -375,6 +383,10 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if o.simulate != "" && simProfile.Speedup > 1 {
 		fmt.Fprintf(stderr, "run: simulator %q runs %.0f× faster than the run it was calibrated from\n", simProfile.Name, simProfile.Speedup)
 	}
+	unit := "cells" // what a checkpoint holds
+	if serve != nil {
+		unit = "rates"
+	}
 	if o.resume {
 		cp, err := runner.LoadCheckpoint(cpPath)
 		switch {
@@ -383,15 +395,19 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		case err != nil:
 			return err
 		case cp.Key != key:
-			return usageError{fmt.Errorf("-resume: checkpoint %s is of a run with other settings", cpPath)}
+			return usageError{fmt.Errorf("-resume: checkpoint %s is of a run with other settings: give that run's flags, or delete the file to discard it", cpPath)}
 		case cp.Complete:
 			fmt.Fprintf(stderr, "run: the run in %s is finished (%d cells); writing its document and archive\n", cpPath, len(cp.Matrix.Measurements))
-			return commit(o, cpPath, cp.Matrix, stdout)
-		case serve != nil:
-			return usageError{fmt.Errorf("-resume: an interrupted -rates run is not resumed (its rates are not checkpointed); run it again")}
+			return commit(o, cpPath, cp.Matrix, stdout, stderr)
 		}
 		cfg.Tag, cfg.Done = cp.Tag, cp.Matrix
-		fmt.Fprintf(stderr, "run: resuming %d finished cells from %s\n", len(cp.Matrix.Measurements), cpPath)
+		if serve != nil && !o.set["seed"] {
+			// The arrivals and lengths of the rates still to run are
+			// those the interrupted run drew.
+			serve.Seed = cp.Seed
+			fmt.Fprintf(stderr, "run: the interrupted run's seed is %d\n", cp.Seed)
+		}
+		fmt.Fprintf(stderr, "run: resuming %d finished %s from %s\n", len(cp.Matrix.Measurements), unit, cpPath)
 	}
 	if cfg.Tag == "" {
 		cfg.Tag = runner.NewTag()
@@ -400,8 +416,12 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	cfg.Progress = pp.Print
 	cfg.Note = func(n string) { fmt.Fprintln(stderr, "run: note:", n) }
 	saved := o.resume // a checkpoint of this run exists
+	var seed uint64
+	if serve != nil {
+		seed = serve.Seed
+	}
 	cfg.Checkpoint = func(m *schema.Matrix) error {
-		err := runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Matrix: m})
+		err := runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Seed: seed, Matrix: m})
 		saved = saved || err == nil
 		return err
 	}
@@ -413,30 +433,27 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	m, err := r.Run(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			if serve != nil {
-				return fmt.Errorf("%w: a -rates run is not checkpointed; nothing was saved", errInterrupted)
-			}
 			if !saved {
-				return fmt.Errorf("%w before any cell finished: nothing was saved", errInterrupted)
+				return fmt.Errorf("%w before any %s finished: nothing was saved", errInterrupted, strings.TrimSuffix(unit, "s"))
 			}
 			n := 0
 			if m != nil {
 				n = len(m.Measurements)
 			}
-			return fmt.Errorf("%w: %d cells finished and saved in %s; continue with the same flags and -resume", errInterrupted, n, cpPath)
+			return fmt.Errorf("%w: %d %s finished and saved in %s; continue with the same flags and -resume", errInterrupted, n, unit, cpPath)
 		}
 		return err
 	}
 	// The finished run is saved before anything is written from it, so
 	// that a failure or a kill in any later step leaves a checkpoint
 	// that -resume completes with this very matrix (and run id).
-	if err := runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Matrix: m, Complete: true}); err != nil {
+	if err := runner.SaveCheckpoint(cpPath, &runner.Checkpoint{Key: key, Tag: cfg.Tag, Seed: seed, Matrix: m, Complete: true}); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	if err := failpoint("checkpoint"); err != nil {
 		return err
 	}
-	return commit(o, cpPath, m, stdout)
+	return commit(o, cpPath, m, stdout, stderr)
 }
 
 // matrixFlags reads the closed-loop matrix's axes (-contexts,
