@@ -1,9 +1,12 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"speedmatrix/analysis"
@@ -95,22 +98,22 @@ func (t *Trends) all() []analysis.Trend {
 
 // Write prints the trends: per group a heading and a table per cell
 // (text, Markdown), or every point's row (CSV, JSON).
-func (t *Trends) Write(w io.Writer, f analysis.Format) error {
-	if f == analysis.FormatCSV || f == analysis.FormatJSON {
-		return analysis.WriteTrends(w, t.all(), f)
+func (t *Trends) Write(w io.Writer, f Format) error {
+	if f == FormatCSV || f == FormatJSON {
+		return WriteTrends(w, t.all(), f)
 	}
 	for _, g := range t.Groups {
 		head := fmt.Sprintf("%s: %d runs", g.Setup, len(g.Runs))
 		if len(g.Runs) == 1 {
 			head = g.Setup + ": 1 run"
 		}
-		if f == analysis.FormatMarkdown {
+		if f == FormatMarkdown {
 			head = "## " + head
 		}
 		if _, err := fmt.Fprintf(w, "%s\n\n", head); err != nil {
 			return err
 		}
-		if err := analysis.WriteTrends(w, g.Trends, f); err != nil {
+		if err := WriteTrends(w, g.Trends, f); err != nil {
 			return err
 		}
 	}
@@ -129,16 +132,16 @@ func (t *Trends) Charts() []Chart {
 // WriteHTML writes the trend page: the tables open, then the charts.
 func (t *Trends) WriteHTML(w io.Writer, charts []Chart) error {
 	o := t.Options
-	page := plots.Report{Title: "Speed-test trend", Charts: charts,
+	page := Page{Title: "Speed-test trend", Charts: charts,
 		Subtitle: fmt.Sprintf("%s ordered by %s; changes beyond %g%% flagged", o.Metric.Name, orderName(o.Order), o.Threshold*100)}
-	for _, tb := range analysis.TrendTables(t.all()) {
-		page.LeadTables = append(page.LeadTables, HTMLTable(tb))
+	for _, tb := range TrendTables(t.all()) {
+		page.LeadTables = append(page.LeadTables, tb)
 	}
-	page.Runs = plots.Table{Caption: "Runs", Header: []string{"setup", "runs"}}
+	page.Runs = Table{Title: "Runs", Header: []string{"setup", "runs"}}
 	for _, g := range t.Groups {
 		page.Runs.Rows = append(page.Runs.Rows, []string{g.Setup, fmt.Sprint(len(g.Runs))})
 	}
-	return plots.WriteReport(w, page)
+	return WritePage(w, page)
 }
 
 // hasCell reports whether any run of a trend holds its cell (valid or
@@ -267,4 +270,111 @@ func RunSetup(r *schema.Run) string {
 		gpu = "(GPU not given)"
 	}
 	return model + " on " + gpu
+}
+
+// TrendRow is one point of a trend as printed in CSV and JSON.
+type TrendRow struct {
+	Phase         schema.Phase `json:"phase"`
+	ContextLabel  string       `json:"context_label"`
+	Concurrency   int32        `json:"concurrency"`
+	Metric        string       `json:"metric"`
+	RunID         string       `json:"run_id"`
+	Engine        string       `json:"engine"`
+	EngineVersion string       `json:"engine_version"`
+	Date          string       `json:"date"`
+	Status        string       `json:"status"`
+	Value         *float64     `json:"value"`
+	ChangePct     *float64     `json:"change_pct"`
+	Better        string       `json:"better"`
+	Flagged       bool         `json:"flagged"`
+}
+
+// trendRows returns the trend's points as printed rows.
+func trendRows(tr analysis.Trend) []TrendRow {
+	out := make([]TrendRow, len(tr.Points))
+	for i, p := range tr.Points {
+		r := TrendRow{Phase: tr.Cell.Phase, ContextLabel: tr.Cell.ContextLabel, Concurrency: tr.Cell.Concurrency, Metric: tr.Metric.Name,
+			RunID: p.RunID, Engine: p.Engine, EngineVersion: p.EngineVersion, Date: analysis.DateText(p.Date), Status: p.State.String(),
+			Better: p.Verdict.String(), Flagged: p.Flagged}
+		if !math.IsNaN(p.Value) {
+			v := p.Value
+			r.Value = &v
+		}
+		if !math.IsNaN(p.ChangePct) {
+			c := p.ChangePct
+			r.ChangePct = &c
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// WriteTrends writes trends: a table per trend (text, Markdown), or all
+// their rows (CSV, JSON array of TrendRow).
+func WriteTrends(w io.Writer, trs []analysis.Trend, f Format) error {
+	if f == FormatJSON {
+		rows := []TrendRow{}
+		for _, tr := range trs {
+			rows = append(rows, trendRows(tr)...)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	if f == FormatCSV {
+		t := Table{Header: []string{"phase", "context_label", "concurrency", "metric", "run_id", "engine", "engine_version", "date", "status", "value", "change_pct", "better", "flagged"}}
+		t.Right = make([]bool, len(t.Header))
+		for _, tr := range trs {
+			for _, r := range trendRows(tr) {
+				v, c := "", ""
+				if r.Value != nil {
+					v = Raw(*r.Value)
+				}
+				if r.ChangePct != nil {
+					c = Raw(*r.ChangePct)
+				}
+				t.add(string(r.Phase), r.ContextLabel, strconv.Itoa(int(r.Concurrency)), r.Metric, r.RunID, r.Engine, r.EngineVersion, r.Date, r.Status, v, c, r.Better, strconv.FormatBool(r.Flagged))
+			}
+		}
+		return t.Write(w, FormatCSV)
+	}
+	for _, t := range TrendTables(trs) {
+		if err := t.Write(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TrendTables returns the tables WriteTrends prints in text and
+// Markdown: one per trend.
+func TrendTables(trs []analysis.Trend) []Table {
+	var out []Table
+	for _, tr := range trs {
+		t := Table{
+			Title:  fmt.Sprintf("Trend of %s at %s:%s:%s (changes beyond %s flagged)", tr.Metric.Label(tr.Cell.Phase), tr.Cell.Phase, tr.Cell.ContextLabel, concurrency(tr.Cell.Concurrency), strconv.FormatFloat(tr.Threshold*100, 'g', -1, 64)+"%"),
+			Header: []string{"run id", "date", "engine", "version", "value", "change", "verdict", "flag"},
+			Right:  []bool{false, false, false, false, true, true, false, false},
+		}
+		for _, p := range tr.Points {
+			v := num(p.Value)
+			if p.State != analysis.StateValue {
+				v = p.State.String()
+			}
+			flag, class := "", ""
+			if p.Flagged {
+				flag, class = "◀ beyond threshold", "flag"
+			}
+			t.add(p.RunID, analysis.DateText(p.Date), p.Engine, p.EngineVersion, v, pct(p.ChangePct), p.Verdict.String(), flag)
+			t.Class = append(t.Class, class)
+		}
+		for _, p := range tr.Points {
+			if p.Date.IsZero() {
+				t.Notes = append(t.Notes, "Undated runs (their documents give no date) sort "+map[analysis.TrendOrder]string{analysis.ByDate: "last", analysis.ByVersion: "after the dated runs of their version"}[tr.Order]+".")
+				break
+			}
+		}
+		out = append(out, t)
+	}
+	return out
 }

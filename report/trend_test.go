@@ -26,7 +26,7 @@ func TestTrends(t *testing.T) {
 		t.Errorf("default cell %+v, want %+v", c, want)
 	}
 	var b bytes.Buffer
-	if err := tr.Write(&b, analysis.FormatText); err != nil {
+	if err := tr.Write(&b, FormatText); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "undated") || !strings.Contains(b.String(), "Undated runs") {
