@@ -25,7 +25,8 @@
 //
 // Beside it: Scale and FitUSL (scaling.go, usl.go), ContextScaling,
 // Frontier and BestAtUserRate (frontier.go), MeetSLO (slo.go), Serve
-// (serve.go), BuildTrend and CompareVersions (trend.go), SigFigs, the
+// (serve.go), BuildTrend and CompareVersions (trend.go), GroupTrends
+// (trendgroup.go: runs by model and GPU, the cell to follow), SigFigs, the
 // precision a figure was printed with (precision.go), Select / Filter
 // over archived runs (select.go), and the checks of names given on the
 // command line (strict.go).

@@ -18,7 +18,7 @@
 //	    ├─► Write (text, Markdown, CSV per table, JSON) ◄── Table.Write, WriteJSON
 //	    ├─► Charts ──► []Chart (plots specs, drawn once to check them)
 //	    └─► WriteHTML ──► WritePage (page.go: one HTML page, inline SVG, the font once)
-//	archived runs ──► NewTrends ──► Trends (per model and GPU) ──► Write, Charts, WriteHTML
+//	analysis.GroupTrends ──► NewTrends ──► Trends (per model and GPU) ──► Write, Charts, WriteHTML
 //	run listings ──► WriteRuns (-list)
 //
 // Files by idea: table.go (Table and its three printed forms), figures.go
