@@ -64,9 +64,17 @@ func (r *Report) nameLoneRun(ch Chart) Chart {
 	return ch
 }
 
-// WriteHTML writes the self-contained report page: the outcome and the
-// summary tables first, then the charts, then the long tables folded.
+// WriteHTML writes the self-contained report page (Page): the outcome
+// and the summary tables first, then the charts, then the long tables
+// folded.
 func (r *Report) WriteHTML(w io.Writer, charts []Chart) error {
+	return WritePage(w, r.Page(charts))
+}
+
+// Page is the content of the report page with charts: the runs side by
+// side, the lead tables open and the long ones folded, as plain data a
+// caller may lay out itself.
+func (r *Report) Page(charts []Chart) Page {
 	c := r.Comparison
 	page := Page{
 		Title:    "Speed-test comparison: " + strings.Join(c.Labels[1:], ", ") + " against " + c.Labels[0],
@@ -85,7 +93,7 @@ func (r *Report) WriteHTML(w io.Writer, charts []Chart) error {
 			page.Tables = append(page.Tables, t)
 		}
 	}
-	return WritePage(w, page)
+	return page
 }
 
 // runsTable lays the runs' metadata side by side.

@@ -68,17 +68,20 @@ func (t *Trends) Charts() []Chart {
 
 // WriteHTML writes the trend page: the tables open, then the charts.
 func (t *Trends) WriteHTML(w io.Writer, charts []Chart) error {
+	return WritePage(w, t.Page(charts))
+}
+
+// Page is the content of the trend page with charts, as plain data.
+func (t *Trends) Page(charts []Chart) Page {
 	o := t.Options
 	page := Page{Title: "Speed-test trend", Charts: charts,
 		Subtitle: fmt.Sprintf("%s ordered by %s; changes beyond %g%% flagged", o.Metric.Name, orderName(o.Order), o.Threshold*100)}
-	for _, tb := range TrendTables(t.all()) {
-		page.LeadTables = append(page.LeadTables, tb)
-	}
+	page.LeadTables = append(page.LeadTables, TrendTables(t.all())...)
 	page.Runs = Table{Title: "Runs", Header: []string{"setup", "runs"}}
 	for _, g := range t.Groups {
 		page.Runs.Rows = append(page.Runs.Rows, []string{g.Setup, fmt.Sprint(len(g.Runs))})
 	}
-	return WritePage(w, page)
+	return page
 }
 
 func orderName(o analysis.TrendOrder) string {
