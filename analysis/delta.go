@@ -107,7 +107,7 @@ func (v Verdict) String() string {
 // run. It is kept small and free of pointers (indices, not strings; its
 // statistics live beside it, see Comparison.Stats) because a comparison
 // against a whole archive holds millions of them; Comparison.Rows expands
-// them for printing.
+// them into flat records.
 type Delta struct {
 	// Cell indexes Comparison.Cells; Metric indexes Comparison.Metrics.
 	Cell                  int32
@@ -387,7 +387,9 @@ func (c *Comparison) Note(other int, d *Delta) string {
 	return d.BaseState.String() + " in " + bl + " and " + d.ValueState.String() + " in " + ol
 }
 
-// Row is one delta as printed: the JSON, CSV and table shape.
+// Row is one delta flattened into a record: its cell, figures, ratio,
+// verdict, statuses and note, absent figures nil. Package report prints
+// it (the delta rows of CSV and JSON, whose field names the tags give).
 type Row struct {
 	Phase        schema.Phase `json:"phase"`
 	ContextLabel string       `json:"context_label"`
@@ -423,7 +425,7 @@ type Row struct {
 	NValue     int      `json:"n_value,omitempty"`
 }
 
-// Rows expands the deltas into printable rows, other run by other run.
+// Rows expands the deltas into Rows, other run by other run.
 func (c *Comparison) Rows() []Row {
 	n := 0
 	for _, ds := range c.Deltas {
@@ -484,3 +486,7 @@ func fp(v float64) *float64 { return &v }
 // SameWithin returns the relative change within which a delta without
 // statistics reads "same" (Options.SameWithin as used).
 func (c *Comparison) SameWithin() float64 { return c.opt.SameWithin }
+
+// Options returns the options the comparison used, defaults filled in:
+// the confidence level and significance level its statistics rest on.
+func (c *Comparison) Options() Options { return c.opt }

@@ -4,8 +4,11 @@
 // the throughput–interactivity frontier, SLO answers and trends across
 // engine versions. It knows nothing about where the runs came from (a
 // document, an archive or a measuring run): everything arrives as
-// *schema.Matrix or schema.Run, and results are plain structs that
-// package plots draws and the writers in format.go print.
+// *schema.Matrix or schema.Run. It computes only: its results are
+// numbers and typed values (Comparison, GeoMean, Scaling, Frontier,
+// Best, Trend, ServeCurve …); it writes no text, Markdown, CSV or JSON
+// and draws nothing. Package report turns these results into tables,
+// text and the HTML page; package plots draws them.
 //
 // The pipeline:
 //
@@ -13,8 +16,7 @@
 //	                 ──► Compare (delta.go: baseline vs each other run, per Metric)
 //	                 ──► cellStats (stats.go: CIs and Mann–Whitney U when runs carry spread)
 //	                 ──► Summarize (summary.go: geometric means per phase and context)
-//	                 ──► NewReport (report.go: per-run scaling, frontier, targets)
-//	                 ──► Write* (format.go, table.go: text, markdown, csv, json)
+//	                 ──► NewReport (report.go: per-run scaling, frontier, targets, serving curves)
 //
 // A comparison against a whole archive is the demanding case (see
 // BenchmarkCompare10000): runs share one KeyTable so aligning them hashes
@@ -22,11 +24,20 @@
 // parallel, and summaries add into slices rather than maps.
 //
 // Beside it: Scale and FitUSL (scaling.go, usl.go), ContextScaling,
-// Frontier and BestAtUserRate (frontier.go), MeetSLO (slo.go), BuildTrend
-// and CompareVersions (trend.go), and Select / Filter over archived runs
-// (select.go).
+// Frontier and BestAtUserRate (frontier.go), MeetSLO (slo.go), Serve
+// (serve.go), BuildTrend and CompareVersions (trend.go), GroupTrends
+// (trendgroup.go: runs by model and GPU, the cell to follow), SigFigs, the
+// precision a figure was printed with (precision.go), Select / Filter
+// over archived runs (select.go), and the checks of names given on the
+// command line (strict.go).
+//
+// Some results carry words because they are part of the answer, not of
+// its layout: a delta's Note says why it has no ratio ("looped in
+// INT4"), Best.Beyond names the cells a run could not measure, Row is a
+// delta flattened with its statuses, and DateText is a run's date as
+// selectors match it. How any of it is laid out is package report's.
 //
 // Published seeds carry one median per cell and no spread, so their
-// ratios are point estimates; the writers say so instead of implying
-// significance.
+// ratios are point estimates (Comparison.Spread is false); the report
+// says so instead of implying significance.
 package analysis

@@ -91,10 +91,6 @@ type Best struct {
 	Beyond []string
 }
 
-// LowerBoundNote explains the "≥" that marks an answer with cells
-// Beyond it.
-const LowerBoundNote = "≥: a lower bound — the run could not measure cells beyond the answer (looped, over capacity or missing), so its true answer may be higher."
-
 // BestAtUserRate answers "the most throughput while every request still
 // sees at least minPerRequest tok/s", per context, in context order, with
 // the answer over all contexts last (ContextLabel "all").

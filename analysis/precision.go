@@ -63,20 +63,6 @@ func printedNumber(s string) (v float64, sig int, ok bool) {
 	return f * mult, sig, true
 }
 
-// FormatSig formats v with at most sig significant figures, grouped in
-// thousands and never in exponent form: 13000 with 2 gives "13,000",
-// 4207.1 with 5 "4,207.1", 0.2708 with 2 "0.27".
-func FormatSig(v float64, sig int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
-		return group(v, 0)
-	}
-	mag := int(math.Floor(math.Log10(math.Abs(v))))
-	dec := max(sig-1-mag, 0)
-	r := math.Pow(10, float64(sig-1-mag))
-	v = math.Round(v*r) / r
-	return group(v, dec)
-}
-
 // RatioSigFigs is the precision a ratio of two printed figures carries:
 // the fewer of their significant figures, at least 2.
 func RatioSigFigs(a, b int) int { return max(min(a, b), 2) }
@@ -87,19 +73,4 @@ func (c *Comparison) Precision(oi int, d *Delta) (base, value int) {
 	k := c.Cells[d.Cell].Key
 	mt := c.Metrics[d.Metric]
 	return SigFigs(c.Baseline.Get(k), mt), SigFigs(c.Others[oi].Get(k), mt)
-}
-
-// FormatValue prints a figure with the precision it was printed with:
-// FormatSig below MaxSigFigs, else one decimal as every table does.
-func FormatValue(v float64, sig int) string {
-	if sig < MaxSigFigs {
-		return FormatSig(v, sig)
-	}
-	return num(v)
-}
-
-// FormatRatio prints a ratio with the precision of its inputs
-// (RatioSigFigs), at most four significant figures.
-func FormatRatio(r float64, base, value int) string {
-	return FormatSig(r, min(RatioSigFigs(base, value), MaxSigFigs))
 }

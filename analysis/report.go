@@ -26,7 +26,7 @@ type RunAnalysis struct {
 }
 
 // Report is a comparison with its summaries and per-run analyses: what
-// the writers print and package plots draws.
+// package report lays out and prints.
 type Report struct {
 	Comparison *Comparison
 	Summary    []GeoMean

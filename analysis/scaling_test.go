@@ -146,26 +146,3 @@ func TestPareto(t *testing.T) {
 		}
 	}
 }
-
-func TestScalingTableNeedsTwoLoads(t *testing.T) {
-	pt := func(n int32) ScalePoint { return ScalePoint{N: n, X: float64(n), XSigFigs: 3} }
-	for _, tc := range []struct {
-		name string
-		s    Scaling
-		rows int
-	}{
-		{"one load", Scaling{ContextLabel: "1K", Points: []ScalePoint{pt(16)}}, 0},
-		{"one load left out", Scaling{ContextLabel: "1K", Excluded: []Excluded{{N: 16, State: StateMissing}}}, 0},
-		{"two loads", Scaling{ContextLabel: "1K", Points: []ScalePoint{pt(1), pt(4)}}, 2},
-		{"a load and one left out", Scaling{ContextLabel: "1K", Points: []ScalePoint{pt(1)}, Excluded: []Excluded{{N: 4, State: StateMissing}}}, 2},
-	} {
-		a := RunAnalysis{Label: "r", Scaling: []Scaling{tc.s}}
-		tb := scalingTable(a)
-		if len(tb.rows) != tc.rows || len(scalingCSV(a)) != 1+tc.rows {
-			t.Errorf("%s: %d rows, %d CSV rows; want %d", tc.name, len(tb.rows), len(scalingCSV(a))-1, tc.rows)
-		}
-		if (len(tb.notes) > 0) != (tc.rows > 0) {
-			t.Errorf("%s: notes %q", tc.name, tb.notes)
-		}
-	}
-}

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
 	"speedmatrix/schema"
@@ -46,17 +45,6 @@ type ServeCurve struct {
 	// has a concurrency limit), false when it is the concurrency.
 	ByRate bool
 	Points []ServePoint
-}
-
-// LoadLabel prints a point's load as its curve reads it: "16" or "4/s",
-// "∞/s", "—" when the source recorded none (Key.Load).
-func (c ServeCurve) LoadLabel(p ServePoint) string {
-	k := p.Key
-	if !c.ByRate && math.IsInf(k.RequestRate, 1) {
-		// A closed loop of N streams: the rate is no load of its own.
-		k.RequestRate = 0
-	}
-	return k.Load()
 }
 
 // Serve returns a run's serving curves, one per context, in context

@@ -1,9 +1,7 @@
 package analysis
 
 import (
-	"bytes"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"speedmatrix/schema"
@@ -77,15 +75,23 @@ func TestStatsRepeatsAndSamples(t *testing.T) {
 			if tt.source == "repeats" && !(*r.BaselineLo <= *r.Baseline && *r.Baseline <= *r.BaselineHi) {
 				t.Errorf("median %v outside its interval [%v,%v]", *r.Baseline, *r.BaselineLo, *r.BaselineHi)
 			}
-			var b bytes.Buffer
-			if err := WriteDeltas(&b, c, FormatText); err != nil {
-				t.Fatal(err)
-			}
-			if strings.Contains(b.String(), NoSpreadNote) || !strings.Contains(b.String(), tt.source+" p=") {
-				t.Errorf("text output does not show the test:\n%s", b.String())
+			if s := c.Stats(0, deltaIndex(c, tt.metric)); s == nil || s.Source != tt.source {
+				t.Errorf("statistics %+v, want from %s", s, tt.source)
 			}
 		})
 	}
+}
+
+// deltaIndex is the index in c.Deltas[0] of metric's delta at decode
+// 8K×8.
+func deltaIndex(c *Comparison, metric string) int {
+	for i, d := range c.Deltas[0] {
+		k := c.Cells[d.Cell].Key
+		if k.Phase == schema.PhaseDecode && k.ContextLabel == "8K" && k.Concurrency == 8 && c.Metrics[d.Metric].Name == metric {
+			return i
+		}
+	}
+	return -1
 }
 
 func TestNoStatsForSingleFigures(t *testing.T) {

@@ -131,13 +131,6 @@ func TestUndatedRun(t *testing.T) {
 	if !RunDate(&r).IsZero() || DateText(RunDate(&r)) != Undated {
 		t.Errorf("undated run dated %v (%s), want zero and %q: its ingest date is not its date", RunDate(&r), DateText(RunDate(&r)), Undated)
 	}
-	var b strings.Builder
-	if err := WriteRuns(&b, []RunListing{ListingOf(&r, 1)}, FormatText); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), Undated) || strings.Contains(b.String(), "2026-02-01") {
-		t.Errorf("listing shows the ingest date:\n%s", b.String())
-	}
 }
 
 func TestParsePercent(t *testing.T) {
@@ -150,5 +143,31 @@ func TestParsePercent(t *testing.T) {
 		if (err == nil) != c.ok || math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("ParsePercent(%q) = %v, %v", c.in, got, err)
 		}
+	}
+}
+
+// TestGroupTrends groups the seeds by model and GPU and follows the
+// default cell: the most-measured decode cell at the shortest context
+// with the most simultaneous requests. A selected group without the
+// cells asked for is an error; over the whole archive it is left out.
+func TestGroupTrends(t *testing.T) {
+	ms := []*schema.Matrix{loadSeed(t, seedBF16), loadSeed(t, seedINT4)}
+	groups, err := GroupTrends(ms, TrendOptions{Metric: TotalTokS, Order: ByDate, Threshold: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(groups) != 2 || groups[0].Setup != RunSetup(&ms[0].Run) || len(groups[0].Runs) != 1 {
+		t.Fatalf("%d groups, first %q", len(groups), groups[0].Setup)
+	}
+	want := Key{Phase: schema.PhaseDecode, ContextLabel: "8K", Concurrency: 128}
+	if c := groups[0].Trends[0].Cell; c != want {
+		t.Errorf("default cell %+v, want %+v", c, want)
+	}
+	nine := []Key{{Phase: schema.PhaseDecode, ContextLabel: "9K", Concurrency: 3}}
+	if _, err := GroupTrends(ms, TrendOptions{Cells: nine, Metric: TotalTokS, Selected: true}); err == nil {
+		t.Error("a selected group without the cell is not an error")
+	}
+	if _, err := GroupTrends(ms, TrendOptions{Cells: nine, Metric: TotalTokS}); err == nil || !strings.Contains(err.Error(), "no archived run has decode:9K:3") {
+		t.Errorf("no group with the cell: err = %v", err)
 	}
 }

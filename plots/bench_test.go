@@ -16,7 +16,7 @@ func BenchmarkRenderAll(b *testing.B) {
 		save func(*Figure, io.Writer, int, int) error
 	}{
 		{"svg", SaveSVG},
-		{"svg-no-font", func(f *Figure, w io.Writer, wpx, hpx int) error { return saveSVG(f, w, wpx, hpx, false) }},
+		{"svg-no-font", SaveSVGNoFont},
 		{"png", SavePNG},
 	} {
 		b.Run(format.name, func(b *testing.B) {
@@ -38,26 +38,3 @@ func BenchmarkRenderAll(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkWriteReport writes the seed report (two runs, three tables,
-// seven charts) and reports its size and pages per second.
-func BenchmarkWriteReport(b *testing.B) {
-	r := seedReport()
-	var size int64
-	start := time.Now()
-	n := 0
-	for b.Loop() {
-		cw := &countWriter{}
-		if err := WriteReport(cw, r); err != nil {
-			b.Fatal(err)
-		}
-		size = cw.n
-		n++
-	}
-	b.SetBytes(size)
-	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "pages/s")
-}
-
-type countWriter struct{ n int64 }
-
-func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }

@@ -1,20 +1,21 @@
-// Package plots draws what package analysis computed: scaling curves,
-// ratio heatmaps, the throughput–interactivity frontier and version
-// trends, as PNG and SVG charts and as one self-contained HTML report.
+// Package plots draws single charts: scaling curves, ratio heatmaps, the
+// throughput–interactivity frontier and version trends, as PNG and SVG.
+// It knows nothing of the page that shows them (package report lays
+// out the HTML page) nor of analysis: callers copy their numbers into
+// the specs.
 //
 // The pipeline:
 //
-//	analysis results ──► chart specs (LineChart, Heatmap, Frontier, Trend)
+//	chart specs (LineChart, Heatmap, Frontier, Trend: plain data)
 //	      ──► Figure (a gonum/plot Plot plus a legend column beside it)
-//	      ──► SavePNG / SaveSVG / WriteAll ──► files
-//	      ──► WriteReport ──► one HTML page with inline SVG and CSS
+//	      ──► SavePNG / SaveSVG (to an io.Writer) / WriteAll (files in a directory)
+//	      ──► SaveSVGNoFont + WriteFont: for a page that carries the font once
 //
 // Chart specs are plain data: series of points with a schema.Status, so a
 // looped or over-capacity cell is drawn as a marker (a cross, a hollow
 // square) on its series' line rather than dropped, and a heat-map cell
 // without a value is hatched and carries its note ("looped (INT4)").
-// The package imports no runner, archive or parse code; callers copy their
-// numbers into the specs.
+// The package imports no runner, archive, parse, analysis or report code.
 //
 // What gonum/plot lacks is added here, each with a note saying why: power
 // of two ticks (1, 2, 4 … 128) and 1-2-5 log ticks with readable labels,

@@ -1,12 +1,9 @@
 package plots_test
 
 import (
-	"bytes"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"speedmatrix/plots"
 	"speedmatrix/schema"
@@ -41,34 +38,4 @@ func ExampleWriteAll() {
 	// Output:
 	// decode_total.png
 	// decode_total.svg
-}
-
-// A page with the runs side by side, one table and a ratio heatmap.
-func ExampleWriteReport() {
-	r := plots.Report{
-		Title: "INT4 against BF16",
-		Runs: plots.Table{
-			Header: []string{"Field", "BF16", "INT4"},
-			Rows:   [][]string{{"GPU", "H200 NVL", "RTX PRO 6000"}},
-		},
-		Tables: []plots.Table{{
-			Caption: "Decode total tok/s",
-			Header:  []string{"Context", "Requests", "Baseline", "Value", "Ratio"},
-			Rows:    [][]string{{"8K", "128", "13,000", "6,091.1", "0.4685"}},
-		}},
-		Charts: []plots.Named{{Name: "ratio", Caption: "Ratio", Chart: plots.Heatmap{
-			Title: "INT4 / BF16", Rows: []string{"8K"}, Cols: []string{"16", "128"},
-			Values: [][]float64{{math.NaN(), 0.4685}}, Notes: [][]string{{"looped (INT4)", ""}},
-			Ratio: true,
-		}}},
-	}
-	var page bytes.Buffer
-	if err := plots.WriteReport(&page, r); err != nil {
-		fmt.Println(err)
-		return
-	}
-	s := page.String()
-	fmt.Println(strings.Count(s, "<table"), "tables,", strings.Count(s, "<svg "), "chart")
-	// Output:
-	// 2 tables, 1 chart
 }

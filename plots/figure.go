@@ -205,6 +205,13 @@ func SaveSVG(f *Figure, w io.Writer, widthPx, heightPx int) error {
 	return saveSVG(f, w, widthPx, heightPx, true)
 }
 
+// SaveSVGNoFont is SaveSVG without the font: the SVG names FontFamily
+// and a page that shows several charts carries the font once
+// (WriteFont) instead of once per chart.
+func SaveSVGNoFont(f *Figure, w io.Writer, widthPx, heightPx int) error {
+	return saveSVG(f, w, widthPx, heightPx, false)
+}
+
 func saveSVG(f *Figure, w io.Writer, widthPx, heightPx int, embed bool) error {
 	wl, hl, err := size(widthPx, heightPx)
 	if err != nil {

@@ -1,7 +1,9 @@
 package plots
 
 import (
+	"fmt"
 	"image/color"
+	"io"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -26,6 +28,23 @@ const (
 // instead of changing plot.DefaultFont keeps the package free of global
 // side effects on other users of gonum/plot.
 var sansFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// FontFamily is the CSS family name of the font every chart's text is
+// laid out with (WriteFont writes it).
+const FontFamily = "Liberation Sans"
+
+// WriteFont writes the TrueType source of FontFamily, the font gonum/plot
+// embeds, for a page whose charts were saved with SaveSVGNoFont.
+func WriteFont(w io.Writer) error {
+	face := font.DefaultCache.Lookup(sansFont, 10)
+	if face.Face == nil {
+		return fmt.Errorf("plots: font %v is not in gonum/plot's cache", sansFont)
+	}
+	if _, err := face.Face.WriteSourceTo(nil, w); err != nil {
+		return fmt.Errorf("plots: reading %s: %w", FontFamily, err)
+	}
+	return nil
+}
 
 // textStyle returns a Liberation Sans style of the given size in points.
 func textStyle(size vg.Length) text.Style {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"speedmatrix/analysis"
+	"speedmatrix/schema"
 )
 
 // TestTableCSV: -format csv -table NAME prints every table for machines:
@@ -18,7 +19,7 @@ func TestTableCSV(t *testing.T) {
 		r := build(t, p)
 		for _, name := range r.TableNames() {
 			var b strings.Builder
-			if err := r.Write(&b, analysis.FormatCSV, name); err != nil {
+			if err := r.Write(&b, FormatCSV, name); err != nil {
 				t.Fatalf("%s %s: %v", p.name, name, err)
 			}
 			rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
@@ -44,7 +45,7 @@ func TestTableCSV(t *testing.T) {
 	r := build(t, pairs[0])
 	var b strings.Builder
 	for _, name := range []string{"answers", "matrix_decode_total_tok_s"} {
-		if err := r.Write(&b, analysis.FormatCSV, name); err != nil {
+		if err := r.Write(&b, FormatCSV, name); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,5 +56,38 @@ func TestTableCSV(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no row %q in\n%s", want, b.String())
 		}
+	}
+}
+
+// TestMachineForms checks the machine forms of the per-run tables of the
+// INT4 seed: the scaling rows in concurrency order with a looped cell's
+// status in its column, efficiency a fraction, and the answers with
+// their lower bound.
+func TestMachineForms(t *testing.T) {
+	c, err := analysis.Compare(loadSeed(t, seedBF16), []*schema.Matrix{loadSeed(t, seedINT4)}, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := analysis.NewReport(c, 100, analysis.SLO{MaxTTFTMs: 1000})
+	a := r.Runs[1]
+	join := func(rows [][]string) string {
+		var b strings.Builder
+		for _, row := range rows {
+			b.WriteString(strings.Join(row, ",") + "\n")
+		}
+		return b.String()
+	}
+	sc := join(scalingCSV(a))
+	for _, want := range []string{
+		"8K,8,valid,1627.8,5.00553505535,0.625691881919,204.8,112,4.9,",
+		"8K,16,looped,,,,,,,\n" + a.Label + ",8K,32,valid,3520.8,",
+	} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("scaling CSV lacks %q:\n%s", want, sc)
+		}
+	}
+	best := join(bestCSV(a, a.BestAtUserRate))
+	if !strings.Contains(best, ",8K,true,8K,32,3520.8,110.5,248,9,true,N=64 looped\n") {
+		t.Errorf("answers CSV:\n%s", best)
 	}
 }

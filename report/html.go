@@ -64,11 +64,19 @@ func (r *Report) nameLoneRun(ch Chart) Chart {
 	return ch
 }
 
-// WriteHTML writes the self-contained report page: the outcome and the
-// summary tables first, then the charts, then the long tables folded.
+// WriteHTML writes the self-contained report page (Page): the outcome
+// and the summary tables first, then the charts, then the long tables
+// folded.
 func (r *Report) WriteHTML(w io.Writer, charts []Chart) error {
+	return WritePage(w, r.Page(charts))
+}
+
+// Page is the content of the report page with charts: the runs side by
+// side, the lead tables open and the long ones folded, as plain data a
+// caller may lay out itself.
+func (r *Report) Page(charts []Chart) Page {
 	c := r.Comparison
-	page := plots.Report{
+	page := Page{
 		Title:    "Speed-test comparison: " + strings.Join(c.Labels[1:], ", ") + " against " + c.Labels[0],
 		Subtitle: "Baseline " + c.Labels[0] + " (" + c.Baseline.Run.Run.RunID + "); ratio = value / baseline",
 		Lead:     r.Summary.Outcome,
@@ -79,25 +87,19 @@ func (r *Report) WriteHTML(w io.Writer, charts []Chart) error {
 		if t.Name == "runs" {
 			continue // Runs shows more, side by side
 		}
-		ht := HTMLTable(t.Table)
 		if t.Lead {
-			page.LeadTables = append(page.LeadTables, ht)
+			page.LeadTables = append(page.LeadTables, t)
 		} else {
-			page.Tables = append(page.Tables, ht)
+			page.Tables = append(page.Tables, t)
 		}
 	}
-	return plots.WriteReport(w, page)
-}
-
-// HTMLTable is a table of package analysis as the HTML page shows it.
-func HTMLTable(t analysis.Table) plots.Table {
-	return plots.Table{Caption: t.Title, Header: t.Header, Rows: t.Rows, RowClass: t.Class, Note: strings.Join(t.Notes, " ")}
+	return page
 }
 
 // runsTable lays the runs' metadata side by side.
-func runsTable(c *analysis.Comparison) plots.Table {
+func runsTable(c *analysis.Comparison) Table {
 	cells := append([]*analysis.Cells{c.Baseline}, c.Others...)
-	t := plots.Table{Caption: "Runs", Header: append([]string{"field"}, c.Labels...)}
+	t := Table{Name: "runs", Title: "Runs", Header: append([]string{"field"}, c.Labels...)}
 	f64 := func(p *float64) string {
 		if p == nil {
 			return ""
@@ -163,9 +165,9 @@ func runsTable(c *analysis.Comparison) plots.Table {
 		}
 		t.Rows = append(t.Rows, row)
 		if same {
-			t.RowClass = append(t.RowClass, "")
+			t.Class = append(t.Class, "")
 		} else {
-			t.RowClass = append(t.RowClass, "differs")
+			t.Class = append(t.Class, "differs")
 		}
 	}
 	return t

@@ -25,7 +25,7 @@ type JSONReport struct {
 	Frontier  []JSONPoints   `json:"frontier"`
 	Serve     []JSONServe    `json:"serve"`
 	// Trend is empty in a comparison: -trend prints trends.
-	Trend []analysis.TrendRow `json:"trend"`
+	Trend []TrendRow `json:"trend"`
 }
 
 // JSONRun is one run of the comparison: its label, role and metadata.
@@ -135,7 +135,7 @@ type JSONServePoint struct {
 func (r *Report) JSON() JSONReport {
 	c := r.Comparison
 	out := JSONReport{Tolerance: r.Tolerance(), Spread: c.Spread, Summary: r.Summary, Deltas: c.Rows(),
-		Matrices: []JSONTable{}, Scaling: []JSONScaling{}, Frontier: []JSONPoints{}, Serve: []JSONServe{}, Trend: []analysis.TrendRow{}}
+		Matrices: []JSONTable{}, Scaling: []JSONScaling{}, Frontier: []JSONPoints{}, Serve: []JSONServe{}, Trend: []TrendRow{}}
 	for i, a := range r.Runs {
 		role := "baseline"
 		if i > 0 {
@@ -184,7 +184,7 @@ func (r *Report) JSON() JSONReport {
 		for _, sc := range a.Serve {
 			js := JSONServe{Run: a.Label, Context: sc.ContextLabel, ByRate: sc.ByRate, Points: []JSONServePoint{}}
 			for _, p := range sc.Points {
-				jp := JSONServePoint{Load: sc.LoadLabel(p), Concurrency: p.Key.Concurrency, Status: p.State.String(),
+				jp := JSONServePoint{Load: ServeLoadText(sc, p), Concurrency: p.Key.Concurrency, Status: p.State.String(),
 					TotalTokS: fp(p.TotalTokS), PerRequestTokS: fp(p.PerRequestTokS), TTFTMs: fp(p.TTFTMs), TTFTP99Ms: fp(p.TTFTP99Ms),
 					TBTMs: fp(p.TBTMs), TBTP99Ms: fp(p.TBTP99Ms), E2EMs: fp(p.E2EMs), E2EP99Ms: fp(p.E2EP99Ms)}
 				if p.Key.RequestRate != 0 {

@@ -17,11 +17,6 @@ var phaseNoun = map[schema.Phase]string{
 	schema.PhasePrefill: "prompt (prefill) speed",
 }
 
-// ratioText prints a ratio with its precision and a times sign: "0.62×".
-func ratioText(v float64, sig int) string {
-	return analysis.FormatSig(v, min(max(sig, 2), analysis.MaxSigFigs)) + "×"
-}
-
 func (p PhaseRatio) find(rs []PhaseRatio, metric string) *PhaseRatio {
 	for i := range rs {
 		if rs[i].Other == p.Other && rs[i].Phase == p.Phase && rs[i].Metric == metric {

@@ -70,7 +70,7 @@ func TestNoRowsOfDashes(t *testing.T) {
 
 	r = compared(t, mk("aaaa", "replicate", 5, 29.4), mk("bbbb", "groq", 8, 441.8))
 	var b strings.Builder
-	if err := r.Write(&b, analysis.FormatText, ""); err != nil {
+	if err := r.Write(&b, FormatText, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, no := range []string{"Deltas:", "Geometric mean", "Summary:"} {
@@ -79,7 +79,7 @@ func TestNoRowsOfDashes(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := r.Write(&b, analysis.FormatCSV, "summary"); err != nil {
+	if err := r.Write(&b, FormatCSV, "summary"); err != nil {
 		t.Fatalf("-table summary of runs without a common cell: %v", err)
 	}
 	if got := b.String(); got != "run,phase,metric,ratio,min,max,ci_lo,ci_hi,verdict,cells_compared,cells_excluded,left_out\n" {
@@ -205,7 +205,7 @@ func TestServeBestBound(t *testing.T) {
 	}
 	// Its scaling table has no X(1): no columns of dashes.
 	var sb strings.Builder
-	if err := r.Write(&sb, analysis.FormatText, "scaling"); err != nil {
+	if err := r.Write(&sb, FormatText, "scaling"); err != nil {
 		t.Fatal(err)
 	}
 	if lines := strings.Split(sb.String(), "\n"); len(lines) < 2 || strings.Contains(lines[1], "speedup") || strings.Contains(lines[1], "USL") ||

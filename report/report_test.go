@@ -80,9 +80,9 @@ func TestGolden(t *testing.T) {
 	for _, p := range pairs {
 		r := build(t, p)
 		for _, f := range []struct {
-			format analysis.Format
+			format Format
 			ext    string
-		}{{analysis.FormatText, "txt"}, {analysis.FormatMarkdown, "md"}, {analysis.FormatJSON, "json"}} {
+		}{{FormatText, "txt"}, {FormatMarkdown, "md"}, {FormatJSON, "json"}} {
 			t.Run(p.name+"/"+string(f.format), func(t *testing.T) {
 				var b bytes.Buffer
 				write := func() error { return r.Write(&b, f.format, "") }
@@ -105,7 +105,7 @@ func TestGolden(t *testing.T) {
 func TestSummaryFirst(t *testing.T) {
 	for _, p := range pairs {
 		var b bytes.Buffer
-		if err := build(t, p).Write(&b, analysis.FormatText, ""); err != nil {
+		if err := build(t, p).Write(&b, FormatText, ""); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -199,7 +199,7 @@ func TestPageInChromium(t *testing.T) {
 // section and each delta's status as a field.
 func TestJSONObject(t *testing.T) {
 	var b bytes.Buffer
-	if err := build(t, pairs[0]).Write(&b, analysis.FormatJSON, ""); err != nil {
+	if err := build(t, pairs[0]).Write(&b, FormatJSON, ""); err != nil {
 		t.Fatal(err)
 	}
 	var obj map[string]json.RawMessage

@@ -54,7 +54,7 @@ func (ax serveAxis) x(sc analysis.ServeCurve, p analysis.ServePoint) (float64, b
 	if x <= 0 || math.IsNaN(x) {
 		return 0, false
 	}
-	ax.ticks[x] = sc.LoadLabel(p)
+	ax.ticks[x] = ServeLoadText(sc, p)
 	return x, true
 }
 
@@ -206,7 +206,7 @@ func (r *Report) serveCharts() []Chart {
 // pointLabel is the load printed beside a serving point, empty where the
 // source recorded none (a dash beside a point reads as a mark).
 func pointLabel(sc analysis.ServeCurve, p analysis.ServePoint) string {
-	if l := sc.LoadLabel(p); l != "—" {
+	if l := ServeLoadText(sc, p); l != "—" {
 		return l
 	}
 	return ""

@@ -317,7 +317,7 @@ func best(r *Report) []Answer {
 				}
 				for _, sp := range sc.Points {
 					if sp.State == analysis.StateValue && !math.IsNaN(sp.TotalTokS) && (!p.Found || sp.TotalTokS > p.TotalTokS) {
-						p.Found, p.Cell, p.Concurrency, p.TotalTokS, p.PerRequestTokS = true, sc.LoadLabel(sp), sp.Key.Concurrency, sp.TotalTokS, 0
+						p.Found, p.Cell, p.Concurrency, p.TotalTokS, p.PerRequestTokS = true, ServeLoadText(sc, sp), sp.Key.Concurrency, sp.TotalTokS, 0
 						p.SigFigs = analysis.SigFigs(a.Cells.Get(sp.Key), analysis.TotalTokS)
 						p.LoadKind = "rate"
 						switch {

@@ -10,19 +10,10 @@ import (
 	"speedmatrix/schema"
 )
 
-// Table is one table of a report with the name -table selects it by
-// ("summary", "deltas", "matrix_total_tok_s" …). Lead marks the tables of
-// the summary, which come first and stay open in the HTML page.
-type Table struct {
-	Name string `json:"name"`
-	analysis.Table
-	Lead bool `json:"-"`
-}
-
 // Tables returns every table of the report in reading order: the
 // summary's, the ratio matrices, the serving curves, then the long
-// tables of package analysis (runs, deltas, geometric means per context,
-// scaling, frontier, targets per run). A table without a row to print
+// tables (runs, deltas, geometric means per context, scaling, frontier,
+// targets per run). A table without a row to print
 // (the summary and deltas of runs that share no cell) is left out.
 func (r *Report) Tables() []Table {
 	var out []Table
@@ -52,9 +43,8 @@ func (r *Report) tables() []Table {
 			out = append(out, serveTable(a))
 		}
 	}
-	for _, t := range r.Report.Tables() {
-		name := tableName(t.Title)
-		if name == "min_user_tps" && !r.Options.AllContexts {
+	for _, t := range longTables(r.Report) {
+		if t.Name == "min_user_tps" && !r.Options.AllContexts {
 			// The answer over all contexts mixes cells that answer
 			// different questions: only when asked (-all-contexts).
 			var rows [][]string
@@ -74,7 +64,7 @@ func (r *Report) tables() []Table {
 				t.CSV = csv
 			}
 		}
-		out = append(out, Table{Name: name, Table: t})
+		out = append(out, t)
 	}
 	// Names are unique: a second table of a kind gets _2, _3 ….
 	seen := map[string]int{}
@@ -85,20 +75,6 @@ func (r *Report) tables() []Table {
 		}
 	}
 	return out
-}
-
-// tableName names a table of package analysis by its title.
-func tableName(title string) string {
-	for _, p := range []struct{ prefix, name string }{
-		{"Runs", "runs"}, {"Deltas", "deltas"}, {"Geometric mean", "geomeans"}, {"Scaling", "scaling"},
-		{"Context scaling", "context"}, {"Throughput–interactivity", "frontier"}, {"Best throughput", "min_user_tps"},
-		{"Most concurrency", "slo"},
-	} {
-		if strings.HasPrefix(title, p.prefix) {
-			return p.name
-		}
-	}
-	return "table"
 }
 
 // TableNames lists the names -table accepts for this report.
@@ -129,7 +105,9 @@ func changeText(p *float64, sig int) string {
 }
 
 func (r *Report) summaryTable() Table {
-	t := analysis.Table{
+	t := Table{
+		Name:   "summary",
+		Lead:   true,
 		Title:  "Summary: geometric mean of ratios per phase (ratio = run / baseline; range = lowest–highest cell)",
 		Header: []string{"run", "phase", "metric", "ratio", "change", "range", "CI", "verdict", "cells", "left out"},
 		Right:  []bool{false, false, false, true, true, true, true, false, true, false},
@@ -180,7 +158,7 @@ func (r *Report) summaryTable() Table {
 	tol := strconv.FormatFloat(r.Tolerance()*100, 'g', 3, 64)
 	t.Notes = append(t.Notes, "Verdict: \"same\" within ±"+tol+"% (-tolerance), or where a confidence interval of the median (samples or repeats in both runs) holds 1.")
 	if !r.Comparison.Spread {
-		t.Notes = append(t.Notes, analysis.NoSpreadNote)
+		t.Notes = append(t.Notes, NoSpreadNote)
 	} else {
 		// Where other cells have spread, say which rows have none: a
 		// prefill from one cold request is a point estimate, however far
@@ -202,7 +180,7 @@ func (r *Report) summaryTable() Table {
 		}
 	}
 	t.CSV = summaryCSV(shown)
-	return Table{Name: "summary", Table: t, Lead: true}
+	return t
 }
 
 // pickText prints a run's answer: "13,000 tok/s (8K×128)", "≥ 3,521
@@ -214,7 +192,7 @@ func pickText(p Pick) string {
 		}
 		return "none"
 	}
-	s := analysis.FormatValue(p.TotalTokS, p.SigFigs) + " tok/s (" + p.Cell + ")"
+	s := FormatValue(p.TotalTokS, p.SigFigs) + " tok/s (" + p.Cell + ")"
 	if p.LowerBound {
 		s = "≥ " + s
 	}
@@ -226,7 +204,7 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 		return Table{}, false
 	}
 	c := r.Comparison
-	t := analysis.Table{Title: title, Header: []string{"question", "context"}, Right: []bool{false, false}}
+	t := Table{Name: name, Lead: true, Title: title, Header: []string{"question", "context"}, Right: []bool{false, false}}
 	for _, l := range c.Labels {
 		t.Header = append(t.Header, l)
 		t.Right = append(t.Right, true)
@@ -251,7 +229,7 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 		t.Rows = append(t.Rows, row)
 	}
 	if lower {
-		t.Notes = append(t.Notes, analysis.LowerBoundNote, ratioBoundNote)
+		t.Notes = append(t.Notes, LowerBoundNote, ratioBoundNote)
 	}
 	// Ratio columns without a single ratio (runs that share no context)
 	// are dashes only: left out.
@@ -276,7 +254,7 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 		t.Notes = append(t.Notes, "No ratio where the two answers' loads are of different kinds (concurrent streams N=…, a request rate …/s, or not recorded): one closed-loop and one open-loop figure do not say which setup serves better.")
 	}
 	t.CSV = answersCSV(as)
-	return Table{Name: name, Table: t, Lead: true}, true
+	return t, true
 }
 
 // ratioBoundNote explains the marks of a ratio with a lower bound on
@@ -332,12 +310,13 @@ func (r *Report) matrices() []Table {
 		sortLoads(loads)
 		for oi := range c.Others {
 			for mi, mt := range c.Metrics {
-				t := analysis.Table{
+				t := Table{
+					Name:   "matrix_" + string(ph) + "_" + mt.Name,
 					Title:  fmt.Sprintf("Ratio matrix, %s %s: %s / %s (rows: context; columns: load)", ph, mt.Label(ph), c.Labels[oi+1], c.Labels[0]),
 					Header: []string{"context"}, Right: []bool{false},
 				}
 				for _, l := range loads {
-					t.Header = append(t.Header, loadLabel(l))
+					t.Header = append(t.Header, LoadText(l))
 					t.Right = append(t.Right, true)
 				}
 				grid := map[string][]string{}
@@ -361,7 +340,7 @@ func (r *Report) matrices() []Table {
 					}
 					if v, ok := d.Ratio(); ok {
 						bs, vs := c.Precision(oi, d)
-						grid[k.ContextLabel][col] = analysis.FormatRatio(v, bs, vs)
+						grid[k.ContextLabel][col] = FormatRatio(v, bs, vs)
 						any = true
 					} else {
 						grid[k.ContextLabel][col] = ShortNote(d, short[0], short[oi+1])
@@ -385,7 +364,7 @@ func (r *Report) matrices() []Table {
 					dir = "lower is better"
 				}
 				t.Notes = []string{"Ratio " + dir + "; a word says why a cell has no ratio; · no cell in either run."}
-				out = append(out, Table{Name: "matrix_" + string(ph) + "_" + mt.Name, Table: t})
+				out = append(out, t)
 			}
 		}
 	}
@@ -404,26 +383,4 @@ func sortLoads(ls []analysis.Key) {
 			ls[j], ls[j-1] = ls[j-1], ls[j]
 		}
 	}
-}
-
-// loadLabel prints a load column: "128", "4/s", "∞/s", "16 @4/s", "—".
-func loadLabel(k analysis.Key) string { return k.Load() }
-
-// serveTable lists a run's serving curves: each load with its
-// throughput and latency percentiles.
-func serveTable(a analysis.RunAnalysis) Table {
-	t := analysis.Table{
-		Title:  "Serving: " + a.Label + " (latencies in ms; p50 is the median)",
-		Header: []string{"context", "load", "status", "total tok/s", "per-request tok/s", "TTFT p50", "TTFT p99", "TBT p50", "TBT p99", "E2E p50", "E2E p99"},
-		Right:  []bool{false, true, false, true, true, true, true, true, true, true, true},
-	}
-	v := func(x float64) string { return analysis.FormatValue(x, analysis.MaxSigFigs) }
-	for _, sc := range a.Serve {
-		for _, p := range sc.Points {
-			t.Rows = append(t.Rows, []string{sc.ContextLabel, sc.LoadLabel(p), p.State.String(), v(p.TotalTokS), v(p.PerRequestTokS),
-				v(p.TTFTMs), v(p.TTFTP99Ms), v(p.TBTMs), v(p.TBTP99Ms), v(p.E2EMs), v(p.E2EP99Ms)})
-		}
-	}
-	t.CSV = serveCSV(a)
-	return Table{Name: "serve", Table: t}
 }

@@ -107,7 +107,7 @@ func TestEveryPeerFile(t *testing.T) {
 			if err := r.WriteHTML(io.Discard, charts); err != nil {
 				t.Errorf("%s against %s: %v", o.Run.SourcePath, a.Run.SourcePath, err)
 			}
-			if err := r.Write(io.Discard, analysis.FormatJSON, ""); err != nil {
+			if err := r.Write(io.Discard, FormatJSON, ""); err != nil {
 				t.Errorf("%s against %s: JSON: %v", o.Run.SourcePath, a.Run.SourcePath, err)
 			}
 		}
@@ -214,7 +214,7 @@ func TestPerRunBounds(t *testing.T) {
 				}
 				if pick.LowerBound {
 					marked++
-					if !slices.Contains(tb.Notes, analysis.LowerBoundNote) {
+					if !slices.Contains(tb.Notes, LowerBoundNote) {
 						t.Errorf("%s: ≥ without its note: %q", name, tb.Notes)
 					}
 				}

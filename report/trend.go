@@ -1,88 +1,28 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
-	"strings"
+	"strconv"
 
 	"speedmatrix/analysis"
 	"speedmatrix/plots"
 	"speedmatrix/schema"
 )
 
-// TrendOptions are what a trend follows and how.
-type TrendOptions struct {
-	// Cells are the cells followed; none: each group's most measured
-	// decode (else serve) cell.
-	Cells     []analysis.Key
-	Metric    analysis.Metric
-	Order     analysis.TrendOrder
-	Threshold float64
-	// Selected is set when the user chose the runs: a group without the
-	// cells is then an error; over the whole archive it is left out.
-	Selected bool
-}
-
-// TrendGroup is the runs of one model on one GPU and their trends.
-type TrendGroup struct {
-	Setup  string
-	Runs   []*schema.Matrix
-	Trends []analysis.Trend
-}
-
-// Trends is every group a trend report follows.
+// Trends is every group a trend report follows: what
+// analysis.GroupTrends found, and how.
 type Trends struct {
-	Groups  []*TrendGroup
-	Options TrendOptions
+	Groups  []*analysis.TrendGroup
+	Options analysis.TrendOptions
 }
 
-// NewTrends groups runs by model and GPU and follows the cells across
-// each group.
-func NewTrends(ms []*schema.Matrix, opt TrendOptions) (*Trends, error) {
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("no runs to follow")
-	}
-	var groups []*TrendGroup
-	bySetup := map[string]*TrendGroup{}
-	for _, m := range ms {
-		k := strings.ToLower(RunSetup(&m.Run))
-		g := bySetup[k]
-		if g == nil {
-			g = &TrendGroup{Setup: RunSetup(&m.Run)}
-			bySetup[k] = g
-			groups = append(groups, g)
-		}
-		g.Runs = append(g.Runs, m)
-	}
-	kept := groups[:0]
-	for _, g := range groups {
-		cells := opt.Cells
-		if len(cells) == 0 {
-			if k, ok := defaultCell(g.Runs); ok {
-				cells = []analysis.Key{k}
-			}
-		}
-		for _, k := range cells {
-			tr := analysis.BuildTrend(g.Runs, k, opt.Metric, opt.Order, opt.Threshold)
-			if hasCell(tr) {
-				g.Trends = append(g.Trends, tr)
-			}
-		}
-		// Over the whole archive a group none of whose runs has the
-		// cells is noise; a group the user selected is shown anyway.
-		if len(g.Trends) == 0 && !opt.Selected {
-			continue
-		}
-		if len(g.Trends) == 0 {
-			return nil, fmt.Errorf("%s: no run has %s; give -cell phase:context:N", g.Setup, cellList(cells))
-		}
-		kept = append(kept, g)
-	}
-	if len(kept) == 0 {
-		return nil, fmt.Errorf("no archived run has %s; give -cell phase:context:N", cellList(opt.Cells))
-	}
-	return &Trends{Groups: kept, Options: opt}, nil
+// NewTrends is the trend report of groups, followed as opt says.
+func NewTrends(groups []*analysis.TrendGroup, opt analysis.TrendOptions) *Trends {
+	return &Trends{Groups: groups, Options: opt}
 }
 
 func (t *Trends) all() []analysis.Trend {
@@ -95,22 +35,22 @@ func (t *Trends) all() []analysis.Trend {
 
 // Write prints the trends: per group a heading and a table per cell
 // (text, Markdown), or every point's row (CSV, JSON).
-func (t *Trends) Write(w io.Writer, f analysis.Format) error {
-	if f == analysis.FormatCSV || f == analysis.FormatJSON {
-		return analysis.WriteTrends(w, t.all(), f)
+func (t *Trends) Write(w io.Writer, f Format) error {
+	if f == FormatCSV || f == FormatJSON {
+		return WriteTrends(w, t.all(), f)
 	}
 	for _, g := range t.Groups {
 		head := fmt.Sprintf("%s: %d runs", g.Setup, len(g.Runs))
 		if len(g.Runs) == 1 {
 			head = g.Setup + ": 1 run"
 		}
-		if f == analysis.FormatMarkdown {
+		if f == FormatMarkdown {
 			head = "## " + head
 		}
 		if _, err := fmt.Fprintf(w, "%s\n\n", head); err != nil {
 			return err
 		}
-		if err := analysis.WriteTrends(w, g.Trends, f); err != nil {
+		if err := WriteTrends(w, g.Trends, f); err != nil {
 			return err
 		}
 	}
@@ -128,39 +68,20 @@ func (t *Trends) Charts() []Chart {
 
 // WriteHTML writes the trend page: the tables open, then the charts.
 func (t *Trends) WriteHTML(w io.Writer, charts []Chart) error {
+	return WritePage(w, t.Page(charts))
+}
+
+// Page is the content of the trend page with charts, as plain data.
+func (t *Trends) Page(charts []Chart) Page {
 	o := t.Options
-	page := plots.Report{Title: "Speed-test trend", Charts: charts,
+	page := Page{Title: "Speed-test trend", Charts: charts,
 		Subtitle: fmt.Sprintf("%s ordered by %s; changes beyond %g%% flagged", o.Metric.Name, orderName(o.Order), o.Threshold*100)}
-	for _, tb := range analysis.TrendTables(t.all()) {
-		page.LeadTables = append(page.LeadTables, HTMLTable(tb))
-	}
-	page.Runs = plots.Table{Caption: "Runs", Header: []string{"setup", "runs"}}
+	page.LeadTables = append(page.LeadTables, TrendTables(t.all())...)
+	page.Runs = Table{Title: "Runs", Header: []string{"setup", "runs"}}
 	for _, g := range t.Groups {
 		page.Runs.Rows = append(page.Runs.Rows, []string{g.Setup, fmt.Sprint(len(g.Runs))})
 	}
-	return plots.WriteReport(w, page)
-}
-
-// hasCell reports whether any run of a trend holds its cell (valid or
-// not).
-func hasCell(tr analysis.Trend) bool {
-	for _, p := range tr.Points {
-		if p.State != analysis.StateMissing && p.State != analysis.StateNoValue {
-			return true
-		}
-	}
-	return false
-}
-
-func cellList(cells []analysis.Key) string {
-	if len(cells) == 0 {
-		return "a cell to follow"
-	}
-	var s []string
-	for _, k := range cells {
-		s = append(s, fmt.Sprintf("%s:%s:%d", k.Phase, k.ContextLabel, k.Concurrency))
-	}
-	return strings.Join(s, ", ")
+	return page
 }
 
 func orderName(o analysis.TrendOrder) string {
@@ -170,55 +91,8 @@ func orderName(o analysis.TrendOrder) string {
 	return "engine version"
 }
 
-// defaultCell picks the cell a trend follows when none is given: the
-// decode cell (else serve cell) at the shortest context with the most
-// simultaneous requests that most runs measured validly.
-func defaultCell(runs []*schema.Matrix) (analysis.Key, bool) {
-	count := map[analysis.Key]int{}
-	tokens := map[analysis.Key]int64{}
-	for _, phase := range []schema.Phase{schema.PhaseDecode, schema.PhaseServe} {
-		for _, m := range runs {
-			for _, c := range analysis.IndexCells(m).Phase(phase) {
-				if c.Status == schema.StatusValid && c.Key.Concurrency > 0 && c.Key.RequestRate == 0 {
-					count[c.Key]++
-					tokens[c.Key] = c.ContextTokens
-				}
-			}
-		}
-		if len(count) > 0 {
-			break
-		}
-	}
-	var best analysis.Key
-	found := false
-	for k, n := range count {
-		if !found {
-			best, found = k, true
-			continue
-		}
-		b := count[best]
-		switch {
-		case n != b:
-			if n > b {
-				best = k
-			}
-		case tokens[k] != tokens[best]:
-			if tokens[k] < tokens[best] {
-				best = k
-			}
-		case k.Concurrency != best.Concurrency:
-			if k.Concurrency > best.Concurrency {
-				best = k
-			}
-		case k.ContextLabel < best.ContextLabel:
-			best = k
-		}
-	}
-	return best, found
-}
-
 // trendCharts draws one chart per followed cell of a group.
-func trendCharts(g *TrendGroup, order analysis.TrendOrder) []plots.Named {
+func trendCharts(g *analysis.TrendGroup, order analysis.TrendOrder) []plots.Named {
 	var out []plots.Named
 	for _, tr := range g.Trends {
 		versions := make([]string, len(tr.Points))
@@ -257,14 +131,109 @@ func trendCharts(g *TrendGroup, order analysis.TrendOrder) []plots.Named {
 	return out
 }
 
-// RunSetup names the model and GPU a trend follows.
-func RunSetup(r *schema.Run) string {
-	model, gpu := r.Model, r.GPU
-	if model == "" {
-		model = "(model not given)"
+// TrendRow is one point of a trend as printed in CSV and JSON.
+type TrendRow struct {
+	Phase         schema.Phase `json:"phase"`
+	ContextLabel  string       `json:"context_label"`
+	Concurrency   int32        `json:"concurrency"`
+	Metric        string       `json:"metric"`
+	RunID         string       `json:"run_id"`
+	Engine        string       `json:"engine"`
+	EngineVersion string       `json:"engine_version"`
+	Date          string       `json:"date"`
+	Status        string       `json:"status"`
+	Value         *float64     `json:"value"`
+	ChangePct     *float64     `json:"change_pct"`
+	Better        string       `json:"better"`
+	Flagged       bool         `json:"flagged"`
+}
+
+// trendRows returns the trend's points as printed rows.
+func trendRows(tr analysis.Trend) []TrendRow {
+	out := make([]TrendRow, len(tr.Points))
+	for i, p := range tr.Points {
+		r := TrendRow{Phase: tr.Cell.Phase, ContextLabel: tr.Cell.ContextLabel, Concurrency: tr.Cell.Concurrency, Metric: tr.Metric.Name,
+			RunID: p.RunID, Engine: p.Engine, EngineVersion: p.EngineVersion, Date: analysis.DateText(p.Date), Status: p.State.String(),
+			Better: p.Verdict.String(), Flagged: p.Flagged}
+		if !math.IsNaN(p.Value) {
+			v := p.Value
+			r.Value = &v
+		}
+		if !math.IsNaN(p.ChangePct) {
+			c := p.ChangePct
+			r.ChangePct = &c
+		}
+		out[i] = r
 	}
-	if gpu == "" {
-		gpu = "(GPU not given)"
+	return out
+}
+
+// WriteTrends writes trends: a table per trend (text, Markdown), or all
+// their rows (CSV, JSON array of TrendRow).
+func WriteTrends(w io.Writer, trs []analysis.Trend, f Format) error {
+	if f == FormatJSON {
+		rows := []TrendRow{}
+		for _, tr := range trs {
+			rows = append(rows, trendRows(tr)...)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
 	}
-	return model + " on " + gpu
+	if f == FormatCSV {
+		t := Table{Header: []string{"phase", "context_label", "concurrency", "metric", "run_id", "engine", "engine_version", "date", "status", "value", "change_pct", "better", "flagged"}}
+		t.Right = make([]bool, len(t.Header))
+		for _, tr := range trs {
+			for _, r := range trendRows(tr) {
+				v, c := "", ""
+				if r.Value != nil {
+					v = Raw(*r.Value)
+				}
+				if r.ChangePct != nil {
+					c = Raw(*r.ChangePct)
+				}
+				t.add(string(r.Phase), r.ContextLabel, strconv.Itoa(int(r.Concurrency)), r.Metric, r.RunID, r.Engine, r.EngineVersion, r.Date, r.Status, v, c, r.Better, strconv.FormatBool(r.Flagged))
+			}
+		}
+		return t.Write(w, FormatCSV)
+	}
+	for _, t := range TrendTables(trs) {
+		if err := t.Write(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TrendTables returns the tables WriteTrends prints in text and
+// Markdown: one per trend.
+func TrendTables(trs []analysis.Trend) []Table {
+	var out []Table
+	for _, tr := range trs {
+		t := Table{
+			Title:  fmt.Sprintf("Trend of %s at %s:%s:%s (changes beyond %s flagged)", tr.Metric.Label(tr.Cell.Phase), tr.Cell.Phase, tr.Cell.ContextLabel, concurrency(tr.Cell.Concurrency), strconv.FormatFloat(tr.Threshold*100, 'g', -1, 64)+"%"),
+			Header: []string{"run id", "date", "engine", "version", "value", "change", "verdict", "flag"},
+			Right:  []bool{false, false, false, false, true, true, false, false},
+		}
+		for _, p := range tr.Points {
+			v := num(p.Value)
+			if p.State != analysis.StateValue {
+				v = p.State.String()
+			}
+			flag, class := "", ""
+			if p.Flagged {
+				flag, class = "◀ beyond threshold", "flag"
+			}
+			t.add(p.RunID, analysis.DateText(p.Date), p.Engine, p.EngineVersion, v, pct(p.ChangePct), p.Verdict.String(), flag)
+			t.Class = append(t.Class, class)
+		}
+		for _, p := range tr.Points {
+			if p.Date.IsZero() {
+				t.Notes = append(t.Notes, "Undated runs (their documents give no date) sort "+map[analysis.TrendOrder]string{analysis.ByDate: "last", analysis.ByVersion: "after the dated runs of their version"}[tr.Order]+".")
+				break
+			}
+		}
+		out = append(out, t)
+	}
+	return out
 }

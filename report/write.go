@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"speedmatrix/analysis"
 )
 
 // tableNamePattern is every table name a report can hold: -table is
@@ -27,12 +25,12 @@ const KnownTables = "summary, answers, best, matrix_decode_METRIC, matrix_serve_
 // first, then every other table (text, Markdown); the delta rows or the
 // named table (CSV); one object with every section (JSON). A non-empty
 // table prints that table alone (text, Markdown, CSV).
-func (r *Report) Write(w io.Writer, f analysis.Format, table string) error {
-	if f == analysis.FormatJSON {
+func (r *Report) Write(w io.Writer, f Format, table string) error {
+	if f == FormatJSON {
 		return r.WriteJSON(w)
 	}
-	if f == analysis.FormatCSV && (table == "" || table == "deltas") {
-		return analysis.WriteDeltas(w, r.Comparison, f) // figures unrounded
+	if f == FormatCSV && (table == "" || table == "deltas") {
+		return WriteDeltas(w, r.Comparison, f) // figures unrounded
 	}
 	tables := r.Tables()
 	if table != "" {
@@ -58,9 +56,9 @@ func (r *Report) Write(w io.Writer, f analysis.Format, table string) error {
 	return nil
 }
 
-func (r *Report) writeOutcome(w io.Writer, f analysis.Format) error {
+func (r *Report) writeOutcome(w io.Writer, f Format) error {
 	var b strings.Builder
-	if f == analysis.FormatMarkdown {
+	if f == FormatMarkdown {
 		b.WriteString("## Outcome\n\n")
 		for _, s := range r.Summary.Outcome {
 			b.WriteString(s + "\n\n")
@@ -78,8 +76,8 @@ func (r *Report) writeOutcome(w io.Writer, f analysis.Format) error {
 
 // WriteSummary prints what leads the report: the outcome and the
 // summary's tables (text, Markdown), or the Summary object (JSON).
-func (r *Report) WriteSummary(w io.Writer, f analysis.Format) error {
-	if f == analysis.FormatJSON {
+func (r *Report) WriteSummary(w io.Writer, f Format) error {
+	if f == FormatJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r.Summary)

@@ -16,6 +16,7 @@ import (
 	"speedmatrix/archive"
 	"speedmatrix/internal/testtool"
 	"speedmatrix/parse"
+	"speedmatrix/report"
 	"speedmatrix/schema"
 )
 
@@ -306,7 +307,7 @@ func TestTrend(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var rows []analysis.TrendRow
+	var rows []report.TrendRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)
 	}

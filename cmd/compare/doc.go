@@ -16,9 +16,11 @@
 //
 // The pipeline: arguments ──► inputs.go (parse documents, select and load
 // archived runs) ──► analysis (align, deltas, geometric means, scaling,
-// USL fit, frontier, targets, serving curves) ──► report (summary first,
-// tables, ratio matrices, JSON; with -plots / -html the chart specs and
-// the page) ──► package plots (PNG and SVG files, one HTML page).
+// USL fit, frontier, targets, serving curves: numbers only) ──► report
+// (summary first, tables, ratio matrices as text, Markdown, CSV or JSON;
+// with -html the self-contained page; with -plots the chart specs)
+// ──► package plots (each chart as PNG and SVG into the -plots
+// directory). report opens no file: this command creates the -html file.
 //
 // Flags are checked before any work: an unknown metric, table or selector
 // key, a percentage without %, a malformed -cell, a flag after the runs,

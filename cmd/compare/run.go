@@ -38,7 +38,7 @@ func (c *cellFlags) Set(v string) error { *c = append(*c, v); return nil }
 type options struct {
 	archive        string
 	lockTimeout    time.Duration
-	format         analysis.Format
+	format         report.Format
 	plotsDir, html string
 	minUser        float64
 	slo            analysis.SLO
@@ -106,7 +106,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		}
 	}
 	var err error
-	if o.format, err = analysis.ParseFormat(*format); err != nil {
+	if o.format, err = report.ParseFormat(*format); err != nil {
 		return nil, usageError{err.Error()}
 	}
 	for _, v := range []struct {
@@ -166,7 +166,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usagef("-list draws no charts: drop -plots and -html")
 	case len(o.labels) > 0 && len(o.labels) != len(o.args):
 		return nil, usagef("-labels names %d runs, %d given", len(o.labels), len(o.args))
-	case o.table != "" && o.format == analysis.FormatJSON:
+	case o.table != "" && o.format == report.FormatJSON:
 		return nil, usagef("-table picks one table of text, Markdown or CSV; JSON holds every section")
 	}
 	for _, a := range o.args {
@@ -278,13 +278,13 @@ func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("archive %s: %w", in.dir, err)
 		}
-		out := make([]analysis.RunListing, len(ls))
+		out := make([]report.RunListing, len(ls))
 		for i := range ls {
 			l := &ls[i]
-			out[i] = analysis.RunListing{RunID: l.RunID, Model: l.Model, GPU: l.GPU, Engine: l.Engine,
+			out[i] = report.RunListing{RunID: l.RunID, Model: l.Model, GPU: l.GPU, Engine: l.Engine,
 				EngineVersion: l.EngineVersion, Quantization: l.Quantization, StartedAt: l.StartedAt, Cells: int(*l.Cells)}
 		}
-		return analysis.WriteRuns(stdout, out, o.format)
+		return report.WriteRuns(stdout, out, o.format)
 	}
 	files, runs, err := in.resolveMany(ctx, o.args)
 	if err != nil {
@@ -303,18 +303,18 @@ func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := make([]analysis.RunListing, len(runs))
+	out := make([]report.RunListing, len(runs))
 	k := 0
 	for i := range runs {
 		r := &runs[i]
 		if r.Cells != nil {
-			out[i] = analysis.ListingOf(r, int(*r.Cells))
+			out[i] = report.ListingOf(r, int(*r.Cells))
 			continue
 		}
-		out[i] = analysis.ListingOf(r, len(analysis.IndexCells(ms[k]).List))
+		out[i] = report.ListingOf(r, len(analysis.IndexCells(ms[k]).List))
 		k++
 	}
-	return analysis.WriteRuns(stdout, out, o.format)
+	return report.WriteRuns(stdout, out, o.format)
 }
 
 // writeFile creates path and writes it with write, removing it when

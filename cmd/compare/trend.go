@@ -33,11 +33,13 @@ func trend(ctx context.Context, in *inputs, o *options, stdout io.Writer) error 
 		return err
 	}
 	ms = append(ms, files...)
-	tr, err := report.NewTrends(ms, report.TrendOptions{Cells: o.cells, Metric: o.trendMetric, Order: o.order,
-		Threshold: o.threshold, Selected: len(o.args) > 0})
+	topt := analysis.TrendOptions{Cells: o.cells, Metric: o.trendMetric, Order: o.order,
+		Threshold: o.threshold, Selected: len(o.args) > 0}
+	groups, err := analysis.GroupTrends(ms, topt)
 	if err != nil {
 		return err
 	}
+	tr := report.NewTrends(groups, topt)
 	if err := tr.Write(stdout, o.format); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package analysis
+package report
 
 import (
 	"slices"
@@ -26,20 +26,20 @@ func TestDropDashColumns(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tb := &table{header: []string{"context", "N", "speedup", "efficiency", "X", "USL"}, right: []bool{false, true, true, true, true, true}, rows: c.rows}
+			tb := &Table{Header: []string{"context", "N", "speedup", "efficiency", "X", "USL"}, Right: []bool{false, true, true, true, true, true}, Rows: c.rows}
 			if got := tb.dropDashColumns(c.cols...); got != c.dropped {
 				t.Errorf("dropped = %v, want %v", got, c.dropped)
 			}
-			if got := strings.Join(tb.header, "|"); got != c.header {
+			if got := strings.Join(tb.Header, "|"); got != c.header {
 				t.Errorf("header %q, want %q", got, c.header)
 			}
-			for _, r := range tb.rows {
-				if len(r) != len(tb.header) || len(tb.right) != len(tb.header) {
-					t.Errorf("row %q, right %v against header %q", r, tb.right, tb.header)
+			for _, r := range tb.Rows {
+				if len(r) != len(tb.Header) || len(tb.Right) != len(tb.Header) {
+					t.Errorf("row %q, right %v against header %q", r, tb.Right, tb.Header)
 				}
 			}
-			if !c.dropped && len(c.rows) > 0 && !slices.Equal(tb.rows[0], c.rows[0]) {
-				t.Errorf("rows changed: %q", tb.rows)
+			if !c.dropped && len(c.rows) > 0 && !slices.Equal(tb.Rows[0], c.rows[0]) {
+				t.Errorf("rows changed: %q", tb.Rows)
 			}
 		})
 	}

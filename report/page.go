@@ -1,4 +1,4 @@
-package plots
+package report
 
 import (
 	"bytes"
@@ -8,15 +8,14 @@ import (
 	"io"
 	"regexp"
 	"strings"
-	"sync"
 
-	"gonum.org/v1/plot/font"
+	"speedmatrix/plots"
 )
 
-// Report is the content of one comparison page. Everything is plain data:
-// cells are already formatted strings, charts are specs rendered to SVG
-// inside the page.
-type Report struct {
+// Page is the content of one report page (a comparison, a trend).
+// Everything is plain data: cells are already formatted strings, charts
+// are specs rendered to SVG inside the page.
+type Page struct {
 	Title    string
 	Subtitle string
 	// Lead is the answer in a few sentences, shown first and boxed.
@@ -31,28 +30,20 @@ type Report struct {
 	// its value in each run. Rows whose values differ are highlighted.
 	Runs Table
 	// Charts follow the lead tables, each as inline SVG.
-	Charts []Named
+	Charts []Chart
 	// Tables come last, each folded (a <details> element) with the runs
 	// table: deltas, summaries, the scaling fit.
 	Tables []Table
 	// ChartWidthPx and ChartHeightPx size the charts' layout (0 means
-	// DefaultWidthPx × DefaultHeightPx); the page scales them to fit.
+	// plots.DefaultWidthPx × plots.DefaultHeightPx); the page scales them
+	// to fit.
 	ChartWidthPx, ChartHeightPx int
 }
 
-// Table is a captioned table of formatted cells.
-type Table struct {
-	Caption string
-	Header  []string
-	Rows    [][]string
-	// RowClass, when set, gives each row a class the page styles:
-	// "better" (green), "worse" (red), "muted" (grey, e.g. no ratio),
-	// "flag" (bold, beyond a threshold), "differs" (highlighted). Other
-	// values are kept as classes but not styled.
-	RowClass []string
-	// Note is printed under the table.
-	Note string
-}
+// A table on the page: its Title is the caption, Class styles each row
+// ("better" green, "worse" red, "muted" grey, "flag" bold, "differs"
+// highlighted; other values are kept as classes but not styled), its
+// Notes are printed under it as one paragraph.
 
 // rowView is one table row as the template sees it.
 type rowView struct {
@@ -99,11 +90,11 @@ type tocEntry struct{ ID, Text string }
 var numeric = regexp.MustCompile(`^([≥≤] )?[+\-−]?[0-9][0-9,]*(\.[0-9]+)?\s*(%|×|[KM]|ms|s|tok/s)?$`)
 
 func viewTable(id string, t Table, markDiffs bool) tableView {
-	v := tableView{ID: id, Caption: t.Caption, Header: t.Header, Note: t.Note}
+	v := tableView{ID: id, Caption: t.Title, Header: t.Header, Note: strings.Join(t.Notes, " ")}
 	for i, row := range t.Rows {
 		rv := rowView{}
-		if i < len(t.RowClass) {
-			rv.Class = t.RowClass[i]
+		if i < len(t.Class) {
+			rv.Class = t.Class[i]
 		}
 		if markDiffs && rv.Class == "" && len(row) > 2 {
 			for _, c := range row[2:] {
@@ -127,9 +118,9 @@ var svgProlog = regexp.MustCompile(`^(?s)<\?xml[^>]*\?>\s*(<!--.*?-->\s*)?`)
 // inlineSVG renders f as an SVG element for the page: no XML prolog, no
 // embedded font (the page carries Liberation Sans once), labelled for
 // screen readers.
-func inlineSVG(f *Figure, widthPx, heightPx int, title string) (template.HTML, error) {
+func inlineSVG(f *plots.Figure, widthPx, heightPx int, title string) (template.HTML, error) {
 	var buf bytes.Buffer
-	if err := saveSVG(f, &buf, widthPx, heightPx, false); err != nil {
+	if err := plots.SaveSVGNoFont(f, &buf, widthPx, heightPx); err != nil {
 		return "", err
 	}
 	s := svgProlog.ReplaceAllString(buf.String(), "")
@@ -139,34 +130,23 @@ func inlineSVG(f *Figure, widthPx, heightPx int, title string) (template.HTML, e
 	return template.HTML(s), nil
 }
 
-var (
-	fontOnce sync.Once
-	fontCSS  template.CSS
-	fontErr  error
-)
-
-// sansFontCSS returns an @font-face rule carrying Liberation Sans (the
-// font the charts were laid out with) as a data URL, built once.
-func sansFontCSS() (template.CSS, error) {
-	fontOnce.Do(func() {
-		face := font.DefaultCache.Lookup(sansFont, 10)
-		if face.Face == nil {
-			fontErr = fmt.Errorf("plots: font %v is not in gonum/plot's cache", sansFont)
-			return
-		}
-		var raw bytes.Buffer
-		if _, err := face.Face.WriteSourceTo(nil, &raw); err != nil {
-			fontErr = fmt.Errorf("plots: reading Liberation Sans: %w", err)
-			return
-		}
-		fontCSS = template.CSS(`@font-face{font-family:"Liberation Sans";font-style:normal;font-weight:normal;src:url(data:font/ttf;base64,` +
-			base64.StdEncoding.EncodeToString(raw.Bytes()) + `) format("truetype")}`)
-	})
-	return fontCSS, fontErr
+// fontCSS returns an @font-face rule carrying the charts' font
+// (plots.FontFamily) as a data URL.
+//
+// Note: built per page rather than cached, so the package holds no
+// state: 2–3.5 ms of a 105–190 ms seeds page (BenchmarkWritePage, 2
+// cores), about 2%.
+func fontCSS() (template.CSS, error) {
+	var raw bytes.Buffer
+	if err := plots.WriteFont(&raw); err != nil {
+		return "", err
+	}
+	return template.CSS(`@font-face{font-family:"` + plots.FontFamily + `";font-style:normal;font-weight:normal;src:url(data:font/ttf;base64,` +
+		base64.StdEncoding.EncodeToString(raw.Bytes()) + `) format("truetype")}`), nil
 }
 
-// slug turns a caption into an HTML id.
-func slug(prefix, s string, i int) string {
+// anchor turns a caption into an HTML id.
+func anchor(prefix, s string, i int) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
 		switch {
@@ -179,21 +159,21 @@ func slug(prefix, s string, i int) string {
 	return fmt.Sprintf("%s%d-%s", prefix, i+1, strings.TrimSuffix(b.String(), "-"))
 }
 
-// WriteReport writes r as one self-contained HTML page: inline CSS, the
+// WritePage writes r as one self-contained HTML page: inline CSS, the
 // font as a data URL, every chart as inline SVG, no scripts and no
 // external files. Text is escaped by html/template.
-func WriteReport(w io.Writer, r Report) error {
-	css, err := sansFontCSS()
+func WritePage(w io.Writer, r Page) error {
+	css, err := fontCSS()
 	if err != nil {
 		return err
 	}
 	wpx, hpx := r.ChartWidthPx, r.ChartHeightPx
 	if wpx == 0 && hpx == 0 {
-		wpx, hpx = DefaultWidthPx, DefaultHeightPx
+		wpx, hpx = plots.DefaultWidthPx, plots.DefaultHeightPx
 	}
 	v := reportView{Title: r.Title, Subtitle: r.Subtitle, Lead: r.Lead, Notes: r.Notes, Font: css}
 	for i, t := range r.LeadTables {
-		v.LeadTables = append(v.LeadTables, viewTable(slug("s", t.Caption, i), t, false))
+		v.LeadTables = append(v.LeadTables, viewTable(anchor("s", t.Title, i), t, false))
 	}
 	if len(r.Runs.Rows) > 0 {
 		rt := viewTable("runs", r.Runs, true)
@@ -205,14 +185,14 @@ func WriteReport(w io.Writer, r Report) error {
 		v.TOC = append(v.TOC, tocEntry{ID: rt.ID, Text: rt.Caption})
 	}
 	for i, t := range r.Tables {
-		tv := viewTable(slug("t", t.Caption, i), t, false)
+		tv := viewTable(anchor("t", t.Title, i), t, false)
 		v.Tables = append(v.Tables, tv)
-		v.TOC = append(v.TOC, tocEntry{ID: tv.ID, Text: t.Caption})
+		v.TOC = append(v.TOC, tocEntry{ID: tv.ID, Text: t.Title})
 	}
 	for i, n := range r.Charts {
 		fig, err := n.Chart.Figure()
 		if err != nil {
-			return fmt.Errorf("plots: report chart %s: %w", n.Name, err)
+			return fmt.Errorf("report: chart %s: %w", n.Name, err)
 		}
 		caption := n.Caption
 		if caption == "" {
@@ -220,21 +200,21 @@ func WriteReport(w io.Writer, r Report) error {
 		}
 		svg, err := inlineSVG(fig, wpx, hpx, caption)
 		if err != nil {
-			return fmt.Errorf("plots: report chart %s: %w", n.Name, err)
+			return fmt.Errorf("report: chart %s: %w", n.Name, err)
 		}
-		id := slug("c", n.Name, i)
+		id := anchor("c", n.Name, i)
 		v.Charts = append(v.Charts, chartView{ID: id, Caption: caption, SVG: svg})
 		v.TOC = append(v.TOC, tocEntry{ID: id, Text: caption})
 	}
 	var buf bytes.Buffer
-	if err := reportTemplate.Execute(&buf, v); err != nil {
-		return fmt.Errorf("plots: report: %w", err)
+	if err := pageTemplate.Execute(&buf, v); err != nil {
+		return fmt.Errorf("report: page: %w", err)
 	}
 	_, err = buf.WriteTo(w)
 	return err
 }
 
-var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

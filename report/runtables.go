@@ -1,56 +1,60 @@
-package analysis
+package report
 
 // The tables of one run's analysis in a report: scaling by concurrency,
-// by context, the frontier, the best configurations and the SLO answers.
-// The comparison's own tables (deltas, summary) are in format.go.
+// by context, the frontier, the best configurations, the SLO answers and
+// the serving curves.
+// The comparison's own long tables (runs, deltas, geometric means) are in
+// deltas.go; their machine forms in csv.go.
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
+	"speedmatrix/analysis"
 	"speedmatrix/schema"
 )
 
 // scalingTable is a run's throughput by concurrency at each context,
 // with speedup, efficiency and the USL fit under it.
-func scalingTable(a RunAnalysis) *table {
-	t := &table{
-		title:  fmt.Sprintf("Scaling: %s (X = total tok/s; speedup X(N)/X(1); efficiency X(N)/(N·X(1)))", a.Label),
-		header: []string{"context", "N", "X tok/s", "speedup", "efficiency", "per-request tok/s", "TTFT ms", "TBT ms", "USL X(N)"},
-		right:  []bool{false, true, true, true, true, true, true, true, true},
+func scalingTable(a analysis.RunAnalysis) Table {
+	t := Table{
+		Name:   "scaling",
+		Title:  fmt.Sprintf("Scaling: %s (X = total tok/s; speedup X(N)/X(1); efficiency X(N)/(N·X(1)))", a.Label),
+		Header: []string{"context", "N", "X tok/s", "speedup", "efficiency", "per-request tok/s", "TTFT ms", "TBT ms", "USL X(N)"},
+		Right:  []bool{false, true, true, true, true, true, true, true, true},
 	}
 	for _, s := range a.Scaling {
 		if !s.Curve() {
 			continue
 		}
-		s.inOrder(func(p ScalePoint) {
+		inOrder(s, func(p analysis.ScalePoint) {
 			fit := "—"
 			if s.Fit != nil {
 				fit = num(s.Fit.Predict(float64(p.N)))
 			}
 			t.add(s.ContextLabel, concurrency(p.N), FormatValue(p.X, p.XSigFigs), group(p.Speedup, 2), group(p.Efficiency*100, 0)+pctSign(p.Efficiency), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs), fit)
-		}, func(e Excluded) {
+		}, func(e analysis.Excluded) {
 			t.add(s.ContextLabel, concurrency(e.N), e.State.String(), "", "", "", "", "", "")
 		})
 	}
 	for _, s := range a.Scaling {
 		if s.Curve() {
-			t.notes = append(t.notes, "USL "+s.ContextLabel+": "+describeFit(s))
+			t.Notes = append(t.Notes, "USL "+s.ContextLabel+": "+describeFit(s))
 		}
 	}
 	// A serving sweep from 16 streams up has no X(1) and often no fit:
 	// columns of dashes (the USL column first, so the indexes hold).
 	t.dropDashColumns(8)
 	if t.dropDashColumns(3, 4) {
-		t.notes = append(t.notes, "No speedup or efficiency: they need a valid cell at N=1.")
+		t.Notes = append(t.Notes, "No speedup or efficiency: they need a valid cell at N=1.")
 	}
 	return t
 }
 
 // inOrder calls point and excluded for the points and the excluded cells
 // of s, merged in concurrency order.
-func (s Scaling) inOrder(point func(ScalePoint), excluded func(Excluded)) {
+func inOrder(s analysis.Scaling, point func(analysis.ScalePoint), excluded func(analysis.Excluded)) {
 	pi, ei := 0, 0
 	for pi < len(s.Points) || ei < len(s.Excluded) {
 		if ei < len(s.Excluded) && (pi == len(s.Points) || s.Excluded[ei].N < s.Points[pi].N) {
@@ -63,17 +67,9 @@ func (s Scaling) inOrder(point func(ScalePoint), excluded func(Excluded)) {
 	}
 }
 
-// pctSign is the "%" after a percentage, or nothing when there is none.
-func pctSign(v float64) string {
-	if math.IsNaN(v) {
-		return ""
-	}
-	return "%"
-}
-
 // describeFit prints a curve's USL fit in one line: λ, σ, κ, the peak,
 // R² and the points, and why a poor fit should not be trusted.
-func describeFit(s Scaling) string {
+func describeFit(s analysis.Scaling) string {
 	if s.Fit == nil {
 		return "no fit (" + s.FitError + ")"
 	}
@@ -93,8 +89,8 @@ func describeFit(s Scaling) string {
 }
 
 // contextTable is a run's throughput by context at each concurrency.
-func contextTable(a RunAnalysis) *table {
-	t := &table{title: fmt.Sprintf("Context scaling: %s", a.Label), header: []string{"context"}, right: []bool{false}}
+func contextTable(a analysis.RunAnalysis) Table {
+	t := Table{Name: "context", Title: fmt.Sprintf("Context scaling: %s", a.Label), Header: []string{"context"}, Right: []bool{false}}
 	var ctxs []string
 	seen := map[string]int{}
 	for _, s := range a.Context {
@@ -105,8 +101,8 @@ func contextTable(a RunAnalysis) *table {
 		if s.Phase == schema.PhasePrefill {
 			h = "prefill " + strings.TrimPrefix(h, "prefill ")
 		}
-		t.header = append(t.header, h)
-		t.right = append(t.right, true)
+		t.Header = append(t.Header, h)
+		t.Right = append(t.Right, true)
 		for _, p := range s.Points {
 			if _, ok := seen[p.ContextLabel]; !ok {
 				seen[p.ContextLabel] = len(ctxs)
@@ -135,13 +131,13 @@ func contextTable(a RunAnalysis) *table {
 	for j, s := range a.Context {
 		for _, p := range s.Points {
 			v := num(p.Value)
-			if p.State != StateValue {
+			if p.State != analysis.StateValue {
 				v = p.State.String()
 			}
 			grid[idx[p.ContextLabel]][j+1] = v
 		}
 	}
-	t.rows = grid
+	t.Rows = grid
 	return t
 }
 
@@ -153,11 +149,12 @@ func sortByTokens(labels []string, tok map[string]int64) {
 	}
 }
 
-func frontierTable(a RunAnalysis) *table {
-	t := &table{
-		title:  fmt.Sprintf("Throughput–interactivity frontier: %s (cells no other cell beats on both)", a.Label),
-		header: []string{"context", "N", "per-request tok/s", "total tok/s", "TTFT ms", "TBT ms"},
-		right:  []bool{false, true, true, true, true, true},
+func frontierTable(a analysis.RunAnalysis) Table {
+	t := Table{
+		Name:   "frontier",
+		Title:  fmt.Sprintf("Throughput–interactivity frontier: %s (cells no other cell beats on both)", a.Label),
+		Header: []string{"context", "N", "per-request tok/s", "total tok/s", "TTFT ms", "TBT ms"},
+		Right:  []bool{false, true, true, true, true, true},
 	}
 	for _, p := range a.Frontier.Pareto {
 		t.add(p.ContextLabel, concurrency(p.Concurrency), num(p.PerRequestTokS), FormatValue(p.TotalTokS, p.TotalSigFigs), num(p.TTFTMs), num(p.TBTMs))
@@ -165,11 +162,12 @@ func frontierTable(a RunAnalysis) *table {
 	return t
 }
 
-func bestTable(a RunAnalysis, minUser float64) *table {
-	t := &table{
-		title:  fmt.Sprintf("Best throughput with ≥ %s tok/s per request: %s", num(minUser), a.Label),
-		header: []string{"context", "N", "total tok/s", "per-request tok/s", "TTFT ms", "TBT ms"},
-		right:  []bool{false, true, true, true, true, true},
+func bestTable(a analysis.RunAnalysis, minUser float64) Table {
+	t := Table{
+		Name:   "min_user_tps",
+		Title:  fmt.Sprintf("Best throughput with ≥ %s tok/s per request: %s", num(minUser), a.Label),
+		Header: []string{"context", "N", "total tok/s", "per-request tok/s", "TTFT ms", "TBT ms"},
+		Right:  []bool{false, true, true, true, true, true},
 	}
 	for _, b := range a.BestAtUserRate {
 		if !b.Found {
@@ -183,11 +181,11 @@ func bestTable(a RunAnalysis, minUser float64) *table {
 		}
 		t.add(ctx, concurrency(p.Concurrency), bestValue(b), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
 	}
-	boundNote(t, a.BestAtUserRate)
+	boundNote(&t, a.BestAtUserRate)
 	return t
 }
 
-func sloTable(a RunAnalysis, slo SLO) *table {
+func sloTable(a analysis.RunAnalysis, slo analysis.SLO) Table {
 	var lim []string
 	if slo.MaxTTFTMs > 0 {
 		lim = append(lim, "TTFT ≤ "+num(slo.MaxTTFTMs)+" ms")
@@ -195,10 +193,11 @@ func sloTable(a RunAnalysis, slo SLO) *table {
 	if slo.MaxTBTMs > 0 {
 		lim = append(lim, "TBT ≤ "+num(slo.MaxTBTMs)+" ms")
 	}
-	t := &table{
-		title:  fmt.Sprintf("Most concurrency with %s: %s", strings.Join(lim, " and "), a.Label),
-		header: []string{"context", "N", "total tok/s", "per-request tok/s", "TTFT ms", "TBT ms"},
-		right:  []bool{false, true, true, true, true, true},
+	t := Table{
+		Name:   "slo",
+		Title:  fmt.Sprintf("Most concurrency with %s: %s", strings.Join(lim, " and "), a.Label),
+		Header: []string{"context", "N", "total tok/s", "per-request tok/s", "TTFT ms", "TBT ms"},
+		Right:  []bool{false, true, true, true, true, true},
 	}
 	for _, b := range a.MeetSLO {
 		if !b.Found {
@@ -208,13 +207,17 @@ func sloTable(a RunAnalysis, slo SLO) *table {
 		p := b.Cell
 		t.add(b.ContextLabel, concurrency(p.Concurrency), bestValue(b), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs))
 	}
-	boundNote(t, a.MeetSLO)
+	boundNote(&t, a.MeetSLO)
 	return t
 }
 
+// LowerBoundNote explains the "≥" that marks an answer with cells
+// beyond it the run could not measure.
+const LowerBoundNote = "≥: a lower bound — the run could not measure cells beyond the answer (looped, over capacity or missing), so its true answer may be higher."
+
 // bestValue prints the total tok/s of an answer, "≥ " first when it is a
 // lower bound (as the report's targets table does).
-func bestValue(b Best) string {
+func bestValue(b analysis.Best) string {
 	v := FormatValue(b.Cell.TotalTokS, b.Cell.TotalSigFigs)
 	if len(b.Beyond) > 0 {
 		v = "≥ " + v
@@ -224,7 +227,7 @@ func bestValue(b Best) string {
 
 // noneRow is the row of a context no cell answers: "none measured" when
 // cells beyond were not measured, and which.
-func noneRow(b Best) []string {
+func noneRow(b analysis.Best) []string {
 	if len(b.Beyond) > 0 {
 		return []string{b.ContextLabel, "none measured (" + strings.Join(b.Beyond, ", ") + ")", "", "", "", ""}
 	}
@@ -232,11 +235,31 @@ func noneRow(b Best) []string {
 }
 
 // boundNote adds LowerBoundNote under t when an answer is a lower bound.
-func boundNote(t *table, bs []Best) {
+func boundNote(t *Table, bs []analysis.Best) {
 	for _, b := range bs {
 		if len(b.Beyond) > 0 {
-			t.notes = append(t.notes, LowerBoundNote)
+			t.Notes = append(t.Notes, LowerBoundNote)
 			return
 		}
 	}
+}
+
+// serveTable lists a run's serving curves: each load with its
+// throughput and latency percentiles.
+func serveTable(a analysis.RunAnalysis) Table {
+	t := Table{
+		Name:   "serve",
+		Title:  "Serving: " + a.Label + " (latencies in ms; p50 is the median)",
+		Header: []string{"context", "load", "status", "total tok/s", "per-request tok/s", "TTFT p50", "TTFT p99", "TBT p50", "TBT p99", "E2E p50", "E2E p99"},
+		Right:  []bool{false, true, false, true, true, true, true, true, true, true, true},
+	}
+	v := func(x float64) string { return FormatValue(x, analysis.MaxSigFigs) }
+	for _, sc := range a.Serve {
+		for _, p := range sc.Points {
+			t.Rows = append(t.Rows, []string{sc.ContextLabel, ServeLoadText(sc, p), p.State.String(), v(p.TotalTokS), v(p.PerRequestTokS),
+				v(p.TTFTMs), v(p.TTFTP99Ms), v(p.TBTMs), v(p.TBTP99Ms), v(p.E2EMs), v(p.E2EP99Ms)})
+		}
+	}
+	t.CSV = serveCSV(a)
+	return t
 }
