@@ -84,7 +84,8 @@
 //     llm-inference-bench v0.7.6" becomes bench_tool "llm-inference-bench"
 //     and bench_version "0.7.6": the "v" is dropped so versions compare as
 //     printed by other tools; the printed text stays in Metadata.
-//   - The launch command (launch.go, ParseLaunch, also used by the runner)
+//   - The launch command (docspec.ParseLaunch, also used by render and
+//     cmd/run)
 //     is redacted word by word by package redact (--api-key and other
 //     key/token/secret flags, *_TOKEN= and *_KEY= variables, after &&, ;
 //     and |, inside bash -c "…", bearer headers, sk-/hf_ keys, URL user

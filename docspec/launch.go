@@ -1,4 +1,4 @@
-package parse
+package docspec
 
 import (
 	"path"
@@ -9,9 +9,6 @@ import (
 	"speedmatrix/schema"
 )
 
-// Redacted replaces every secret the parser removes (redact.Marker).
-const Redacted = redact.Marker
-
 // Launch is a server launch command, tokenized like a shell would and
 // with its secrets redacted. It recognizes the forms of vLLM (`vllm serve
 // MODEL …`), SGLang (`python -m sglang.launch_server --model-path …`),
@@ -20,7 +17,7 @@ const Redacted = redact.Marker
 // setup commands (`cd DIR &&`, `export K=V;`) and inside `bash -c "…"`.
 type Launch struct {
 	// Command is the command as printed with every secret replaced by
-	// Redacted (redact.Command); nothing else in the text changes.
+	// redact.Marker (redact.Command); nothing else in the text changes.
 	Command string
 	// Env holds the NAME=VALUE prefixes, values redacted where secret.
 	Env []schema.KV
@@ -45,11 +42,6 @@ type Launch struct {
 	// its value (empty for a flag without one), secrets redacted.
 	Flags []schema.KV
 }
-
-// RedactInline replaces secrets that are recognizable by their form (an
-// "Authorization: Bearer …" header, sk-…, hf_…, ghp_… keys, a URL's user
-// information) anywhere in s: redact.Text.
-func RedactInline(s string) string { return redact.Text(s) }
 
 // secretEnvName and secretFlag are redact's rules, named here for the
 // tests of this package.
@@ -111,7 +103,7 @@ func shell(base string) bool {
 // redact.Text finds.
 func redactValue(v string) string {
 	if name, _, ok := redact.Assignment(v); ok && secretEnvName(name) {
-		v = name + "=" + Redacted
+		v = name + "=" + redact.Marker
 	}
 	return redact.Text(v)
 }
@@ -156,7 +148,7 @@ func launchOf(ws []redact.Word, depth int) Launch {
 	for _, w := range toks[:i] {
 		if name, v, ok := redact.Assignment(w.Text); ok {
 			if secretEnvName(name) {
-				v = Redacted
+				v = redact.Marker
 			}
 			l.Env = append(l.Env, schema.KV{Key: name, Value: redact.Text(v)})
 		}
@@ -207,7 +199,7 @@ func launchOf(ws []redact.Word, depth int) Launch {
 			value = toks[i].Text
 		}
 		if secret && value != "" {
-			value = Redacted
+			value = redact.Marker
 		}
 		value = redactValue(value)
 		if l.Flags == nil {
