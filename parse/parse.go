@@ -3,13 +3,14 @@ package parse
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
 	"regexp"
 	"strings"
 
+	"speedmatrix/internal/source"
+	"speedmatrix/peers"
 	"speedmatrix/schema"
 )
 
@@ -20,7 +21,7 @@ const MaxDocumentBytes = 64 << 20
 
 // Formats lists the values Parse accepts for its format argument, besides
 // "" (detect from content).
-var Formats = append([]string{schema.FormatText, schema.FormatHTML, schema.FormatMarkdown}, PeerFormats...)
+var Formats = append([]string{schema.FormatText, schema.FormatHTML, schema.FormatMarkdown}, peers.Formats...)
 
 // Parse reads one speed-test document from r and returns it as a matrix.
 // name is used in error messages and stored as the source path. format is
@@ -122,15 +123,12 @@ func parseAllBytes(b []byte, name, format string) ([]*schema.Matrix, error) {
 func parseAllStream(b []byte, name, format string, owned, stream bool, see func([]schema.Measurement), rc *Recycler) ([]*schema.Matrix, *Rows, error) {
 	if _, doc := extractors[format]; !doc {
 		// Result files of other tools (JSON, JSON Lines, AIPerf CSV).
-		ms, ok, err := parsePeerFile(b, name, format)
+		ms, ok, err := peers.Read(b, name, format)
 		if err != nil {
 			return nil, nil, err
 		}
 		if ok {
-			for _, m := range ms {
-				finish(m, b, name, m.Run.SourceFormat)
-			}
-			return ms, nil, nil
+			return ms, nil, nil // stamped and identified by peers
 		}
 	}
 	if format == "" {
@@ -189,26 +187,11 @@ func parseAllStream(b []byte, name, format string, owned, stream bool, see func(
 
 // stamp sets a parsed matrix's source: its path, hash and format.
 func stamp(m *schema.Matrix, sum [sha256.Size]byte, name, format string) {
-	m.Run.SchemaVersion = schema.Version
-	m.Run.SourcePath = name
-	m.Run.SourceSHA256 = hex.EncodeToString(sum[:])
-	m.Run.SourceFormat = format
-}
-
-// finish stamps a parsed matrix with its source and its content id.
-func finish(m *schema.Matrix, b []byte, name, format string) *schema.Matrix {
-	stamp(m, sha256.Sum256(b), name, format)
-	return identify(m)
+	source.Stamp(m, sum, name, format)
 }
 
 // identify sets the run id of a parsed matrix and of its measurements.
-func identify(m *schema.Matrix) *schema.Matrix {
-	m.Run.RunID = schema.ComputeRunID(m)
-	for i := range m.Measurements {
-		m.Measurements[i].RunID = m.Run.RunID
-	}
-	return m
-}
+func identify(m *schema.Matrix) *schema.Matrix { return source.Identify(m) }
 
 // nulLine is the line of the first NUL byte in the part of b Detect
 // reads, or 0 when there is none (an empty document has no line).
