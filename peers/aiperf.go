@@ -74,6 +74,42 @@ func (s *aiperfStats) skip() {
 	}
 }
 
+// Formats of AIPerf's profile export JSON and of GenAI-Perf's, its
+// predecessor's, read alike.
+const (
+	FormatAIPerf    = "aiperf"
+	FormatGenAIPerf = "genai-perf"
+)
+
+// aiperfStatsKeys are the metrics one of which an AIPerf or GenAI-Perf
+// export holds as a statistics block.
+var aiperfStatsKeys = []string{"time_to_first_token", "request_throughput", "output_token_throughput"}
+
+// aiperfReader recognises an export by a statistics block (AIPerf 0.1's
+// under records, with its header), and an aggregate of a sweep or of
+// repeated runs; the sweep's CSV is named and refused (no units or
+// percentiles).
+var aiperfReader = reader{
+	format: FormatAIPerf,
+	parse:  one(parseAIPerfJSON),
+	shapes: []shape{
+		{rank: 30, text: func(t []byte) bool {
+			return containsAfter(t, "\n", []byte("Best Configurations")) && bytes.Contains(t, []byte("\nPareto Optimal Points"))
+		}, refuse: "AIPerf's sweep aggregate CSV (profile_export_aiperf_sweep.csv): each metric's mean, std, min, max and cv rounded to two decimals, without units or percentiles; ingest profile_export_aiperf_sweep.json beside it"},
+		{rank: 160, keys: signature{match: func(keys map[string]json.RawMessage, _ []byte) bool { return isAIPerfAggregate(keys) }}},
+		{rank: 170, keys: signature{stats: []string{"records"}, holds: map[string][]string{"records": {`"header"`}}}}, // AIPerf 0.1.x
+		{rank: 181, keys: signature{stats: aiperfStatsKeys}},
+	},
+}
+
+// genAIPerfReader recognises GenAI-Perf's export as AIPerf's whose
+// input_config names GenAI-Perf's settings; it is tried first.
+var genAIPerfReader = reader{
+	format: FormatGenAIPerf,
+	parse:  one(parseAIPerfJSON),
+	shapes: []shape{{rank: 180, keys: signature{stats: aiperfStatsKeys, holds: map[string][]string{"input_config": {`"genai_perf`, `"service_kind"`}}}}},
+}
+
 // parseAIPerfJSON reads AIPerf's profile_export_aiperf.json and
 // GenAI-Perf's profile_export_genai_perf.json: top-level metric blocks
 // with a unit and statistics, plus input_config. AIPerf and GenAI-Perf

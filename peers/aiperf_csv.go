@@ -50,6 +50,32 @@ var aiperfCSVNames = map[string]string{
 	"http total time":              "http_req_total",
 }
 
+// Formats of the profile export CSV of AIPerf and of GenAI-Perf.
+const (
+	FormatAIPerfCSV    = "aiperf-csv"
+	FormatGenAIPerfCSV = "genai-perf-csv"
+)
+
+// statsCSV reports whether t is a profile export CSV: its first row
+// starts "Metric,".
+func statsCSV(t []byte) bool { return bytes.HasPrefix(t, []byte("Metric,")) }
+
+// aiperfCSVReader and genAIPerfCSVReader tell the two apart by their
+// rates: GenAI-Perf writes "(per sec)", AIPerf, its successor,
+// "(tokens/sec)" and "(requests/sec)".
+var (
+	aiperfCSVReader = reader{
+		format: FormatAIPerfCSV,
+		parse:  one(parseAIPerfCSV),
+		shapes: []shape{{rank: 11, text: statsCSV}},
+	}
+	genAIPerfCSVReader = reader{
+		format: FormatGenAIPerfCSV,
+		parse:  one(parseGenAIPerfCSV),
+		shapes: []shape{{rank: 10, text: func(t []byte) bool { return statsCSV(t) && bytes.Contains(t, []byte("(per sec)")) }}},
+	}
+)
+
 // parseAIPerfCSV reads profile_export_aiperf.csv (or GenAI-Perf's
 // profile_export_genai_perf.csv): sections that each start with a header
 // row "Metric,avg,min,max,p99,…" or "Metric,Value", metric names with the

@@ -14,6 +14,13 @@ import (
 	"speedmatrix/schema"
 )
 
+// genAIBenchReader recognises a result file by its aggregated_metrics.
+var genAIBenchReader = reader{
+	format: FormatGenAIBench,
+	parse:  one(parseGenAIBench),
+	shapes: []shape{{rank: 120, keys: signature{all: []string{"aggregated_metrics"}}}},
+}
+
 // FormatGenAIBench is genai-bench's (sgl-project) result file of one
 // scenario and load.
 const FormatGenAIBench = "genai-bench"

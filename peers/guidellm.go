@@ -14,6 +14,25 @@ import (
 	"speedmatrix/schema"
 )
 
+// FormatGuideLLM is guidellm's report (benchmarks.json, or the same
+// object as YAML).
+const FormatGuideLLM = "guidellm"
+
+// guideLLMReader recognises the JSON report by its benchmarks and the
+// YAML report by its top-level keys; the CSV export is named and
+// refused (its rows lack the strategy's rate or streams).
+var guideLLMReader = reader{
+	format: FormatGuideLLM,
+	parse:  one(parseGuideLLM),
+	shapes: []shape{
+		{rank: 20, text: func(t []byte) bool { return bytes.HasPrefix(t, []byte("Run Info,")) },
+			// Three header rows: group, field, unit or statistic.
+			refuse: "guidellm's CSV export (benchmarks.csv): its rows give each benchmark's strategy type, not the strategy's rate or streams beside the figures; ingest the JSON or YAML report of the same run (--outputs json or yaml)"},
+		{rank: 50, text: looksGuideLLMYAML},
+		{rank: 110, keys: signature{all: []string{"benchmarks"}}},
+	},
+}
+
 // guidellmFile is guidellm's benchmarks.json: one entry per benchmark (a
 // concurrency level or a rate of a sweep). From 0.5 on, the file also
 // holds metadata and the args it ran with, and each benchmark its config;

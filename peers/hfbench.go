@@ -9,6 +9,14 @@ import (
 	"speedmatrix/schema"
 )
 
+// hfBenchmarkerReader recognises a results file by the
+// token_throughput_secs of its results.
+var hfBenchmarkerReader = reader{
+	format: FormatHFBenchmarker,
+	parse:  one(parseHFBenchmarker),
+	shapes: []shape{{rank: 140, keys: signature{all: []string{"results"}, holds: map[string][]string{"results": {`"token_throughput_secs"`}}}}},
+}
+
 // FormatHFBenchmarker is the results JSON of Hugging Face's
 // inference-benchmarker.
 const FormatHFBenchmarker = "hf-inference-benchmarker"

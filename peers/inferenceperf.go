@@ -13,6 +13,14 @@ import (
 	"speedmatrix/schema"
 )
 
+// inferencePerfReader recognises a lifecycle report by its load_summary
+// beside successes or failures.
+var inferencePerfReader = reader{
+	format: FormatInferencePerf,
+	parse:  one(parseInferencePerf),
+	shapes: []shape{{rank: 130, keys: signature{all: []string{"load_summary"}, any: []string{"successes", "failures"}}}},
+}
+
 // FormatInferencePerf is the lifecycle report of kubernetes-sigs'
 // inference-perf, per stage (stage_<n>_lifecycle_metrics.json) or for
 // the whole run (summary_lifecycle_metrics.json).

@@ -89,6 +89,18 @@ const (
 	llmBenchError       = -4
 )
 
+// FormatLLMBenchJSON is the JSON of llm_decode_bench.py
+// (llm-inference-bench), the tool behind the seed documents.
+const FormatLLMBenchJSON = "llm-inference-bench-json"
+
+// llmBenchReader recognises its JSON by results beside summary_table,
+// prefill or metadata.
+var llmBenchReader = reader{
+	format: FormatLLMBenchJSON,
+	parse:  one(parseLLMBenchJSON),
+	shapes: []shape{{rank: 100, keys: signature{all: []string{"results"}, any: []string{"summary_table", "prefill", "metadata"}}}},
+}
+
 // parseLLMBenchJSON reads an llm-inference-bench JSON result so that it
 // lands as the same figures as the document the tool prints for the run:
 // prefill rows from the prefill map (tok_per_sec → total_tok_s,

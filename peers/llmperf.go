@@ -11,6 +11,21 @@ import (
 	"speedmatrix/schema"
 )
 
+// FormatLLMPerf is llmperf's summary (*_summary.json).
+const FormatLLMPerf = "llmperf"
+
+// llmperfReader recognises a summary by its keys (num_concurrent_requests,
+// results_ttft_s_mean), and an object of summaries keyed by name
+// (llmperfKeyed).
+var llmperfReader = reader{
+	format: FormatLLMPerf,
+	parse:  one(parseLLMPerf),
+	shapes: []shape{
+		{rank: 150, keys: signature{any: []string{"num_concurrent_requests", "results_ttft_s_mean"}, suffixes: []string{"_ttft_s_mean"}}},
+		{rank: 151, keys: signature{match: func(_ map[string]json.RawMessage, t []byte) bool { return llmperfKeyed(t) != nil }}},
+	},
+}
+
 // parseLLMPerf reads an llmperf summary JSON (token_benchmark_ray.py's
 // *_summary.json; the leaderboard's "version": "2023-08-31"). Latencies
 // are seconds and are converted to milliseconds. llmperf's

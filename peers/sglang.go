@@ -10,6 +10,17 @@ import (
 	"speedmatrix/schema"
 )
 
+// FormatSGLangBench is SGLang's bench_serving result (JSON Lines).
+const FormatSGLangBench = "sglang-bench-serving"
+
+// sglangReader recognises a result by its retokenized output count,
+// *_e2e_latency_ms or sharegpt_output_len.
+var sglangReader = reader{
+	format: FormatSGLangBench,
+	parse:  parseSGLangBench,
+	shapes: []shape{{rank: 200, keys: signature{any: []string{"total_output_tokens_retokenized", "sharegpt_output_len"}, suffixes: []string{"_e2e_latency_ms"}}}},
+}
+
 // parseSGLangBench reads SGLang's `python -m sglang.bench_serving` output:
 // JSON Lines, one object per benchmark (the file is appended to), which
 // may hold the bare literal Infinity for an unbounded request rate.

@@ -9,6 +9,26 @@ import (
 	"speedmatrix/schema"
 )
 
+// FormatVLLMBench is vLLM's bench serve result (benchmark_serving.py
+// before it), appended results, and a sweep's summary.
+const FormatVLLMBench = "vllm-bench-serve"
+
+// vllmReader recognises a result by keys SGLang's lacks (best_of,
+// burstiness, tokenizer_id, *_e2el_ms; *_tpot_ms without SGLang's
+// retokenized count), a result of only TTFT keys when it names its
+// model_id (a home-grown script's summary names none), and a sweep's
+// summary.csv.
+var vllmReader = reader{
+	format: FormatVLLMBench,
+	parse:  parseVLLMBench,
+	shapes: []shape{
+		{rank: 40, text: looksVLLMSweepCSV},
+		{rank: 190, keys: signature{any: []string{"best_of", "burstiness", "tokenizer_id"}, suffixes: []string{"_e2el_ms"}}},
+		{rank: 191, keys: signature{suffixes: []string{"_tpot_ms"}, none: []string{"total_output_tokens_retokenized"}}},
+		{rank: 210, keys: signature{all: []string{"model_id"}, suffixes: []string{"_ttft_ms"}}},
+	},
+}
+
 // parseVLLMBench reads the result file of vLLM's serving benchmark
 // (`vllm bench serve --save-result`, benchmarks/benchmark_serving.py):
 // one object, one object per line (--append-result) or an array (vllm
