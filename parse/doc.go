@@ -6,10 +6,11 @@
 //	bytes ──Detect──► format ──extractor──► rawDoc ──build──► schema.Matrix
 //
 // Parse (or ParseBytes) detects the format from the content unless told
-// (text, HTML or Markdown; other tools' result files are read by the
-// peer_*.go readers). A document is one run; an appended vLLM or SGLang
-// result file whose results differ in model or configuration holds one
-// run per configuration (splitRuns): ParseAll returns them all, Parse
+// (text, HTML or Markdown; other tools' result files are read by package
+// peers, which parse asks first: peers.Read). A document is one run; an
+// appended vLLM or SGLang result file whose results differ in model or
+// configuration holds one run per configuration (peers' splitRuns):
+// ParseAll returns them all, Parse
 // refuses such a file with the list of its runs. Each format has an extractor that only finds
 // structure and keeps strings as printed, with their line numbers:
 // extractText (text.go) for the flattened text of the seeds, extractHTML
