@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -191,4 +192,44 @@ func detectSwitch(b []byte) (string, error) {
 		return "", fmt.Errorf("JSON of no benchmark tool speedmatrix reads (keys: %s); %s", strings.Join(names, ", "), r)
 	}
 	return "", fmt.Errorf("JSON of no benchmark tool speedmatrix reads (keys: %s)", strings.Join(names, ", "))
+}
+
+// TestContainsAfter compares containsAfter with bytes.Contains of the
+// whole needle, on chosen texts and on random ones of a few letters
+// (where needles and their pieces occur often, overlapping).
+func TestContainsAfter(t *testing.T) {
+	tests := []struct{ b, pre, rest string }{
+		{"", "", ""},
+		{"", "\n", "B"},
+		{"x\nBest Configurations", "\n", "Best Configurations"},
+		{"Best Configurations", "\n", "Best Configurations"},
+		{"a Best\nBest", "\n", "Best"},
+		{"request_performance:", "request", "_performance:"},
+		{"xrequest_performance", "request", "_performance:"},
+		{"== Serving Benchmark Result ==", "Serving ", "Benchmark Result"},
+		{"Serving  Benchmark Result", "Serving ", "Benchmark Result"},
+		{"aab", "a", "ab"},
+		{"abc", "abc", ""},
+	}
+	for _, tc := range tests {
+		want := strings.Contains(tc.b, tc.pre+tc.rest)
+		if got := containsAfter([]byte(tc.b), tc.pre, []byte(tc.rest)); got != want {
+			t.Errorf("containsAfter(%q, %q, %q) = %v, want %v", tc.b, tc.pre, tc.rest, got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	word := func(n int) string {
+		b := make([]byte, r.IntN(n+1))
+		for i := range b {
+			b[i] = "ab\n"[r.IntN(3)]
+		}
+		return string(b)
+	}
+	for range 20000 {
+		b, pre, rest := word(30), word(3), word(4)
+		want := strings.Contains(b, pre+rest)
+		if got := containsAfter([]byte(b), pre, []byte(rest)); got != want {
+			t.Fatalf("containsAfter(%q, %q, %q) = %v, want %v", b, pre, rest, got, want)
+		}
+	}
 }
