@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"speedmatrix/peers"
 	"testing"
 )
 
@@ -111,7 +112,7 @@ func BenchmarkDetect(b *testing.B) {
 // ParseAll does for every document before Detect.
 func BenchmarkDetectPeer(b *testing.B) {
 	benchSeeds(b, func(doc []byte, name string) error {
-		_, err := detectPeer(doc)
+		_, err := peers.Detect(doc)
 		return err
 	})
 }

@@ -6,10 +6,11 @@
 //	bytes ──Detect──► format ──extractor──► rawDoc ──build──► schema.Matrix
 //
 // Parse (or ParseBytes) detects the format from the content unless told
-// (text, HTML or Markdown; other tools' result files are read by the
-// peer_*.go readers). A document is one run; an appended vLLM or SGLang
-// result file whose results differ in model or configuration holds one
-// run per configuration (splitRuns): ParseAll returns them all, Parse
+// (text, HTML or Markdown; other tools' result files are read by package
+// peers, which parse asks first: peers.Read). A document is one run; an
+// appended vLLM or SGLang result file whose results differ in model or
+// configuration holds one run per configuration (peers' splitRuns):
+// ParseAll returns them all, Parse
 // refuses such a file with the list of its runs. Each format has an extractor that only finds
 // structure and keeps strings as printed, with their line numbers:
 // extractText (text.go) for the flattened text of the seeds, extractHTML
@@ -84,7 +85,8 @@
 //     llm-inference-bench v0.7.6" becomes bench_tool "llm-inference-bench"
 //     and bench_version "0.7.6": the "v" is dropped so versions compare as
 //     printed by other tools; the printed text stays in Metadata.
-//   - The launch command (launch.go, ParseLaunch, also used by the runner)
+//   - The launch command (docspec.ParseLaunch, also used by render and
+//     cmd/run)
 //     is redacted word by word by package redact (--api-key and other
 //     key/token/secret flags, *_TOKEN= and *_KEY= variables, after &&, ;
 //     and |, inside bash -c "…", bearer headers, sk-/hf_ keys, URL user

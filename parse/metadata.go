@@ -9,8 +9,18 @@ import (
 	"strings"
 	"time"
 
+	"speedmatrix/docspec"
+	"speedmatrix/redact"
 	"speedmatrix/schema"
 )
+
+// Redacted replaces every secret the parser removes (redact.Marker).
+const Redacted = redact.Marker
+
+// RedactInline replaces secrets that are recognizable by their form (an
+// "Authorization: Bearer …" header, sk-…, hf_…, ghp_… keys, a URL's user
+// information) anywhere in s: redact.Text.
+func RedactInline(s string) string { return redact.Text(s) }
 
 // titlePattern reads "MODEL on [N× ]GPU[ NNGB]".
 var titlePattern = regexp.MustCompile(`^(.+?)\s+on\s+(?:(\d+)\s*[x×]\s*)?(.+?)(?:\s+(\d+(?:\.\d+)?)\s*(?:GB|GiB|G))?$`)
@@ -76,7 +86,7 @@ func buildRun(raw *rawDoc, run *schema.Run) error {
 		// Note: a pair the document printed (a measuring run's Server
 		// section: what the server itself reported) wins over what the
 		// launch command implies; the launch command fills the rest.
-		l := ParseLaunch(launch)
+		l := docspec.ParseLaunch(launch)
 		run.LaunchCommand = l.Command
 		if run.ModelID == "" {
 			run.ModelID = l.ModelID

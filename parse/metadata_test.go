@@ -193,3 +193,31 @@ func TestMetaBadValues(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchSecretsNeverReachRun parses a seed whose launch command
+// carries real-looking secrets and checks that no part of the parsed
+// matrix holds them.
+func TestLaunchSecretsNeverReachRun(t *testing.T) {
+	b := applyEdits(t, readSeed(t, seed000), []edit{
+		{`env MAX_JOBS=2`, "env HF_TOKEN=hf_secretsecretsecret123 OPENAI_API_KEY=plainsecret1 MAX_JOBS=2"},
+		{`--api-key <redacted>`, "--api-key=topsecretvalue --hf-token 'quoted secret'"},
+		{`(?m)^- Revision$`, "- API key\n- keysecret99\n- Revision"},
+	})
+	m, err := ParseBytes(b, "s.txt", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"hf_secretsecret", "plainsecret1", "topsecretvalue", "quoted secret", "keysecret99"} {
+		if strings.Contains(string(j), s) {
+			t.Errorf("secret %q reaches the parsed matrix", s)
+		}
+	}
+	want := "env HF_TOKEN=<redacted> OPENAI_API_KEY=<redacted> MAX_JOBS=2 "
+	if !strings.HasPrefix(m.Run.LaunchCommand, want) || !strings.Contains(m.Run.LaunchCommand, "--api-key=<redacted> --hf-token <redacted> --mamba") {
+		t.Errorf("launch command %q", m.Run.LaunchCommand)
+	}
+}

@@ -432,8 +432,8 @@ func BenchmarkParseTextLarge(b *testing.B) {
 // the next document parses as before.
 func TestParsePanicIsAnError(t *testing.T) {
 	const format = "test-panics"
-	peerParsers[format] = func([]byte, string) ([]*schema.Matrix, error) { panic("index out of range [3] with length 3") }
-	defer delete(peerParsers, format)
+	extractors[format] = func([]byte, string) (*rawDoc, error) { panic("index out of range [3] with length 3") }
+	defer delete(extractors, format)
 	ms, err := ParseAllBytes([]byte("{}"), "boom.json", format)
 	var pe *Error
 	if ms != nil || !errors.As(err, &pe) || pe.File != "boom.json" || !strings.Contains(pe.Msg, "index out of range") {

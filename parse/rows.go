@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"speedmatrix/peers"
 	"speedmatrix/schema"
 	"strings"
 )
@@ -133,9 +134,9 @@ func readRange(raw *rawDoc, lo, hi int, drop bool, sc *scratch) ([]*tableRow, []
 				}
 				ms.Phase = phase
 			case colContext:
-				if ms.Phase == schema.PhaseServe && trimSpace(text) == unknownContext {
+				if ms.Phase == schema.PhaseServe && trimSpace(text) == peers.UnknownContext {
 					// Another tool's result that records no prompt length.
-					ms.ContextLabel = unknownContext
+					ms.ContextLabel = peers.UnknownContext
 					continue
 				}
 				n, err := contextTokens(text)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"speedmatrix/docspec"
 	"speedmatrix/schema"
 )
 
@@ -18,59 +19,30 @@ type serveFigure struct {
 	text func(x *schema.Measurement) string
 }
 
-// serveFigures maps a rate-table header (headerKey) to its figure: the
-// columns render prints ("Achieved/s", "TTFT p99 (ms)"), which the
-// terminal summary prints too.
+// serveFigures maps a rate-table header (headerKey of its Doc header) to
+// its figure: the columns render prints (docspec.ServeColumns:
+// "Achieved/s", "TTFT p99 (ms)"), which the terminal summary prints too.
 //
 // Note: the table is a view of rows the All measurements table holds in
 // full, so its cells are checked, not read; a column not listed here
 // cannot be checked and is an error rather than dropped.
-var serveFigures = map[string]serveFigure{
-	"achieveds":  {kindPlain, serveExtra("achieved_request_rate"), nil},
-	"dones":      {kindPlain, serveF64(func(x *schema.Measurement) *float64 { return x.RequestThroughput }), nil},
-	"goodputs":   {kindPlain, serveF64(func(x *schema.Measurement) *float64 { return x.GoodputReqS }), nil},
-	"completed":  {kindCount, serveI64(func(x *schema.Measurement) *int64 { return x.CompletedRequests }), nil},
-	"errors":     {kindCount, serveI64(func(x *schema.Measurement) *int64 { return x.ErroredRequests }), nil},
-	"outputtoks": {kindRate, serveF64(func(x *schema.Measurement) *float64 { return x.TotalTokS }), nil},
-	"inouttoks":  {kindRate, serveExtra("total_token_throughput"), nil},
-	"ttftp50ms":  {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TTFTMs }), nil},
-	"ttftp99ms":  {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TTFTP99Ms }), nil},
-	"tbtp50ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TBTMs }), nil},
-	"tbtp99ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.TBTP99Ms }), nil},
-	"e2ep50ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.E2EP50Ms }), nil},
-	"e2ep99ms":   {kindMillis, serveF64(func(x *schema.Measurement) *float64 { return x.E2EP99Ms }), nil},
-	"inflight":   {kindPlain, serveF64(func(x *schema.Measurement) *float64 { return x.AvgActiveRequests }), nil},
-	// The trend of the row's in-flight series (in_flight_t01…t10).
-	"inflightovertime": {text: schema.InFlightTrend},
-}
-
-func serveF64(p func(*schema.Measurement) *float64) func(*schema.Measurement) (float64, bool) {
-	return func(x *schema.Measurement) (float64, bool) {
-		if v := p(x); v != nil {
-			return *v, true
-		}
-		return 0, false
+var serveFigures = func() map[string]serveFigure {
+	figs := make(map[string]serveFigure, len(docspec.ServeColumns))
+	for _, c := range docspec.ServeColumns {
+		figs[headerKey(strings.ToLower(c.Doc))] = serveFigure{serveUnit[c.Kind], c.Get, c.Text}
 	}
-}
+	return figs
+}()
 
-func serveI64(p func(*schema.Measurement) *int64) func(*schema.Measurement) (float64, bool) {
-	return func(x *schema.Measurement) (float64, bool) {
-		if v := p(x); v != nil {
-			return float64(*v), true
-		}
-		return 0, false
-	}
-}
-
-func serveExtra(name string) func(*schema.Measurement) (float64, bool) {
-	return func(x *schema.Measurement) (float64, bool) {
-		for _, e := range x.Extra {
-			if e.Name == name {
-				return e.Value, true
-			}
-		}
-		return 0, false
-	}
+// serveUnit is the unit a rate-table figure of each kind is read in.
+var serveUnit = map[docspec.ServeKind]unitKind{
+	docspec.ServePerS:     kindPlain,
+	docspec.ServeCount:    kindCount,
+	docspec.ServeTokS:     kindRate,
+	docspec.ServeMs:       kindMillis,
+	docspec.ServeTBT:      kindMillis,
+	docspec.ServeInFlight: kindPlain,
+	docspec.ServeTrend:    kindPlain, // read as text
 }
 
 // addServe files the rate table of a document and its caption; a second
@@ -87,7 +59,7 @@ func (d *rawDoc) addServe(name string, t rawTable, caption string) error {
 // ("Arrival: poisson, seed 42.") against the run's Arrival pair, the
 // record of it.
 func checkServeCaption(raw *rawDoc) error {
-	_, said, ok := strings.Cut(raw.ServeCaption, "Arrival: ")
+	_, said, ok := strings.Cut(raw.ServeCaption, docspec.ServeArrival)
 	if !ok {
 		return nil
 	}

@@ -175,3 +175,29 @@ func TestParseServeLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestServeFiguresKeys checks that the rate table's columns, now taken
+// from docspec.ServeColumns, are found under the header keys documents
+// already written use, each read in the unit it always was.
+func TestServeFiguresKeys(t *testing.T) {
+	want := map[string]unitKind{
+		"achieveds": kindPlain, "dones": kindPlain, "goodputs": kindPlain, "completed": kindCount,
+		"errors": kindCount, "outputtoks": kindRate, "inouttoks": kindRate, "ttftp50ms": kindMillis,
+		"ttftp99ms": kindMillis, "tbtp50ms": kindMillis, "tbtp99ms": kindMillis, "e2ep50ms": kindMillis,
+		"e2ep99ms": kindMillis, "inflight": kindPlain, "inflightovertime": kindPlain,
+	}
+	if len(serveFigures) != len(want) {
+		t.Errorf("%d rate-table columns, want %d", len(serveFigures), len(want))
+	}
+	for k, kind := range want {
+		f, ok := serveFigures[k]
+		switch {
+		case !ok:
+			t.Errorf("no rate-table column %q", k)
+		case k == "inflightovertime" && (f.text == nil || f.get != nil):
+			t.Errorf("%q is not read as text", k)
+		case k != "inflightovertime" && (f.get == nil || f.kind != kind):
+			t.Errorf("%q: kind %v, want %v", k, f.kind, kind)
+		}
+	}
+}

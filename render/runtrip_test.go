@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"speedmatrix/docspec"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -119,7 +120,7 @@ func withEveryColumn(m *schema.Matrix) *schema.Matrix {
 // server's facts, while the run knows others (or other values) from the
 // server itself.
 func withLaunch(m *schema.Matrix) *schema.Matrix {
-	l := parse.ParseLaunch(`vllm serve org/tiny-sim --served-model-name tiny -tp 2 --gpu-memory-utilization 0.875 --dtype bfloat16 --api-key <redacted>`)
+	l := docspec.ParseLaunch(`vllm serve org/tiny-sim --served-model-name tiny -tp 2 --gpu-memory-utilization 0.875 --dtype bfloat16 --api-key <redacted>`)
 	r := &m.Run
 	r.LaunchCommand, r.LaunchFlags, r.LaunchDType, r.LaunchQuantization = l.Command, l.Flags, l.DType, l.Quantization
 	r.ModelID, r.TensorParallel, r.GPUMemoryUtilization = l.ModelID, l.TensorParallel, l.GPUMemoryUtilization

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"speedmatrix/parse"
+	"speedmatrix/docspec"
 	"speedmatrix/schema"
 )
 
@@ -124,9 +124,9 @@ func fieldSections(r *schema.Run) []section {
 	// gives max_model_len; a command need not name the model or its
 	// limits), so each is printed unless the printed launch command
 	// already says the same. Package parse lets a printed pair win.
-	var l parse.Launch
+	var l docspec.Launch
 	if r.LaunchCommand != "" {
-		l = parse.ParseLaunch(r.LaunchCommand)
+		l = docspec.ParseLaunch(r.LaunchCommand)
 	}
 	if r.ModelID != l.ModelID {
 		add(&srv, "Model id", r.ModelID)

@@ -10,7 +10,7 @@ import (
 )
 
 // writeServeRates writes the valid serve rows of m as a table a person
-// reads on a terminal: the context and load, then serveColumns rounded,
+// reads on a terminal: the context and load, then docspec.ServeColumns rounded,
 // each p99 beside its p50 ("830 / 1,955"). Nothing when m has no valid
 // serve row.
 //
@@ -40,7 +40,7 @@ func writeServeRates(b *bytes.Buffer, m *schema.Matrix) {
 	for _, x := range rows {
 		cells := []string{label(x), serveLoad(x)}
 		for _, c := range cols {
-			s := c.rounded(x)
+			s := rounded(c, x)
 			if c.Term == "" { // a p99 after its p50
 				if last := &cells[len(cells)-1]; *last != None && s != None {
 					*last += " / " + s

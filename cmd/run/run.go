@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"speedmatrix/archive"
+	"speedmatrix/docspec"
 	"speedmatrix/parse"
 	"speedmatrix/redact"
 	"speedmatrix/render"
@@ -345,7 +346,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		labels.VRAMGB = schema.F64(o.vramGB)
 	}
 	if o.launch != "" {
-		l := parse.ParseLaunch(o.launch)
+		l := docspec.ParseLaunch(o.launch)
 		labels.LaunchCommand = l.Command
 		labels.Extra = func(r *schema.Run) {
 			r.TensorParallel = l.TensorParallel
