@@ -301,20 +301,15 @@ func (s *cellState) rampUp() (ws int64, ok bool) {
 	}
 }
 
-// queueDrained, when /metrics is there, waits for C requests running and
-// none waiting (with C above the server's slots: every slot running, the
-// rest waiting) for at most cfg.drainTimeout, then opens the window
-// anyway with a note. It returns the window's start, no earlier than ws,
-// or false when the cell ended meanwhile.
+// queueDrained, when /metrics is there, waits for the drained queue
+// (queueWant) for at most cfg.drainTimeout, then opens the window anyway
+// with a note. It returns the window's start, no earlier than ws, or
+// false when the cell ended meanwhile.
 func (s *cellState) queueDrained(ws int64) (int64, bool) {
 	if !s.run.haveMetrics {
 		return ws, true
 	}
-	C := s.cfg.concurrency
-	wantR, wantW := C, 0
-	if s.cfg.slots > 0 && C > s.cfg.slots {
-		wantR, wantW = s.cfg.slots, C-s.cfg.slots
-	}
+	wantR, wantW := s.queueWant()
 	timeout := s.cfg.drainTimeout
 	if timeout <= 0 {
 		timeout = s.cfg.startTimeout
@@ -350,6 +345,17 @@ func (s *cellState) queueDrained(ws int64) (int64, bool) {
 	}
 }
 
+// queueWant returns the server's running and waiting requests once the
+// cell's queue has drained: C running and none waiting, or with C above
+// the server's slots every slot running and the rest waiting.
+func (s *cellState) queueWant() (running, waiting int) {
+	C := s.cfg.concurrency
+	if s.cfg.slots > 0 && C > s.cfg.slots {
+		return s.cfg.slots, C - s.cfg.slots
+	}
+	return C, 0
+}
+
 // window measures from ws for cfg.duration, or until the cell aborts,
 // sampling the server's running gauge meanwhile, then stops every
 // request.
@@ -357,26 +363,30 @@ func (s *cellState) window(ws int64) {
 	run := &s.run
 	run.ws = ws
 	we := ws + int64(s.cfg.duration)
-	end := time.NewTimer(time.Until(run.epoch.Add(time.Duration(we))))
-	defer end.Stop()
 	stopSampling := s.sampleRunning(ws)
-	func() {
-		for {
-			select {
-			case <-end.C:
-				return
-			case <-s.aborted:
-				return
-			case <-s.ctx.Done():
-				s.interrupted()
-				return
-			case <-s.tick.C:
-				s.progress("measure")
-			}
-		}
-	}()
+	s.await(time.Until(run.epoch.Add(time.Duration(we))), "measure")
 	run.we = min(we, int64(time.Since(run.epoch)))
 	stopSampling()
+}
+
+// await waits for d, reporting progress in phase, unless the cell aborts
+// or the caller's context ends first.
+func (s *cellState) await(d time.Duration, phase string) {
+	end := time.NewTimer(d)
+	defer end.Stop()
+	for {
+		select {
+		case <-end.C:
+			return
+		case <-s.aborted:
+			return
+		case <-s.ctx.Done():
+			s.interrupted()
+			return
+		case <-s.tick.C:
+			s.progress(phase)
+		}
+	}
 }
 
 // sampleRunning samples the server's running-requests gauge from the
@@ -408,35 +418,45 @@ func (s *cellState) sampleRunning(ws int64) (stop func()) {
 }
 
 // drain stops every request and the watchdog, waits for the streams to
-// hand in their records, ends the window at a loop's detection, and
-// takes the /metrics snapshot after the cell.
+// hand in their records, and takes the /metrics snapshot after the cell.
 func (s *cellState) drain(stopWatch func()) {
 	s.stop(errStopped)
 	stopWatch()
 	s.streams.Wait()
-	run := &s.run
 	s.abortMu.Lock()
-	run.errReason, run.looped = s.abortWhy, s.looped
+	s.run.errReason, s.run.looped = s.abortWhy, s.looped
 	s.abortMu.Unlock()
-	if run.looped != nil {
-		// The loop's request was cut by the stop; find its final record.
-		for i := range run.recs {
-			if run.recs[i].looped {
-				run.looped = &run.recs[i]
-				break
-			}
-		}
-		if run.ws >= 0 {
-			run.we = min(run.we, run.looped.loopAt)
+	if s.run.looped != nil {
+		s.endAtLoop()
+	}
+	s.scrapeAfter()
+}
+
+// endAtLoop points run.looped at the looping request's final record (it
+// was cut by the stop) and ends the window where the loop was found.
+func (s *cellState) endAtLoop() {
+	run := &s.run
+	for i := range run.recs {
+		if run.recs[i].looped {
+			run.looped = &run.recs[i]
+			break
 		}
 	}
-	if run.haveMetrics {
-		if snap, err := s.c.scrape(s.ctx); err == nil {
-			run.after = snap
-		} else {
-			run.haveMetrics = false
-			run.note("server figures skipped: /metrics after the cell: %v", err)
-		}
+	if run.ws >= 0 {
+		run.we = min(run.we, run.looped.loopAt)
+	}
+}
+
+// scrapeAfter takes the /metrics snapshot the server figures end at.
+func (s *cellState) scrapeAfter() {
+	if !s.run.haveMetrics {
+		return
+	}
+	if snap, err := s.c.scrape(s.ctx); err == nil {
+		s.run.after = snap
+	} else {
+		s.run.haveMetrics = false
+		s.run.note("server figures skipped: /metrics after the cell: %v", err)
 	}
 }
 
