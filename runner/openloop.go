@@ -23,6 +23,11 @@ type loadConfig struct {
 	// dispatcher before the request's send time, a closed loop's in the
 	// request's goroutine.
 	body func(i int) []byte
+	// maxTokens, when set, returns request i's max_tokens: a request
+	// that streams past it (a server that ignores max_tokens) is marked
+	// overran and read no further, so that it holds neither the load nor
+	// its drain.
+	maxTokens func(i int) int64
 	// maxInFlight bounds the requests in flight; an arrival that finds
 	// them all busy waits for one to end (it is then late, and counted).
 	maxInFlight int
@@ -39,6 +44,17 @@ type loadConfig struct {
 	// streamed so far and the requests sent.
 	onTokens func(tokens int64, sent int, elapsed time.Duration)
 }
+
+// DefaultDrain bounds the wait for a rate's requests in flight after its
+// last arrival when ServeConfig.Drain is not set.
+//
+// Note: 30 s outlasts a request of vLLM's default 128 output tokens at
+// 5 tok/s (25.6 s), so a healthy server's tail ends within it, and it keeps a
+// short rate short (a fixed minute made `-rates 5,10 -duration 2s` take
+// 129.5 s against a server that kept streaming). A request still
+// streaming then is cut, counted in incomplete_requests and noted on
+// the row; a longer tail asks for a longer -drain.
+const DefaultDrain = 30 * time.Second
 
 // loadRun is the raw outcome of one load: every request's record (in
 // send order; lag[i] is how late request i's goroutine, its body built,
@@ -158,6 +174,11 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 			}
 		}
 		si, s := get()
+		s.want, s.cutAt = 0, 0
+		if cfg.maxTokens != nil {
+			s.want = cfg.maxTokens(i)
+			s.cutAt = s.want + 1
+		}
 		reqCtx, cancel := context.WithCancelCause(stopCtx)
 		s.last.Store(due)
 		s.headers.Store(false)
