@@ -19,15 +19,13 @@ type loadConfig struct {
 	n, concurrency int
 	// closedFor, when above 0, ends a closed loop's sending after it.
 	closedFor time.Duration
-	// body returns request i's body: an open loop's is built by the
-	// dispatcher before the request's send time, a closed loop's in the
-	// request's goroutine.
-	body func(i int) []byte
-	// maxTokens, when set, returns request i's max_tokens: a request
-	// that streams past it (a server that ignores max_tokens) is marked
+	// body returns request i's body and its max_tokens (0: unbounded):
+	// an open loop's is built by the dispatcher before the request's send
+	// time, a closed loop's in the request's goroutine. A request that
+	// streams past its max_tokens (a server that ignores it) is marked
 	// overran and read no further, so that it holds neither the load nor
 	// its drain.
-	maxTokens func(i int) int64
+	body func(i int) (body []byte, maxTokens int64)
 	// maxInFlight bounds the requests in flight; an arrival that finds
 	// them all busy waits for one to end (it is then late, and counted).
 	maxInFlight int
@@ -148,12 +146,12 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 	}
 
 	for i := 0; i < n; i++ {
-		var due int64
+		var due, want int64
 		var body []byte
 		if !closed {
 			// The body is built before its time comes, so the send lag
 			// is the clock's and the scheduler's, not the encoder's.
-			body = cfg.body(i)
+			body, want = cfg.body(i)
 			due = cfg.at[i]
 			if !clock.until(due) {
 				break
@@ -174,11 +172,6 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 			}
 		}
 		si, s := get()
-		s.want, s.cutAt = 0, 0
-		if cfg.maxTokens != nil {
-			s.want = cfg.maxTokens(i)
-			s.cutAt = s.want + 1
-		}
 		reqCtx, cancel := context.WithCancelCause(stopCtx)
 		s.last.Store(due)
 		s.headers.Store(false)
@@ -189,12 +182,16 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 		run.sent++
 		sentNow.Add(1)
 		wg.Add(1)
-		go func(i, si int, s *stream, due int64, body []byte) {
+		go func(i, si int, s *stream, due, want int64, body []byte) {
 			defer wg.Done()
 			rec := &run.recs[i]
 			rec.slot, rec.seq = si, i
 			if body == nil { // a closed loop's, built when it is sent
-				body = cfg.body(i)
+				body, want = cfg.body(i)
+			}
+			s.want, s.cutAt = want, 0
+			if want > 0 {
+				s.cutAt = want + 1
 			}
 			c.do(reqCtx, body, epoch, s, rec)
 			run.lag[i] = rec.start - due
@@ -204,7 +201,7 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 			free = append(free, si)
 			mu.Unlock()
 			<-slots
-		}(i, si, s, due, body)
+		}(i, si, s, due, want, body)
 	}
 	// Wait for the requests in flight, at most drain.
 	done := make(chan struct{})

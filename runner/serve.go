@@ -171,7 +171,7 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		loads = sc.Sweep + 2
 	}
 	measure := func(x schema.Measurement, lc loadConfig) (schema.Measurement, error) {
-		lc.body, lc.maxTokens = r.serveBodies(prompt, label, load, len(lc.at)+lc.n)
+		lc.body = r.serveBodies(prompt, label, load, len(lc.at)+lc.n)
 		lc.maxInFlight = sc.MaxInFlight
 		lc.header = max(cfg.StartTimeout, r.c.timeouts.Header)
 		lc.idle = cfg.IdleTimeout
@@ -241,16 +241,15 @@ func deref(p *float64) float64 {
 }
 
 // serveBodies returns the body and max_tokens of each of load's n
-// requests: a prompt
-// of its drawn input length with a tag of its own first (so no request
-// shares a cached prefix with another), and its drawn max_tokens. The
-// lengths are drawn here, in order, from the seed; the bodies are built
-// by each request's goroutine.
+// requests: a prompt of its drawn input length with a tag of its own
+// first (so no request shares a cached prefix with another), and its
+// drawn max_tokens. The lengths are drawn here, in order, from the seed;
+// the bodies are built by each request's goroutine.
 //
 // Note: a drawn input length below the fitted prompt's is cut from it in
 // proportion to its bytes, so its token count is close, not exact; the
 // measured mean (usage.prompt_tokens) is in prompt_tokens.
-func (r *Runner) serveBodies(p Prompt, label string, load, n int) (body func(i int) []byte, maxTokens func(i int) int64) {
+func (r *Runner) serveBodies(p Prompt, label string, load, n int) func(i int) ([]byte, int64) {
 	sc := r.cfg.Serve
 	rng := newRand(sc.Seed ^ 0x5eed ^ uint64(load)<<32)
 	type req struct {
@@ -262,7 +261,7 @@ func (r *Runner) serveBodies(p Prompt, label string, load, n int) (body func(i i
 		reqs[i] = req{in: sc.Input.draw(rng), out: sc.Output.draw(rng), tag: rng.Uint32()}
 	}
 	head := len(promptHead(r.cfg.Tag, label))
-	body = func(i int) []byte {
+	return func(i int) ([]byte, int64) {
 		q := reqs[i]
 		text := p.Text
 		if q.in < p.Tokens && p.Tokens > 0 {
@@ -270,9 +269,8 @@ func (r *Runner) serveBodies(p Prompt, label string, load, n int) (body func(i i
 			text = text[:max(cut, head)]
 		}
 		text = promptHead(fmt.Sprintf("%08x", q.tag), label) + text[head:]
-		return r.c.completionBody(text, int(q.out))
+		return r.c.completionBody(text, int(q.out)), q.out
 	}
-	return body, func(i int) int64 { return reqs[i].out }
 }
 
 // serveRow turns one load into its serve row (samples go to m).

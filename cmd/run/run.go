@@ -386,7 +386,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 			return usageError{fmt.Errorf("-resume: checkpoint %s is of a run with other settings", cpPath)}
 		case cp.Complete:
 			fmt.Fprintf(stderr, "run: the run in %s is finished (%d cells); writing its document and archive\n", cpPath, len(cp.Matrix.Measurements))
-			return finish(o, cpPath, cp.Matrix, stdout)
+			return commit(o, cpPath, cp.Matrix, stdout)
 		case serve != nil:
 			return usageError{fmt.Errorf("-resume: an interrupted -rates run is not resumed (its rates are not checkpointed); run it again")}
 		}
@@ -436,7 +436,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err := failpoint("checkpoint"); err != nil {
 		return err
 	}
-	return finish(o, cpPath, m, stdout)
+	return commit(o, cpPath, m, stdout)
 }
 
 // matrixFlags reads the closed-loop matrix's axes (-contexts,

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"speedmatrix/schema"
@@ -12,20 +11,11 @@ import (
 // errNoFigure fails a run none of whose cells produced a figure.
 var errNoFigure = errors.New("no cell produced a figure")
 
-// finish commits a measured run (commit), then judges it: a run none of
-// whose cells is valid fails with why, so that the exit status tells the
-// truth (a run whose every request was answered 500 exited 0). Its
-// document and archive are written all the same: they say what failed.
-func finish(o *options, cpPath string, m *schema.Matrix, stdout io.Writer) error {
-	if err := commit(o, cpPath, m, stdout); err != nil {
-		return err
-	}
-	return noFigure(m)
-}
-
-// noFigure returns errNoFigure with the cells' statuses and the first
-// reason of the most common one on one line ("2 error, 1 over_capacity;
-// first error: HTTP 500: …"), or nil when some cell is valid.
+// noFigure judges a committed run: it returns errNoFigure with the
+// cells' statuses and the first reason of the most common one on one line
+// ("2 error, 1 over_capacity; first error: HTTP 500: …"), or nil when
+// some cell is valid (a run whose every request failed: HTTP 500, 429,
+// an error event, a closed connection).
 func noFigure(m *schema.Matrix) error {
 	if len(m.Measurements) == 0 {
 		return fmt.Errorf("%w: the run has no cells", errNoFigure)
