@@ -124,6 +124,17 @@ func (r *Runner) decodeCell(ctx context.Context, m schema.Measurement, p Prompt,
 		r.loopEvidence(&m, run.looped)
 	case run.errReason != "":
 		m.Status, m.StatusReason = schema.StatusError, run.errReason
+	case f.overran > 0:
+		// Note: a cell of a server that ignores max_tokens is invalid, its
+		// figures kept but not counted: its streams are not the workload
+		// asked for (each request should end at max_tokens and the stream
+		// prefill again), and such servers were seen to report usage that
+		// is wrong too (100–200K tok/s stored where 1–9K was real).
+		// Counting only max_tokens per request would hide the first and
+		// keep the second.
+		m.Status = schema.StatusError
+		m.StatusReason = fmt.Sprintf("the server ignored max_tokens=%d: %d of %d requests streamed past it, up to %d tokens",
+			cfg.MaxTokens, f.overran, f.requestsInCell, f.overranMax)
 	case f.requestsInCell > 0 && float64(f.errored)/float64(f.requestsInCell) > cfg.MaxErrorRate:
 		m.Status = schema.StatusError
 		m.StatusReason = fmt.Sprintf("%d of %d requests failed (over %.0f%%); first: %s",
@@ -133,9 +144,6 @@ func (r *Runner) decodeCell(ctx context.Context, m schema.Measurement, p Prompt,
 	}
 	if run.haveMetrics {
 		serverFigures(&m, run)
-	}
-	if f.overran > 0 {
-		run.note("the server ignored max_tokens=%d: requests streamed up to %d tokens (%d of %d requests over)", cfg.MaxTokens, f.overranMax, f.overran, f.requestsInCell)
 	}
 	addNotes(&m, run.notes)
 	r.sampleCell(f.samples, m.ContextLabel, c)

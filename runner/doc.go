@@ -75,5 +75,10 @@
 //
 // A failed request is data: it is counted in errored_requests and the
 // samples, never in tokens; a cell whose failures pass the threshold is
-// error with the reason.
+// error with the reason. So is a cell or rate whose requests streamed
+// past their max_tokens (the server ignored it; an open-loop request is
+// read no further), and prompts fitted with probes that a server streamed
+// past max_tokens=1 with no plausible usage fail with that reason. A
+// rate's drain after its last arrival is bounded (ServeConfig.Drain); the
+// requests it cuts are counted in incomplete_requests.
 package runner

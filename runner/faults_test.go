@@ -353,6 +353,24 @@ func TestMetricsHangMidCell(t *testing.T) {
 // usage in every chunk, until the client goes away (case 9, and case 7
 // for its probes). Its /tokenize counts as its usage does, 5 tokens less.
 func endlessServer(t *testing.T) *Client {
+	return endlessServerWith(t, endless{tokenize: true})
+}
+
+// endless shapes endlessServerWith's server.
+type endless struct {
+	// tokenize serves POST /tokenize.
+	tokenize bool
+	// promptTokens, when above 0, is the usage.prompt_tokens reported for
+	// every prompt (a server whose usage is wrong); else one token per 4
+	// bytes, plus 5.
+	promptTokens int64
+	// noUsage sends no usage: a server that sends it only in its final
+	// chunk, which never comes.
+	noUsage bool
+}
+
+// endlessServerWith is endlessServer shaped by e.
+func endlessServerWith(t *testing.T, e endless) *Client {
 	t.Helper()
 	quit := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -371,13 +389,16 @@ func endlessServer(t *testing.T) *Client {
 			return int64(n+3) / 4
 		}
 		b, _ := io.ReadAll(r.Body)
-		switch r.URL.Path {
-		case "/v1/models":
+		switch {
+		case r.URL.Path == "/v1/models":
 			fmt.Fprint(w, `{"data":[{"id":"m","max_model_len":32768}]}`)
-		case "/tokenize":
+		case r.URL.Path == "/tokenize" && e.tokenize:
 			fmt.Fprintf(w, `{"count":%d}`, count(b))
-		case "/v1/chat/completions":
+		case r.URL.Path == "/v1/chat/completions":
 			prompt := count(b) + 5
+			if e.promptTokens > 0 {
+				prompt = e.promptTokens
+			}
 			w.Header().Set("Content-Type", "text/event-stream")
 			for i := int64(1); r.Context().Err() == nil; i++ {
 				select {
@@ -385,7 +406,11 @@ func endlessServer(t *testing.T) *Client {
 					return
 				default:
 				}
-				_, err := fmt.Fprintf(w, `data: {"choices":[{"index":0,"delta":{"content":"w%d "}}],"usage":{"prompt_tokens":%d,"completion_tokens":%d}}`+"\n\n", i*7919%10007, prompt, i)
+				usage := fmt.Sprintf(`,"usage":{"prompt_tokens":%d,"completion_tokens":%d}`, prompt, i)
+				if e.noUsage {
+					usage = ""
+				}
+				_, err := fmt.Fprintf(w, `data: {"choices":[{"index":0,"delta":{"content":"w%d "}}]%s}`+"\n\n", i*7919%10007, usage)
 				if err != nil {
 					return
 				}
@@ -406,8 +431,73 @@ func endlessServer(t *testing.T) *Client {
 	return c
 }
 
-// TestServerIgnoresMaxTokens covers case 9: the run ends, its cells are
-// measured, and each says the server ignored max_tokens.
+// TestEndlessServerWrongUsage: a server that streams without end from
+// its first request (no /tokenize, so prompts are fitted with probes)
+// fails every cell with the server's faults named (it ignored
+// max_tokens; its usage is wrong or missing), not with their symptom
+// ("padding text too short for 1024 tokens").
+func TestEndlessServerWrongUsage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    endless
+		want []string
+	}{
+		{"10 prompt tokens for any prompt", endless{promptTokens: 10}, []string{"ignored max_tokens=1", "reported 10 prompt tokens for 4", "usage counts are wrong"}},
+		{"no usage", endless{noUsage: true}, []string{"ignored max_tokens=1", "no usage.prompt_tokens"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := endlessServerWith(t, tc.e)
+			cfg := testConfig()
+			cfg.Contexts, cfg.Concurrency, cfg.MaxTokens = []int64{1024}, []int{1}, 50
+			r, err := New(c, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m *schema.Matrix
+			endsWithin(t, 30*time.Second, "Run", func() { m, err = r.Run(context.Background()) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Measurements) == 0 {
+				t.Fatal("no cells")
+			}
+			for _, x := range m.Measurements {
+				t.Logf("%s: %s (%s)", x.Phase, x.Status, x.StatusReason)
+				if x.Status != schema.StatusError || strings.Contains(x.StatusReason, "too short") {
+					t.Errorf("%s cell: %s (%s), want an error naming the server's faults", x.Phase, x.Status, x.StatusReason)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(x.StatusReason, w) {
+						t.Errorf("%s cell: reason %q lacks %q", x.Phase, x.StatusReason, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPromptWrongCounts: a counter that says 10 tokens for any text (a
+// server whose usage is wrong, though it honours max_tokens) is named as
+// wrong, not as padding text too short; a body genuinely too short still
+// says so.
+func TestPromptWrongCounts(t *testing.T) {
+	head := promptHead("0123abcd", "1K")
+	ten := func(context.Context, string) (int64, error) { return 10, nil }
+	for _, exact := range []bool{true, false} {
+		_, err := fitPrompt(context.Background(), head, neutralText(newRand(3), 12000), 1024, ten, exact)
+		if err == nil || !strings.Contains(err.Error(), "counts 10 tokens for") || !strings.Contains(err.Error(), "token counts are wrong") {
+			t.Errorf("exact %v: error %v, want the counts named wrong", exact, err)
+		}
+	}
+	if _, err := fitPrompt(context.Background(), head, neutralText(newRand(3), 1000), 100000, wordCounter(0), true); err == nil || !strings.Contains(err.Error(), "padding text too short") {
+		t.Errorf("short padding: error %v", err)
+	}
+}
+
+// TestServerIgnoresMaxTokens covers case 9: the run ends; its prefill
+// cell is valid with a note (a first token's time does not depend on
+// max_tokens), its decode cell is an error that names the fault, its
+// figures kept: streams that never end are not the workload asked for.
 func TestServerIgnoresMaxTokens(t *testing.T) {
 	c := endlessServer(t)
 	cfg := testConfig()
@@ -421,14 +511,19 @@ func TestServerIgnoresMaxTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := map[schema.Phase]schema.Status{schema.PhasePrefill: schema.StatusValid, schema.PhaseDecode: schema.StatusError}
 	for _, x := range m.Measurements {
 		t.Logf("%s: %s (%s)", x.Phase, x.Status, x.StatusReason)
-		if x.Status != schema.StatusValid || !strings.Contains(x.StatusReason, "ignored max_tokens") {
-			t.Errorf("%s cell: %s (%s)", x.Phase, x.Status, x.StatusReason)
+		if x.Status != want[x.Phase] || !strings.Contains(x.StatusReason, "ignored max_tokens") {
+			t.Errorf("%s cell: %s (%s), want %s naming the ignored max_tokens", x.Phase, x.Status, x.StatusReason, want[x.Phase])
 		}
 	}
-	if d := cellsByKey(m)[cellKey(schema.PhaseDecode, "1K", 1)]; d.OutputTokens == nil || *d.OutputTokens <= 50 {
+	d := cellsByKey(m)[cellKey(schema.PhaseDecode, "1K", 1)]
+	if d.OutputTokens == nil || *d.OutputTokens <= 50 {
 		t.Errorf("decode cell counted %v tokens", d.OutputTokens)
+	}
+	if !strings.Contains(d.StatusReason, "max_tokens=50: 1 of 1 requests streamed past it") {
+		t.Errorf("decode cell: reason %q", d.StatusReason)
 	}
 }
 
@@ -515,6 +610,69 @@ func TestStaleConnectionRetried(t *testing.T) {
 			t.Fatalf("status %s (%s), errored %d, retries %v", d.Status, d.StatusReason, errored, retries)
 		}
 	})
+	t.Run("rate", func(t *testing.T) {
+		// An open-loop row reports its retries as a cell does (it did
+		// not: client_retries was missing from every rate row).
+		_, c := staleConns(t, fastProfile(), 3)
+		cfg := Config{Duration: time.Second, Serve: &ServeConfig{Rates: []float64{20}, Input: Fixed(256), Output: Fixed(20), Seed: 1}}
+		m := runMatrix(t, c, cfg)
+		if len(m.Measurements) != 1 {
+			t.Fatalf("%d rows", len(m.Measurements))
+		}
+		x := m.Measurements[0]
+		retries := extraOf(x, "client_retries")
+		errored := int64(-1)
+		if x.ErroredRequests != nil {
+			errored = *x.ErroredRequests
+		}
+		t.Logf("%s (%s): errored %d, retries %v", x.Status, x.StatusReason, errored, retries)
+		if x.Status != schema.StatusValid || errored != 0 || retries == 0 {
+			t.Fatalf("status %s (%s), errored %d, retries %v", x.Status, x.StatusReason, errored, retries)
+		}
+	})
+}
+
+// extraOf returns the extra metric name of x, 0 when absent.
+func extraOf(x schema.Measurement, name string) float64 {
+	for _, e := range x.Extra {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return 0
+}
+
+// TestRatesEndlessServer: open-loop rates against a server that streams
+// without end (`-rates 5,10 -duration 2s` took 129.5 s, a fixed minute
+// of drain per rate, and stored valid rows): each request is read only
+// to its max_tokens, so the run ends soon after the last arrival, and
+// each row is an error that names the fault.
+func TestRatesEndlessServer(t *testing.T) {
+	c := endlessServer(t)
+	cfg := Config{Duration: time.Second, Serve: &ServeConfig{Rates: []float64{5, 10}, Input: Fixed(256), Output: Fixed(16), Seed: 1}}
+	r, err := New(c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m *schema.Matrix
+	start := time.Now()
+	endsWithin(t, 20*time.Second, "Run", func() { m, err = r.Run(context.Background()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d rows in %v", len(m.Measurements), time.Since(start))
+	if len(m.Measurements) != 2 {
+		t.Fatalf("%d rows, want 2", len(m.Measurements))
+	}
+	for _, x := range m.Measurements {
+		t.Logf("%v req/s: %s (%s)", deref(x.RequestRate), x.Status, x.StatusReason)
+		if x.Status != schema.StatusError || !strings.Contains(x.StatusReason, "ignored max_tokens") {
+			t.Errorf("rate %v: %s (%s), want an error naming the ignored max_tokens", deref(x.RequestRate), x.Status, x.StatusReason)
+		}
+		if n := extraOf(x, "incomplete_requests"); n != 0 {
+			t.Errorf("rate %v: %v requests cut by the drain, want none held", deref(x.RequestRate), n)
+		}
+	}
 }
 
 // TestUnservableContexts: a context the server cannot hold is a clear

@@ -67,7 +67,7 @@ func TestInFlightAgainstSim(t *testing.T) {
 	body := c.completionBody("hello", 40) // 40 steps: 400 ms
 	srv.Reset()
 	res := c.runLoad(context.Background(), loadConfig{label: "t", maxInFlight: 64, header: time.Minute, idle: time.Minute, drain: time.Minute,
-		at: schedule(ArrivalConstant, 20, 60, 0, nil), body: func(int) []byte { return body }})
+		at: schedule(ArrivalConstant, 20, 60, 0, nil), body: func(int) ([]byte, int64) { return body, 0 }})
 	f := figuresOf(&res, SLO{}, false)
 	var m schema.Measurement
 	f.fill(&m)

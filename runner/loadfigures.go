@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"math"
 
 	"speedmatrix/schema"
@@ -40,6 +41,12 @@ type loadFigures struct {
 	inFlight                                         inFlight
 	errSample                                        string
 	samples                                          []schema.Sample
+
+	// retries counts requests sent again after the server had closed
+	// their reused connection; overran the requests that streamed past
+	// their max_tokens (cut there, neither completed nor incomplete), the
+	// longest overranMax tokens.
+	retries, overran, overranMax int64
 }
 
 // figuresOf computes a load's figures; slo decides goodput.
@@ -49,6 +56,7 @@ func figuresOf(run *loadRun, slo SLO, keepSamples bool) loadFigures {
 	for i := range run.recs {
 		q := &run.recs[i]
 		f.sent++
+		f.retries += int64(q.retries)
 		if f.firstStart < 0 || q.start < f.firstStart {
 			f.firstStart = q.start
 		}
@@ -106,8 +114,14 @@ func figuresOf(run *loadRun, slo SLO, keepSamples bool) loadFigures {
 		if keepSamples {
 			f.samples = append(f.samples, s)
 		}
+		if q.overran {
+			f.overran++
+			f.overranMax = max(f.overranMax, q.tokens)
+		}
 		if !q.done {
-			f.incomplete++
+			if !q.overran {
+				f.incomplete++
+			}
 			continue
 		}
 		f.completed++
@@ -119,6 +133,12 @@ func figuresOf(run *loadRun, slo SLO, keepSamples bool) loadFigures {
 	}
 	f.inFlight = inFlightOver(edges, f.firstStart, f.lastEnd)
 	return f
+}
+
+// overranReason says that the server ignored the requests' max_tokens.
+func (f *loadFigures) overranReason() string {
+	return fmt.Sprintf("the server ignored max_tokens: %d of %d requests streamed past theirs (the client stopped reading each there, at up to %d tokens)",
+		f.overran, f.sent, f.overranMax)
 }
 
 // seconds returns the span in seconds.
@@ -163,6 +183,9 @@ func (f *loadFigures) fill(m *schema.Measurement) {
 		extra("incomplete_requests", float64(f.incomplete))
 	}
 	extra("late_requests", float64(f.late))
+	if f.retries > 0 {
+		extra("client_retries", float64(f.retries))
+	}
 	if d, ok := summarize(f.lag); ok {
 		extra("send_lag_p50_ms", roundSig(d.p50, 4))
 		extra("send_lag_p99_ms", roundSig(d.p99, 4))

@@ -120,7 +120,7 @@ func New(c *Client, cfg Config) (*Runner, error) {
 		if len(cfg.Contexts) > 0 || len(cfg.PrefillContexts) > 0 {
 			return nil, errors.New("a serving run measures request rates, not contexts")
 		}
-		if err := cfg.Serve.defaults(cfg.Duration); err != nil {
+		if err := cfg.Serve.defaults(); err != nil {
 			return nil, err
 		}
 	} else if len(cfg.Contexts) == 0 && len(cfg.PrefillContexts) == 0 {

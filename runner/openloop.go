@@ -19,10 +19,13 @@ type loadConfig struct {
 	n, concurrency int
 	// closedFor, when above 0, ends a closed loop's sending after it.
 	closedFor time.Duration
-	// body returns request i's body: an open loop's is built by the
-	// dispatcher before the request's send time, a closed loop's in the
-	// request's goroutine.
-	body func(i int) []byte
+	// body returns request i's body and its max_tokens (0: unbounded):
+	// an open loop's is built by the dispatcher before the request's send
+	// time, a closed loop's in the request's goroutine. A request that
+	// streams past its max_tokens (a server that ignores it) is marked
+	// overran and read no further, so that it holds neither the load nor
+	// its drain.
+	body func(i int) (body []byte, maxTokens int64)
 	// maxInFlight bounds the requests in flight; an arrival that finds
 	// them all busy waits for one to end (it is then late, and counted).
 	maxInFlight int
@@ -39,6 +42,17 @@ type loadConfig struct {
 	// streamed so far and the requests sent.
 	onTokens func(tokens int64, sent int, elapsed time.Duration)
 }
+
+// DefaultDrain bounds the wait for a rate's requests in flight after its
+// last arrival when ServeConfig.Drain is not set.
+//
+// Note: 30 s outlasts a request of vLLM's default 128 output tokens at
+// 5 tok/s (25.6 s), so a healthy server's tail ends within it, and it keeps a
+// short rate short (a fixed minute made `-rates 5,10 -duration 2s` take
+// 129.5 s against a server that kept streaming). A request still
+// streaming then is cut, counted in incomplete_requests and noted on
+// the row; a longer tail asks for a longer -drain.
+const DefaultDrain = 30 * time.Second
 
 // loadRun is the raw outcome of one load: every request's record (in
 // send order; lag[i] is how late request i's goroutine, its body built,
@@ -132,12 +146,12 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 	}
 
 	for i := 0; i < n; i++ {
-		var due int64
+		var due, want int64
 		var body []byte
 		if !closed {
 			// The body is built before its time comes, so the send lag
 			// is the clock's and the scheduler's, not the encoder's.
-			body = cfg.body(i)
+			body, want = cfg.body(i)
 			due = cfg.at[i]
 			if !clock.until(due) {
 				break
@@ -168,12 +182,16 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 		run.sent++
 		sentNow.Add(1)
 		wg.Add(1)
-		go func(i, si int, s *stream, due int64, body []byte) {
+		go func(i, si int, s *stream, due, want int64, body []byte) {
 			defer wg.Done()
 			rec := &run.recs[i]
 			rec.slot, rec.seq = si, i
 			if body == nil { // a closed loop's, built when it is sent
-				body = cfg.body(i)
+				body, want = cfg.body(i)
+			}
+			s.want, s.cutAt = want, 0
+			if want > 0 {
+				s.cutAt = want + 1
 			}
 			c.do(reqCtx, body, epoch, s, rec)
 			run.lag[i] = rec.start - due
@@ -183,7 +201,7 @@ func (c *Client) runLoad(ctx context.Context, cfg loadConfig) loadRun {
 			free = append(free, si)
 			mu.Unlock()
 			<-slots
-		}(i, si, s, due, body)
+		}(i, si, s, due, want, body)
 	}
 	// Wait for the requests in flight, at most drain.
 	done := make(chan struct{})

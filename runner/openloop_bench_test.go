@@ -55,7 +55,7 @@ type lagTally struct {
 // benchSendLag is one sub-benchmark of BenchmarkOpenLoopSendLag.
 func benchSendLag(b *testing.B, c *Client) {
 	// Each body is built per request, as a rate run's are.
-	body := func(int) []byte { return c.completionBody("A short prompt for the send-lag benchmark.", 8) }
+	body := func(int) ([]byte, int64) { return c.completionBody("A short prompt for the send-lag benchmark.", 8), 8 }
 	const rate, seconds = 2000, 2
 	clocks := []clockKind{clockTimer, clockSleep, clockPrecise}
 	tally := make([]lagTally, len(clocks))

@@ -23,7 +23,7 @@ func TestRunLoad(t *testing.T) {
 	t.Run("open loop", func(t *testing.T) {
 		cfg := base
 		cfg.at = schedule(ArrivalConstant, 10, 8, 0, nil) // every 100 ms
-		cfg.body = func(int) []byte { return short }
+		cfg.body = func(int) ([]byte, int64) { return short, 0 }
 		res := c.runLoad(context.Background(), cfg)
 		if res.sent != 8 || res.stoppedAt >= 0 || res.interrupted {
 			t.Fatalf("sent %d, stopped at %d, interrupted %v", res.sent, res.stoppedAt, res.interrupted)
@@ -53,7 +53,7 @@ func TestRunLoad(t *testing.T) {
 	t.Run("drain cuts", func(t *testing.T) {
 		cfg := base
 		cfg.at = schedule(ArrivalConstant, 10, 3, 0, nil)
-		cfg.body = func(int) []byte { return long } // 10 s each
+		cfg.body = func(int) ([]byte, int64) { return long, 0 } // 10 s each
 		cfg.drain = 300 * time.Millisecond
 		res := c.runLoad(context.Background(), cfg)
 		if res.sent != 3 || res.stoppedAt < 0 {
@@ -67,7 +67,7 @@ func TestRunLoad(t *testing.T) {
 	t.Run("closed loop", func(t *testing.T) {
 		cfg := base
 		cfg.n, cfg.concurrency = 6, 2
-		cfg.body = func(int) []byte { return short }
+		cfg.body = func(int) ([]byte, int64) { return short, 0 }
 		res := c.runLoad(context.Background(), cfg)
 		f := figuresOf(&res, SLO{}, false)
 		if res.sent != 6 || f.completed != 6 || f.inFlight.max != 2 {
@@ -77,7 +77,7 @@ func TestRunLoad(t *testing.T) {
 	t.Run("stop", func(t *testing.T) {
 		cfg := base
 		cfg.at = schedule(ArrivalConstant, 1, 10, 0, nil) // one a second
-		cfg.body = func(int) []byte { return short }
+		cfg.body = func(int) ([]byte, int64) { return short, 0 }
 		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 		defer cancel()
 		began := time.Now()

@@ -174,6 +174,9 @@ func fitPrompt(ctx context.Context, head, body string, target int64, count count
 			next += int(math.Copysign(1, float64(target-n)))
 		}
 		if next > len(body) {
+			if text := l + len(head); n*maxBytesPerToken < int64(text) {
+				return Prompt{}, fmt.Errorf("prompt: the server counts %d tokens for %d bytes of prose (a tokenizer counts about one per 4 bytes): its token counts are wrong, or it truncates prompts", n, text)
+			}
 			return Prompt{}, fmt.Errorf("prompt: padding text too short for %d tokens", target)
 		}
 		if next < 0 {
@@ -253,15 +256,28 @@ func abs64(x int64) int64 {
 	return x
 }
 
+// maxBytesPerToken is more bytes of prose than any tokenizer puts in one
+// token on average (about 4 is usual): a server that counts fewer tokens
+// for a text is wrong, or cut the text.
+const maxBytesPerToken = 16
+
 // probeTokens sends text with max_tokens=1 and returns the prompt tokens
-// the server reports in usage, and the time to the first token.
+// the server reports in usage. A server that ignored max_tokens=1 and
+// reported no usage, or too few tokens for the text to be a count, is
+// named as the fault.
 func (c *Client) probeTokens(ctx context.Context, text string) (int64, error) {
 	r := c.probe(ctx, text)
 	if r.err != "" {
 		return 0, errors.New(r.err)
 	}
-	if r.prompt <= 0 {
+	ignored := fmt.Sprintf("the server ignored max_tokens=1: a one-token probe streamed past %d tokens", probeMaxTokens)
+	switch {
+	case r.prompt <= 0 && r.overran:
+		return 0, fmt.Errorf("%s and sent no usage.prompt_tokens before the client stopped reading", ignored)
+	case r.prompt <= 0:
 		return 0, errors.New("probe: server reported no usage.prompt_tokens")
+	case r.overran && r.prompt*maxBytesPerToken < int64(len(text)):
+		return 0, fmt.Errorf("%s, and it reported %d prompt tokens for %d bytes of prose (a tokenizer counts about one per 4 bytes): its usage counts are wrong", ignored, r.prompt, len(text))
 	}
 	return r.prompt, nil
 }

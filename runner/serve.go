@@ -40,13 +40,13 @@ type ServeConfig struct {
 	// arrival finding them all busy waits, late and counted.
 	MaxInFlight int
 	// Drain bounds the wait for requests in flight after a rate's last
-	// arrival (default: the longer of a minute and Config.Duration); the
-	// requests still streaming then are cut and counted incomplete.
+	// arrival (default DefaultDrain); the requests still streaming then
+	// are cut and counted incomplete.
 	Drain time.Duration
 }
 
 // defaults fills the zero fields of a serve config and checks the rest.
-func (s *ServeConfig) defaults(duration time.Duration) error {
+func (s *ServeConfig) defaults() error {
 	switch s.Arrival {
 	case "":
 		s.Arrival = ArrivalPoisson
@@ -75,7 +75,7 @@ func (s *ServeConfig) defaults(duration time.Duration) error {
 		s.MaxInFlight = 1024
 	}
 	if s.Drain <= 0 {
-		s.Drain = max(time.Minute, duration)
+		s.Drain = DefaultDrain
 	}
 	if s.Requests < 0 {
 		return fmt.Errorf("requests %d: want at least 1 per rate", s.Requests)
@@ -338,16 +338,16 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// serveBodies returns the body of each of load's n requests: a prompt
-// of its drawn input length with a tag of its own first (so no request
-// shares a cached prefix with another), and its drawn max_tokens. The
-// lengths are drawn here, in order, from the seed; the bodies are built
-// by each request's goroutine.
+// serveBodies returns the body and max_tokens of each of load's n
+// requests: a prompt of its drawn input length with a tag of its own
+// first (so no request shares a cached prefix with another), and its
+// drawn max_tokens. The lengths are drawn here, in order, from the seed;
+// the bodies are built by each request's goroutine.
 //
 // Note: a drawn input length below the fitted prompt's is cut from it in
 // proportion to its bytes, so its token count is close, not exact; the
 // measured mean (usage.prompt_tokens) is in prompt_tokens.
-func (r *Runner) serveBodies(p Prompt, label string, load, n int) func(i int) []byte {
+func (r *Runner) serveBodies(p Prompt, label string, load, n int) func(i int) ([]byte, int64) {
 	sc := r.cfg.Serve
 	rng := newRand(sc.Seed ^ 0x5eed ^ uint64(load)<<32)
 	type req struct {
@@ -359,7 +359,7 @@ func (r *Runner) serveBodies(p Prompt, label string, load, n int) func(i int) []
 		reqs[i] = req{in: sc.Input.draw(rng), out: sc.Output.draw(rng), tag: rng.Uint32()}
 	}
 	head := len(promptHead(r.cfg.Tag, label))
-	return func(i int) []byte {
+	return func(i int) ([]byte, int64) {
 		q := reqs[i]
 		text := p.Text
 		if q.in < p.Tokens && p.Tokens > 0 {
@@ -367,7 +367,7 @@ func (r *Runner) serveBodies(p Prompt, label string, load, n int) func(i int) []
 			text = text[:max(cut, head)]
 		}
 		text = promptHead(fmt.Sprintf("%08x", q.tag), label) + text[head:]
-		return r.c.completionBody(text, int(q.out))
+		return r.c.completionBody(text, int(q.out)), q.out
 	}
 }
 
@@ -385,6 +385,8 @@ func (r *Runner) serveRow(x schema.Measurement, res *loadRun, load int, m *schem
 	switch {
 	case f.sent == 0:
 		x.Status, x.StatusReason = schema.StatusError, "no request was sent"
+	case f.overran > 0:
+		x.Status, x.StatusReason = schema.StatusError, f.overranReason()
 	case float64(f.errored)/float64(f.sent) > r.cfg.MaxErrorRate:
 		x.Status = schema.StatusError
 		x.StatusReason = fmt.Sprintf("%d of %d requests failed (over %.0f%%); first: %s", f.errored, f.sent, 100*r.cfg.MaxErrorRate, f.errSample)

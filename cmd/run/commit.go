@@ -77,7 +77,10 @@ func commit(o *options, cpPath string, m *schema.Matrix, stdout, stderr io.Write
 	if err := os.Remove(cpPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("the run is written, but its checkpoint stays: %w", err)
 	}
-	return nil
+	// A run none of whose cells produced a figure is written and archived
+	// all the same (it says what failed), then fails, so that the exit
+	// status tells the truth (noFigure).
+	return noFigure(m)
 }
 
 // asDocument returns the matrix as its document reads back: m rendered as

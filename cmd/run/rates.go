@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"time"
 
 	"speedmatrix/runner"
 )
@@ -15,6 +16,7 @@ import (
 type serveFlags struct {
 	rates, arrival, seed, input, output, slo string
 	requests, maxInFlight                    int
+	drain                                    time.Duration
 	// seedUsed is the arrival seed of the run (drawn when -seed is not
 	// given), printed so that the run can be repeated.
 	seedUsed uint64
@@ -29,6 +31,7 @@ func (s *serveFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&s.requests, "requests", 0, "with -rates: requests per rate (default: every arrival within -duration)")
 	fs.IntVar(&s.maxInFlight, "max-inflight", 1024, "with -rates: most requests in flight; an arrival finding them all busy waits and counts as late")
 	fs.StringVar(&s.slo, "slo", "", "with -rates: goodput's service-level objective, e.g. ttft:500ms,tbt:50ms (e2e too)")
+	fs.DurationVar(&s.drain, "drain", runner.DefaultDrain, "with -rates: bound on the wait for requests still streaming after a rate's last arrival; those still streaming then are cut and counted in incomplete_requests (not -drain-timeout, a decode cell's wait for the server's queue)")
 }
 
 // key lists the settings that name a -rates run in its checkpoint key.
@@ -37,7 +40,7 @@ func (s *serveFlags) key() []string {
 }
 
 // serveOnly are the flags that mean something only with -rates.
-var serveOnly = []string{"arrival", "seed", "input-tokens", "output-tokens", "requests", "slo", "max-inflight"}
+var serveOnly = []string{"arrival", "seed", "input-tokens", "output-tokens", "requests", "slo", "max-inflight", "drain"}
 
 // matrixOnly are the flags of the closed-loop matrix that a -rates run
 // refuses: its lengths are -input-tokens and -output-tokens.
@@ -71,6 +74,10 @@ func (o *options) serveConfig() (*runner.ServeConfig, error) {
 	}
 	c := &runner.ServeConfig{Rates: rates, Sweep: sweep, Arrival: s.arrival, Requests: s.requests,
 		ProbeConcurrency: 64, MaxInFlight: s.maxInFlight}
+	if s.drain <= 0 {
+		return nil, fmt.Errorf("-drain %v: want a positive duration", s.drain)
+	}
+	c.Drain = s.drain
 	if s.maxInFlight < 1 {
 		return nil, fmt.Errorf("-max-inflight %d: want at least 1", s.maxInFlight)
 	}
