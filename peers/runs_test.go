@@ -15,7 +15,7 @@ import (
 )
 
 func FuzzParsePeer(f *testing.F) {
-	for _, dir := range []string{"vllm", "sglang", "guidellm", "llmperf", "aiperf", "genai-perf", "llm-inference-bench", "genai-bench", "inference-perf", "hf-inference-benchmarker", "bad"} {
+	for _, dir := range []string{"vllm", "sglang", "guidellm", "llmperf", "aiperf", "genai-perf", "llm-inference-bench", "genai-bench", "inference-perf", "hf-inference-benchmarker", "llama-bench", "llama-benchy", "bad"} {
 		paths, _ := filepath.Glob(filepath.Join(fixtures, dir, "*"))
 		for _, p := range paths {
 			b, err := os.ReadFile(p)
