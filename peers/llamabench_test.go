@@ -283,3 +283,13 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestLlamaBenchJSONWithoutRates: a llama-bench JSON missing the figures
+// the reader needs is named, with what to ingest instead.
+func TestLlamaBenchJSONWithoutRates(t *testing.T) {
+	b := []byte(`[{"build_commit": "a", "build_number": 1, "model_filename": "m.gguf", "model_type": "llama 7B Q4_0", "n_prompt": 512, "n_gen": 0, "avg_ns": 5}]`)
+	_, err := readAll(b, "x.json", "")
+	if err == nil || !strings.Contains(err.Error(), "it is llama.cpp's llama-bench JSON without its tokens per second") {
+		t.Errorf("got %v", err)
+	}
+}
