@@ -88,6 +88,8 @@ type llamaTest struct {
 	extra []schema.Metric
 	// tool names who wrote the test ("llama-bench", "llama-benchy").
 	tool string
+	// conc is llama-benchy's concurrency when its test names one ("(c4)").
+	conc int32
 	// build is the build line that follows a Markdown table.
 	buildCommit, buildNumber string
 	// gpus are GPU names a console log printed above the table.
@@ -129,11 +131,19 @@ var llamaTestName = regexp.MustCompile(`^(pp|tg|pg|ctx_pp|ctx_tg)\s*(\d*)(?:\s*[
 // parseLlamaTestName reads a Markdown test name into its prompt,
 // generation and depth tokens.
 func parseLlamaTestName(s string) (kind string, nPrompt, nGen, nDepth int64, ok bool) {
+	kind, nPrompt, nGen, nDepth, _, ok = parseLlamaTest(s)
+	return
+}
+
+// parseLlamaTest is parseLlamaTestName with llama-benchy's concurrency
+// suffix ("(c4)"; 0 when none).
+func parseLlamaTest(s string) (kind string, nPrompt, nGen, nDepth, conc int64, ok bool) {
 	m := llamaTestName.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return "", 0, 0, 0, false
+		return "", 0, 0, 0, 0, false
 	}
 	atoi := func(x string) int64 { v, _ := strconv.ParseInt(x, 10, 64); return v }
+	conc = atoi(m[5])
 	kind = m[1]
 	switch kind {
 	case "pp":
@@ -146,12 +156,12 @@ func parseLlamaTestName(s string) (kind string, nPrompt, nGen, nDepth int64, ok 
 	case "pg":
 		nPrompt, nGen = atoi(m[2]), atoi(m[3])
 	default:
-		return kind, 0, 0, atoi(m[4]), m[2] == "" && m[3] == ""
+		return kind, 0, 0, atoi(m[4]), conc, m[2] == "" && m[3] == ""
 	}
-	if m[2] == "" {
-		return "", 0, 0, 0, false
+	if m[2] == "" || conc > math.MaxInt32 {
+		return "", 0, 0, 0, 0, false
 	}
-	return kind, nPrompt, nGen, atoi(m[4]), true
+	return kind, nPrompt, nGen, atoi(m[4]), conc, true
 }
 
 // llamaCtxLabel labels a token count as the seed documents do where it is
@@ -345,7 +355,7 @@ func llamaTestLabel(t *llamaTest) string {
 // them (samples_ts), else one row of the mean. nil for a pg test.
 func llamaRows(t *llamaTest, manyGens bool, name string) ([]schema.Measurement, error) {
 	var base schema.Measurement
-	base.Concurrency = schema.I32(1)
+	base.Concurrency = schema.I32(max(1, t.conc))
 	base.Status = schema.StatusValid
 	base.SourceLine = int64(t.line)
 	switch {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"speedmatrix/schema"
@@ -178,7 +179,8 @@ func llamaMDTest(header, cells []string, tool, name string, line int) (llamaTest
 		c := cells[j]
 		switch {
 		case h == "test":
-			kind, np, ng, nd, ok := parseLlamaTestName(c)
+			kind, np, ng, nd, conc, ok := parseLlamaTest(c)
+			t.conc = int32(conc)
 			if !ok {
 				return t, errorf(name, line, "test %q is not a pp<N>, tg<N> or pp<N>+tg<M> test (at an optional depth @ d<N>)", c)
 			}
@@ -225,6 +227,12 @@ func llamaMDTest(header, cells []string, tool, name string, line int) (llamaTest
 	}
 	if t.printedTS == "" {
 		return t, errorf(name, line, "a row without t/s")
+	}
+	if slices.Contains(header, "t/s (total)") && t.conc == 0 {
+		// Note: llama-benchy prints "t/s (total)" for a run at a
+		// concurrency above 1 without saying which; read at 1 its rows
+		// would claim one stream's speed.
+		return t, errorf(name, line, "llama-benchy's t/s (total) of a run at a concurrency above 1 that the table does not name: ingest the table of a run at concurrency 1, or one whose tests name theirs (\"tg128 (c4)\")")
 	}
 	return t, nil
 }

@@ -183,6 +183,7 @@ func TestLlamaBenchBad(t *testing.T) {
 		{"bad t/s", header + "| llama 7B Q4_0 | 3.56 GiB | 6.74 B | CUDA | 99 | pp512 | fast |\n", 3, "is not a mean ± standard deviation"},
 		{"short row", header + "| llama 7B Q4_0 | 3.56 GiB | CUDA | 99 | pp512 | 1.0 ± 0.1 |\n", 3, "6 cells where the header names 7"},
 		{"duplicate", header + "| llama 7B Q4_0 | 3.56 GiB | 6.74 B | CUDA | 99 | pp512 | 1.0 ± 0.1 |\n| llama 7B Q4_0 | 3.56 GiB | 6.74 B | CUDA | 99 | pp 512 | 2.0 ± 0.1 |\n", 4, "duplicate prefill cell"},
+		{"benchy total", "| model | test | t/s (total) | ttfr (ms) |\n|:--|--:|--:|--:|\n| m | tg128 | 80.0 ± 1.0 | |\n", 3, "a concurrency above 1 that the table does not name"},
 		{"only pg", header + "| llama 7B Q4_0 | 3.56 GiB | 6.74 B | CUDA | 99 | pp512+tg128 | 1.0 ± 0.1 |\n", 3, "no pp or tg test"},
 		{"csv fields", "build_commit,build_number,n_prompt,n_gen,avg_ts\n\"a\",\"1\",\"512\"\n", 2, "3 fields where the header names 5"},
 		{"json samples", `[{"build_commit": "a", "n_prompt": 512, "n_gen": 0, "avg_ts": 1, "samples_ns": [1, 2], "samples_ts": [1]}]`, 1, "samples_ns has 2 repetitions"},
@@ -195,6 +196,18 @@ func TestLlamaBenchBad(t *testing.T) {
 				t.Errorf("got %v; want line %d and %q", err, tt.line, tt.msg)
 			}
 		})
+	}
+}
+
+// TestLlamaBenchyConcurrency: a test that names its concurrency is a
+// cell at that load.
+func TestLlamaBenchyConcurrency(t *testing.T) {
+	m, err := readOne([]byte("| model | test | t/s (total) | ttfr (ms) |\n|:--|--:|--:|--:|\n| m | tg128 (c4) | 280.0 ± 1.0 | |\n| m | pp512 @ d1024 (c4) | 900.5 ± 3.0 | 410.2 ± 2.0 |\n"), "x.md", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cellsOf(m), "  "); got != "prefill|512 @ d1K|4|-|900.5  decode|0|4|-|280" {
+		t.Errorf("cells %s", got)
 	}
 }
 
