@@ -113,6 +113,9 @@ var notFigures = regexp.MustCompile(`(^|/)(input_lens|output_lens|ttfts|itls|sta
 // path.
 func sourceNumbers(t *testing.T, path string, b []byte) map[string]float64 {
 	out := map[string]float64{}
+	if f, _ := Detect(b); f == FormatLlamaBench || f == FormatLlamaBenchy {
+		return llamaSourceNumbers(t, path, b) // llamabench_test.go
+	}
 	if looksVLLMSweepCSV(b) { // vllm bench sweep's summary.csv: its JSON
 		j, err := vllmSweepCSVToJSON(path, b)
 		if err != nil {

@@ -55,8 +55,6 @@ func TestPeerBadFiles(t *testing.T) {
 		// once "JSON of no benchmark tool", although vLLM wrote them.
 		{"bad/vllm-bench-latency.json", 1, "it is vLLM's offline latency benchmark (`vllm bench latency`"},
 		{"bad/vllm-bench-throughput.json", 1, "it is vLLM's offline throughput benchmark (`vllm bench throughput`"},
-		// llama.cpp's llama-bench -o json (shape of a real b11371 output,
-		// our numbers): once "JSON of no benchmark tool".
 		// The console summaries of vLLM bench serve and SGLang
 		// bench_serving, kept in logs and Markdown notes (shapes of real
 		// ones, our numbers): once "no All measurements table".
@@ -65,7 +63,10 @@ func TestPeerBadFiles(t *testing.T) {
 		// The same pasted as comments (the shape of a real script's notes,
 		// yiliu30/vllm-fork scripts/pp_local_test_res.sh).
 		{"bad/vllm-console-commented.txt", 1, "the console summary of vLLM's bench serve"},
-		{"bad/llama-bench.json", 1, "it is llama.cpp's llama-bench JSON (-o json"},
+		// llama-benchy's progress events and a Markdown table of no tool:
+		// once "JSON of no benchmark tool" and "no All measurements table".
+		{"bad/llama-benchy-progress.jsonl", 1, "llama-benchy's progress JSON Lines"},
+		{"bad/foreign-markdown-table.md", 1, "a Markdown table of no tool speedmatrix reads (columns: GPU, Model, Prompt tok/s, Gen tok/s)"},
 		{"bad/homegrown-ttft-summary-no-model.json", 1, "JSON of no benchmark tool speedmatrix reads (keys: avg_latency_ms, avg_ttft_ms, concurrency,"},
 	}
 	for _, tt := range tests {

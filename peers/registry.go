@@ -98,7 +98,7 @@ func hasSuffix(keys map[string]json.RawMessage, suffixes []string) bool {
 var readers = []*reader{
 	&llmBenchReader, &guideLLMReader, &llmperfReader, &aiperfReader, &genAIPerfReader,
 	&aiperfCSVReader, &genAIPerfCSVReader, &genAIBenchReader, &inferencePerfReader,
-	&hfBenchmarkerReader, &vllmReader, &sglangReader,
+	&hfBenchmarkerReader, &vllmReader, &sglangReader, &llamaBenchReader, &llamaBenchyReader,
 }
 
 // Formats lists the formats of other tools' result files.

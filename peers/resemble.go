@@ -78,7 +78,7 @@ var peerCompanions = []peerCompanion{
 		[]string{"elapsed_time", "num_requests", "total_num_tokens", "requests_per_second", "tokens_per_second"}, 4},
 	{"SGLang's offline batch benchmark (`python -m sglang.bench_one_batch`, its result JSONL: one static batch run in the engine, no server, with the prefill and median decode latency in seconds and throughput per batch size, and no requests, rate or model)", "the JSONL of `python -m sglang.bench_serving --output-file`",
 		[]string{"run_name", "batch_size", "input_len", "output_len", "prefill_latency", "prefill_throughput", "median_decode_latency", "median_decode_throughput", "total_latency", "overall_throughput"}, 5},
-	{"llama.cpp's llama-bench JSON (-o json: one process's prompt processing (pp) and generation (tg) tokens per second per test, with no server, requests or latencies), a tool speedmatrix does not read yet", "no llama-bench file; to measure llama.cpp's speed as a server, run `speedmatrix run` against llama-server",
+	{"llama.cpp's llama-bench JSON without its tokens per second (neither avg_ts nor samples_ts, or without build_commit, n_prompt or n_gen)", "llama-bench's output as it prints it (-o json, jsonl, csv, sql or the Markdown table)",
 		[]string{"build_commit", "build_number", "model_filename", "model_type", "n_prompt", "n_gen", "avg_ns", "avg_ts", "stddev_ts", "samples_ts"}, 5},
 	{"an InferenceX (InferenceMAX) aggregate, computed from a benchmark's raw result (seconds without a unit, per-GPU throughput)", "the raw result it was computed from (a benchmark_serving JSON, an AIPerf export)",
 		[]string{"tput_per_gpu", "output_tput_per_gpu", "input_tput_per_gpu", "mean_intvty", "infmax_model_prefix", "conc", "isl", "osl", "spec_decoding", "disagg"}, 4},
