@@ -3,13 +3,14 @@ package schema
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"hash"
 	"io"
 	"math"
 	"reflect"
 	"strconv"
 	"time"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // RunIDLen is the number of hex digits in a run id.
@@ -44,13 +45,13 @@ const RunIDLen = 16
 // runid_test.go checks the bytes hashed against one Marshal of that
 // struct.
 //
-// Note: encoding/json writes the bytes (one Marshal of the run and one per
-// measurement, joined as Marshal joins a struct's fields and a slice's
-// elements), not a canonical encoder of our own. The hand-written encoder
-// this replaced (988 lines, unsafe field offsets) made a whole ingest
-// only 1.0x faster (docs/performance-encoders.md: 1,000 and 100,000
-// documents, interleaved rounds), below the 1.25x a hand-written encoder
-// must buy.
+// Note: a JSON library writes the bytes (one Marshal of the run and one
+// per measurement, joined as Marshal joins a struct's fields and a
+// slice's elements), not a canonical encoder of our own: goccy/go-json,
+// whose bytes TestContentMatchesMarshal and TestComputeRunIDSeeds hold to
+// encoding/json's (the definition). The hand-written encoder this
+// replaced (988 lines, unsafe field offsets) did not buy the 1.25x of a
+// whole ingest that our own encoders must (docs/performance-encoders.md).
 func ComputeRunID(m *Matrix) string {
 	h := NewRunIDHasher(&m.Run)
 	h.Add(m.Measurements)
@@ -117,10 +118,10 @@ func (x *RunIDHasher) Sum() string {
 	return string(id[:])
 }
 
-// mustMarshal is json.Marshal of v; a value it cannot encode (a NaN or
+// mustMarshal is the JSON encoding/json.Marshal gives for v; a value it cannot encode (a NaN or
 // ±Inf in a run, which documents never hold) is a programming error.
 func mustMarshal(v any) []byte {
-	b, err := json.Marshal(v)
+	b, err := gojson.Marshal(v)
 	if err != nil {
 		panic("schema: run id: " + err.Error())
 	}
