@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -69,10 +70,15 @@ type getter func(a arrow.Array, i int, v reflect.Value)
 type codec struct {
 	dt       arrow.DataType
 	nullable bool
+	// scalar writes values of a scalar type to a Parquet leaf column
+	// (leaves.go); nil for pointers and lists.
+	scalar *scalar
 	// elem is the codec of a pointer's target; nil for the others.
 	elem *codec
-	// fields are the element fields of a list; nil for the others.
-	fields []listField
+	// fields are the element fields of a list, elemSize the size of an
+	// element; nil and 0 for the others.
+	fields   []listField
+	elemSize uintptr
 	// bind returns the getter for a column of type dt as found in a file,
 	// or an error when dt cannot be read into the Go type.
 	bind func(dt arrow.DataType) (getter, error)
@@ -80,9 +86,10 @@ type codec struct {
 
 // listField is one field of the elements of a list column.
 type listField struct {
-	name  string
-	index int // struct field index
-	codec *codec
+	name   string
+	index  int     // struct field index
+	offset uintptr // in the element
+	codec  *codec
 }
 
 // column is one top-level field of a row struct.
@@ -98,10 +105,9 @@ type table struct {
 	typ    reflect.Type
 	cols   []column
 	schema *arrow.Schema
-	runID  int // struct field index of the run_id column, or -1
-	// runIDCol is the index in cols of the run_id column, or -1.
-	runIDCol int
-	file     fileMeta
+	runID  int    // struct field index of the run_id column, or -1
+	leaves []leaf // the Parquet leaf columns, in file order
+	file   fileMeta
 }
 
 var (
@@ -156,7 +162,7 @@ func allTables() []*table {
 }
 
 func newTable(name string, typ reflect.Type) (*table, error) {
-	t := &table{name: name, typ: typ, runID: -1, runIDCol: -1}
+	t := &table{name: name, typ: typ, runID: -1}
 	var fields []arrow.Field
 	for i := 0; i < typ.NumField(); i++ {
 		f := typ.Field(i)
@@ -170,7 +176,7 @@ func newTable(name string, typ reflect.Type) (*table, error) {
 		}
 		t.cols = append(t.cols, column{name: col, index: i, codec: c})
 		if col == "run_id" && f.Type.Kind() == reflect.String {
-			t.runID, t.runIDCol = i, len(t.cols)-1
+			t.runID = i
 		}
 		fields = append(fields, arrow.Field{Name: col, Type: c.dt, Nullable: c.nullable})
 	}
@@ -179,6 +185,10 @@ func newTable(name string, typ reflect.Type) (*table, error) {
 		[]string{strconv.Itoa(int(schema.Version)), name, ColumnDoc},
 	)
 	t.schema = arrow.NewSchema(fields, &md)
+	var err error
+	if t.leaves, err = leavesOf(typ, t.cols); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -243,7 +253,7 @@ func errType(got, want arrow.DataType) error {
 }
 
 func stringCodec() *codec {
-	c := &codec{dt: arrow.BinaryTypes.String}
+	c := &codec{dt: arrow.BinaryTypes.String, scalar: stringScalar}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		// Note: values repeat down a column (run_id over a run's rows,
 		// phase, labels), so a value equal to the previous one reuses its
@@ -272,7 +282,10 @@ func stringCodec() *codec {
 }
 
 func intCodec(dt arrow.DataType) *codec {
-	c := &codec{dt: dt}
+	c := &codec{dt: dt, scalar: int64Scalar}
+	if dt.ID() == arrow.INT32 {
+		c.scalar = int32Scalar
+	}
 	c.bind = func(got arrow.DataType) (getter, error) {
 		// An int32 column widens into an int64 field; nothing narrows.
 		switch {
@@ -287,7 +300,7 @@ func intCodec(dt arrow.DataType) *codec {
 }
 
 func floatCodec() *codec {
-	c := &codec{dt: arrow.PrimitiveTypes.Float64}
+	c := &codec{dt: arrow.PrimitiveTypes.Float64, scalar: float64Scalar}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		if dt.ID() != arrow.FLOAT64 {
 			return nil, errType(dt, c.dt)
@@ -298,7 +311,7 @@ func floatCodec() *codec {
 }
 
 func boolCodec() *codec {
-	c := &codec{dt: arrow.FixedWidthTypes.Boolean}
+	c := &codec{dt: arrow.FixedWidthTypes.Boolean, scalar: boolScalar}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		if dt.ID() != arrow.BOOL {
 			return nil, errType(dt, c.dt)
@@ -313,7 +326,7 @@ func boolCodec() *codec {
 var zeroMicros = time.Time{}.UnixMicro()
 
 func timeCodec() *codec {
-	c := &codec{dt: timestampType}
+	c := &codec{dt: timestampType, scalar: timeScalar}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		ts, ok := dt.(*arrow.TimestampType)
 		if !ok {
@@ -374,12 +387,12 @@ func listCodec(t reflect.Type) (*codec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", et.Name(), f.Name, err)
 		}
-		children = append(children, listField{name, i, cc})
+		children = append(children, listField{name, i, f.Offset, cc})
 		fields = append(fields, arrow.Field{Name: name, Type: cc.dt, Nullable: cc.nullable})
 	}
 	st := arrow.StructOf(fields...)
 	c := &codec{dt: arrow.ListOfField(arrow.Field{Name: "element", Type: st}), nullable: true,
-		fields: children}
+		fields: children, elemSize: et.Size()}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		var elemType arrow.DataType
 		switch lt := dt.(type) {
@@ -430,4 +443,10 @@ func listCodec(t reflect.Type) (*codec, error) {
 		}, nil
 	}
 	return c, nil
+}
+
+// sliceHeader is the memory layout of any Go slice.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
 }

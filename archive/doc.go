@@ -23,13 +23,15 @@
 // readable (the column reads as null), here and in DuckDB with
 // union_by_name=true.
 //
-// Rows go from the Go structs into Arrow records (record.go, one
-// appender per column, derived from the same codecs), which arrow-go's
-// pqarrow writes: DataPage V1, dictionaries for strings and integers,
-// zstd, run_id statistics, the stored Arrow schema and the footer are
-// all arrow-go's. TestSameRowsAsArrow holds the files to what pqarrow
-// writes from an Arrow record built the slow, obvious way, and DuckDB's
-// tests read them.
+// Rows are written straight from the Go structs into Parquet pages the
+// archive encodes itself (leaves.go, pages.go, filewriter.go: DataPage
+// V1, levels in the RLE/bit-packed hybrid, strings and integers with a
+// dictionary as arrow-go would give them, zstd), with the levels, schema,
+// stored Arrow schema and footer pqarrow would write for an Arrow record
+// of them (footer.go writes the footer's row groups itself, the rest is
+// taken from arrow-go's builders once per table): the files hold the same rows,
+// encodings and statistics for every reader (TestSameRowsAsArrow,
+// TestRandomRowsAsArrow, DuckDB's tests).
 //
 // # Layout
 //

@@ -2,14 +2,20 @@ package archive
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
+	"slices"
 	"sync"
+	"unsafe"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 )
@@ -26,7 +32,8 @@ func WriteFile[T Row](w io.Writer, rows []T) error {
 // writerProps are the Parquet properties of every file: zstd, and
 // dictionary encoding (the default), which suits the repeated run ids,
 // phases and labels. plain names leaf columns (dotted paths) written
-// without a dictionary. Only run_id has column statistics.
+// without a dictionary. Only run_id has column statistics. The archive's
+// page writer (pages.go) reads them as arrow-go's writer would.
 //
 // Note: the printed texts of measurements (a dozen a row) are written
 // without a dictionary (mostly distinct figures): 10% less CPU to append
@@ -70,149 +77,231 @@ func plainDoubles(sc *pqschema.Schema) []string {
 }
 
 // fileMeta is what every file of a table starts from: its Parquet schema
-// and writer properties, made once.
+// and key/value metadata, made once.
 type fileMeta struct {
 	once  sync.Once
+	root  *pqschema.GroupNode
+	sc    *pqschema.Schema
+	kv    metadata.KeyValueMetadata
 	props *parquet.WriterProperties
-	// appenders are the table's columns' appenders (record.go), by column.
-	appenders []appender
-	// builders holds the *array.RecordBuilder of closed file writers for
-	// the next.
-	builders sync.Pool
-	err      error
+	dict  []bool // by leaf: a leaf written with a dictionary (dictleaf.go)
+	// bufs holds the *writerBufs of closed file writers for the next.
+	bufs sync.Pool
+	err  error
 }
 
-// meta returns the writer properties of t's files: writerProps, with the
-// double leaves of the Parquet schema pqarrow writes for t's Arrow schema
-// without a dictionary.
-func (t *table) meta() (*parquet.WriterProperties, error) {
+// meta returns the Parquet schema, key/value metadata and writer
+// properties of t's files: the schema and metadata pqarrow writes for t's
+// Arrow schema with the schema stored.
+//
+// Note: they are taken from an empty file pqarrow writes, so that the
+// stored Arrow schema (ARROW:schema, which pyarrow reads for the exact
+// Arrow types) is pqarrow's own, byte for byte, whatever its version
+// normalizes.
+func (t *table) meta() (*pqschema.GroupNode, metadata.KeyValueMetadata, *parquet.WriterProperties, error) {
 	m := &t.file
 	m.once.Do(func() {
-		sc, err := pqarrow.ToParquet(t.schema, writerProps(nil), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		var buf bytes.Buffer
+		fw, err := pqarrow.NewFileWriter(t.schema, &buf, writerProps(nil),
+			pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		if err == nil {
+			err = fw.Close()
+		}
+		var pf *file.Reader
+		if err == nil {
+			pf, err = file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+		}
 		if err != nil {
 			m.err = fmt.Errorf("archive: %s: schema: %w", t.name, err)
 			return
 		}
+		m.kv = pf.MetaData().KeyValueMetadata()
+		m.root = pf.MetaData().Schema.Root()
+		sc := pf.MetaData().Schema
+		m.sc = sc
 		m.props = writerProps(plainDoubles(sc))
-		for _, c := range t.cols {
-			m.appenders = append(m.appenders, appenderOf(c.codec))
+		m.dict = make([]bool, len(t.leaves))
+		for i := range t.leaves {
+			m.dict[i] = t.leaves[i].sc.newDict != nil && m.props.DictionaryEnabledFor(sc.Column(i).Path())
 		}
 	})
-	return m.props, m.err
+	return m.root, slices.Clone(m.kv), m.props, m.err
 }
 
-// fileWriter writes one Parquet file of a table: the rows go into Arrow
-// records (record.go), which arrow-go's pqarrow writes (pages, levels,
-// dictionaries, statistics, footer).
-//
-// Note: the archive wrote the pages, levels, dictionaries and footer
-// itself before (pages.go, rle.go, dictleaf.go, gather.go, leaves.go,
-// footer.go, thrift.go: ~2,000 lines, much of them unsafe), for a whole
-// ingest only 1.0x cheaper than arrow-go's writers
-// (docs/performance-encoders.md), below the 1.25x a hand-written encoder
-// must buy.
+// fileWriter writes one Parquet file of a table, its row groups straight
+// from Go rows (leaves.go) into pages of its own (pages.go), the footer
+// described by arrow-go's metadata builders.
 type fileWriter struct {
-	t  *table
-	pw *pqarrow.FileWriter
-	rb *array.RecordBuilder
-	// n is the rows in rb; id, when set, the run id they are written
-	// with (see span).
-	n      int
-	closed bool
+	t      *table
+	w      io.Writer
+	off    int64 // the bytes written to w
+	meta   *metadata.FileMetaDataBuilder
+	rows   int  // the rows of the group being written
+	groups int  // the groups closed
+	closed bool // Close was called
+	*writerBufs
 }
+
+// writerBufs are the buffers of a file writer, which the next file of
+// the table takes over once it is closed (fileMeta.bufs).
+//
+// Note: a chunk's buffers grow to a group's pages (and its dictionary's
+// map to the group's values) by appending; made anew for every file, they
+// were half of the 17.8 MB a write of 1,000 seed documents' measurements
+// allocated (BenchmarkWriteSeed1000, -test.memprofile).
+type writerBufs struct {
+	chunks []*chunk // by leaf
+	s      scratch
+	piece  []span // the spans of the piece being written
+}
+
+// parquetMagic starts and ends every Parquet file.
+var parquetMagic = []byte("PAR1")
 
 // newFileWriter starts a Parquet file of table t on w.
 func (t *table) newFileWriter(w io.Writer) (*fileWriter, error) {
-	props, err := t.meta()
+	_, kv, props, err := t.meta()
 	if err != nil {
 		return nil, err
 	}
-	pw, err := pqarrow.NewFileWriter(t.schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		return nil, fmt.Errorf("archive: write %s: %w", t.name, err)
+	if !littleEndian {
+		return nil, fmt.Errorf("archive: %s: a big-endian host: PLAIN values are written as they lie in memory", t.name)
 	}
-	fw := &fileWriter{t: t, pw: pw}
-	if rb, ok := t.file.builders.Get().(*array.RecordBuilder); ok {
-		fw.rb = rb
+	sc := t.file.sc
+	fw := &fileWriter{t: t, w: w, meta: metadata.NewFileMetadataBuilder(sc, props, kv)}
+	if b, ok := t.file.bufs.Get().(*writerBufs); ok {
+		fw.writerBufs = b
 	} else {
-		fw.rb = array.NewRecordBuilder(mem, t.schema)
+		fw.writerBufs = &writerBufs{chunks: make([]*chunk, len(t.leaves))}
+		for i, d := range t.file.dict {
+			var dict dictionary
+			if d {
+				dict = t.leaves[i].sc.newDict()
+			}
+			fw.chunks[i] = newChunk(sc.Column(i), props, dict)
+		}
+	}
+	if err := fw.write(parquetMagic); err != nil {
+		return nil, err
 	}
 	return fw, nil
 }
 
+// write writes b to the file.
+func (fw *fileWriter) write(b []byte) error {
+	n, err := fw.w.Write(b)
+	fw.off += int64(n)
+	if err != nil {
+		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+	}
+	return nil
+}
+
+// closeGroup writes the column chunks of the row group whose rows
+// writeSpans took and describes the group in the footer.
+func (fw *fileWriter) closeGroup() error {
+	rg := fw.meta.AppendRowGroup()
+	for _, c := range fw.chunks {
+		n, err := c.finish(&fw.s, fw.w, fw.off, rg.NextColumnChunk())
+		fw.off += n
+		if err != nil {
+			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+		}
+	}
+	rg.SetNumRows(fw.rows)
+	fw.rows = 0
+	// arrow-go's file writer numbers its groups as int16 too.
+	if err := rg.Finish(0, int16(fw.groups)); err != nil {
+		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+	}
+	fw.groups++
+	return nil
+}
+
 // Close finishes the file: the footer (the file's metadata, its length,
-// the magic bytes).
+// the magic bytes). The writer's buffers go to the table's next file.
 func (fw *fileWriter) Close() error {
 	if fw.closed {
 		return nil
 	}
 	fw.closed = true
-	if fw.n > 0 { // rows a failed write left
-		fw.rb.NewRecordBatch().Release()
-		fw.n = 0
-	}
-	fw.t.file.builders.Put(fw.rb)
-	fw.rb = nil
-	if err := fw.pw.Close(); err != nil {
+	defer func() {
+		for _, c := range fw.chunks {
+			c.reset() // a group a failed write left open
+		}
+		fw.t.file.bufs.Put(fw.writerBufs)
+		fw.writerBufs = nil
+	}()
+	md, err := fw.meta.Finish()
+	if err != nil {
 		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 	}
-	return nil
+	var buf bytes.Buffer
+	if _, err := md.WriteTo(&buf, nil); err != nil {
+		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+	}
+	buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(buf.Len())))
+	buf.Write(parquetMagic)
+	return fw.write(buf.Bytes())
 }
 
-// recordRows is the most rows put into one Arrow record: a row group
-// is written as records of recordRows rows into one buffered group.
+// recordRows is the most rows handed to a column writer at once.
 //
-// Note: a record's rows are gathered while they are in the CPU cache,
-// and a record of a whole group (8,192 rows of measurements, 3.7 MB)
-// would be held twice, as rows and as arrays.
-var recordRows = 4096 // a variable so tests can write groups in pieces
+// Note: a row group is written a piece of recordRows rows at a time, each
+// leaf column of the piece in turn (into a buffered row group, whose
+// columns take writes in any order), so that the piece's rows stay in
+// the CPU cache while its ~55 leaves are read out of them: one pass over
+// all rows per leaf read each measurement row from memory 55 times, and
+// the piece of 4,096 rows (1.8 MB) did not stay in cache either. 512
+// rows of measurements are ~230 KB.
+var recordRows = 512 // a variable so tests can write groups in pieces
 
-// span is a run of consecutive rows: rows[from:to] of a slice of the
-// table's type. When id is set, the rows are written as carrying that
-// run id, whatever their own run_id field holds.
-type span struct {
-	rows     reflect.Value
-	from, to int
-	id       string
-}
-
-// writeSpans appends the rows of spans to the buffered row group being
-// written, recordRows rows at a time.
+// writeSpans gathers the leaves of the rows of spans into the pages of
+// the group being written, recordRows rows at a time.
 func (fw *fileWriter) writeSpans(spans []span) error {
-	app := fw.t.file.appenders
-	for _, sp := range spans {
-		for i := sp.from; i < sp.to; i++ {
-			row := sp.rows.Index(i)
-			for j, c := range fw.t.cols {
-				if j == fw.t.runIDCol && sp.id != "" {
-					fw.rb.Field(j).(*array.StringBuilder).Append(sp.id)
-					continue
-				}
-				app[j](fw.rb.Field(j), row.Field(c.index))
+	stride := fw.t.typ.Size()
+	piece, rows := fw.piece[:0], 0
+	write := func() error {
+		for i := range fw.t.leaves {
+			l := &fw.t.leaves[i]
+			if err := l.sc.write(l, fw.chunks[i], piece, stride, &fw.s); err != nil {
+				return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 			}
-			if fw.n++; fw.n == recordRows {
-				if err := fw.flushRecord(); err != nil {
+		}
+		fw.rows += rows
+		piece, rows = piece[:0], 0
+		return nil
+	}
+	for _, sp := range spans {
+		// Note: base+from×stride only for from < n: a pointer one past
+		// the rows (the end of a piece that fills its slice) is a bad
+		// pointer to the collector when it finds it on the stack.
+		for from := 0; from < sp.n; {
+			k := min(sp.n-from, recordRows-rows)
+			piece = append(piece, span{unsafe.Add(sp.base, uintptr(from)*stride), k, sp.id})
+			from, rows = from+k, rows+k
+			if rows == recordRows {
+				if err := write(); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	return fw.flushRecord()
+	var err error
+	if rows > 0 {
+		err = write()
+	}
+	clear(piece[:cap(piece)]) // keeps no rows alive
+	fw.piece = piece[:0]
+	return err
 }
 
-// flushRecord writes the rows in the record builder to the buffered row
-// group.
-func (fw *fileWriter) flushRecord() error {
-	if fw.n == 0 {
-		return nil
+// spanOf returns rows[from:to] (a slice of t.typ) as a span.
+func (fw *fileWriter) spanOf(rows reflect.Value, from, to int) span {
+	if from >= to {
+		return span{} // no pointer past the rows (see writeSpans)
 	}
-	rec := fw.rb.NewRecordBatch()
-	defer rec.Release()
-	fw.n = 0
-	if err := fw.pw.WriteBuffered(rec); err != nil {
-		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
-	}
-	return nil
+	return span{unsafe.Add(rows.UnsafePointer(), uintptr(from)*fw.t.typ.Size()), to - from, ""}
 }
 
 // write writes rows as one Parquet file. Rows are cut into row groups of
@@ -238,14 +327,6 @@ func (t *table) write(w io.Writer, rows reflect.Value) error {
 	return nil
 }
 
-// writeGroup writes the rows of spans as one row group.
-func (fw *fileWriter) writeGroup(spans []span) error {
-	if err := fw.pw.NewBufferedRowGroupChecked(); err != nil {
-		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
-	}
-	return fw.writeSpans(spans)
-}
-
 // writeGroups appends rows to the file as row groups (see write). A file
 // can take several calls: each adds its own groups.
 func (fw *fileWriter) writeGroups(rows reflect.Value) error {
@@ -253,10 +334,15 @@ func (fw *fileWriter) writeGroups(rows reflect.Value) error {
 		return nil
 	}
 	for _, g := range fw.t.groups(rows) {
-		if err := fw.writeGroup([]span{{rows, g[0], g[1], ""}}); err != nil {
-			return err
+		err := fw.writeSpans([]span{fw.spanOf(rows, g[0], g[1])})
+		if err == nil {
+			err = fw.closeGroup()
+		}
+		if err != nil {
+			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 		}
 	}
+	runtime.KeepAlive(rows)
 	return nil
 }
 
@@ -266,22 +352,35 @@ func (fw *fileWriter) writeGroups(rows reflect.Value) error {
 func (fw *fileWriter) writeRuns(runs []runRows) error {
 	var group []span
 	n := 0
+	flush := func() error {
+		err := fw.writeSpans(group)
+		if err == nil {
+			err = fw.closeGroup()
+		}
+		if err != nil {
+			return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
+		}
+		group, n = group[:0], 0
+		return nil
+	}
 	for _, r := range runs {
 		k := r.rows.Len()
 		if k == 0 {
 			continue
 		}
 		if n > 0 && n+k > groupRows {
-			if err := fw.writeGroup(group); err != nil {
+			if err := flush(); err != nil {
 				return err
 			}
-			group, n = group[:0], 0
 		}
-		group, n = append(group, span{r.rows, 0, k, r.id}), n+k
+		sp := fw.spanOf(r.rows, 0, k)
+		sp.id = r.id
+		group, n = append(group, sp), n+k
 	}
 	if n > 0 {
-		return fw.writeGroup(group)
+		return flush()
 	}
+	runtime.KeepAlive(runs)
 	return nil
 }
 
@@ -296,12 +395,18 @@ type runRows struct {
 // group: the group a single write of them all would make (one run's rows
 // stay in one group), without holding them all.
 func (fw *fileWriter) writeStream(fill func(put func(reflect.Value) error) error) error {
-	if err := fw.pw.NewBufferedRowGroupChecked(); err != nil {
+	err := fill(func(rows reflect.Value) error {
+		err := fw.writeSpans([]span{fw.spanOf(rows, 0, rows.Len())})
+		runtime.KeepAlive(rows)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := fw.closeGroup(); err != nil {
 		return fmt.Errorf("archive: write %s: %w", fw.t.name, err)
 	}
-	return fill(func(rows reflect.Value) error {
-		return fw.writeSpans([]span{{rows, 0, rows.Len(), ""}})
-	})
+	return nil
 }
 
 // groupRows is the row count a row group of a data file grows to before
@@ -322,7 +427,8 @@ func (t *table) groups(rows reflect.Value) [][2]int {
 	if t.runID < 0 || n == 0 {
 		return [][2]int{{0, n}}
 	}
-	id := func(i int) string { return rows.Index(i).Field(t.runID).String() }
+	base, stride, off := rows.UnsafePointer(), t.typ.Size(), t.typ.Field(t.runID).Offset
+	id := func(i int) string { return *(*string)(unsafe.Add(base, uintptr(i)*stride+off)) }
 	var out [][2]int
 	start, runStart := 0, 0
 	for i := 1; i <= n; i++ {

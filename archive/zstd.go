@@ -55,7 +55,7 @@ func (c zstdCodec) EncodeLevel(dst, src []byte, level int) []byte {
 }
 
 // zstdEncode appends src compressed as one zstd frame to dst, with one of
-// the long-lived encoders.
+// the long-lived encoders (pages.go compresses pages with it).
 func zstdEncode(dst, src []byte) ([]byte, error) {
 	if len(src) < rawFrameMax {
 		return appendRawFrame(dst, src), nil

@@ -5,12 +5,8 @@ import (
 	"encoding/hex"
 	"hash"
 	"io"
-	"math"
-	"reflect"
-	"strconv"
-	"time"
-
-	gojson "github.com/goccy/go-json"
+	"sync"
+	"unsafe"
 )
 
 // RunIDLen is the number of hex digits in a run id.
@@ -40,22 +36,133 @@ const RunIDLen = 16
 // with the left-out fields set to their zero values and every NaN or ±Inf
 // figure of a measurement set to null (a pointer) or 0 (an extra figure)
 // and listed in NonFinite as "row.Field=value" ("3.RequestRate=+Inf",
-// "3.extra.name=NaN"), which encoding/json cannot encode. Run ids are
-// permanent keys: runid_seed_test.go pins the seed documents' ids and
-// runid_test.go checks the bytes hashed against one Marshal of that
-// struct.
+// "3.extra.name=NaN"), which encoding/json cannot encode. It is written by
+// canonEncoder rather than by encoding/json: Marshal of a whole matrix
+// copies every measurement and walks it by reflection on each call, which
+// made the id a fifth of the time of parsing a document. The encoder's
+// per-type field lists are built once by reflection over the JSON tags,
+// so a field added to Run or Measurement joins the hash without touching
+// this file, and runid_canon_test.go checks that its bytes equal
+// Marshal's (runid_seed_test.go pins the seed documents' ids).
 //
-// Note: a JSON library writes the bytes (one Marshal of the run and one
-// per measurement, joined as Marshal joins a struct's fields and a
-// slice's elements), not a canonical encoder of our own: goccy/go-json,
-// whose bytes TestContentMatchesMarshal and TestComputeRunIDSeeds hold to
-// encoding/json's (the definition). The hand-written encoder this
-// replaced (988 lines, unsafe field offsets) did not buy the 1.25x of a
-// whole ingest that our own encoders must (docs/performance-encoders.md).
+// Note: the encoding goes to the hash in pieces of about flushAt bytes,
+// so a document of 500,000 rows does not hold its whole encoding (twice
+// the size of the document) while its id is computed, nor leave a buffer
+// that large in the pool.
 func ComputeRunID(m *Matrix) string {
-	h := NewRunIDHasher(&m.Run)
-	h.Add(m.Measurements)
-	return h.Sum()
+	e := encoders.Get().(*canonEncoder)
+	defer encoders.Put(e)
+	if e.digest == nil {
+		e.digest = sha256.New()
+	}
+	h := e.digest
+	h.Reset()
+	e.sink = h
+	h.Write(e.encode(m))
+	e.sink = nil
+	return runID(h)
+}
+
+// runID is the run id of the content written to h: the first RunIDLen
+// hex digits of its sum.
+func runID(h hash.Hash) string {
+	var sum [sha256.Size]byte
+	var id [RunIDLen]byte
+	hex.Encode(id[:], h.Sum(sum[:0])[:RunIDLen/2])
+	return string(id[:])
+}
+
+// flushAt is the size at which the encoder hands its bytes to its sink.
+const flushAt = 64 << 10
+
+// encoders reuses encoders (and their buffers) across calls; ingest
+// computes ids on every core at once.
+var encoders = sync.Pool{New: func() any { return &canonEncoder{} }}
+
+// canonEncoder writes the canonical JSON of a matrix (see ComputeRunID).
+type canonEncoder struct {
+	buf []byte
+	// digest is ComputeRunID's hash, reused with the encoder.
+	digest hash.Hash
+	// sink, when set, receives the encoding in pieces as it grows past
+	// flushAt; encode then returns only the rest.
+	sink io.Writer
+	// nonFinite and extraNonFinite collect one row's NaN/±Inf figures:
+	// columns first, then extra figures, as the list is ordered.
+	nonFinite      []string
+	extraNonFinite []string
+	rowNonFinite   []string
+}
+
+// The content of the id leaves these fields out (encodes them as their
+// zero values).
+var (
+	runLeftOut = map[string]bool{
+		"RunID": true, "SchemaVersion": true, "SourcePath": true, "SourceSHA256": true,
+		"SourceFormat": true, "IngestedAt": true, "Cells": true,
+		// The subtitle only summarizes the rest ("vllm · 0.30.1 · INT4 · 5
+		// contexts …") and documents glue or separate its parts differently.
+		"Subtitle": true,
+	}
+	measurementLeftOut = map[string]bool{"RunID": true, "SourceLine": true, "Printed": true}
+)
+
+// encode returns the canonical JSON of m, in e's buffer.
+func (e *canonEncoder) encode(m *Matrix) []byte {
+	if cap(e.buf) > 4*flushAt {
+		e.buf = nil // grown by a sink-less encode of a huge matrix
+	}
+	if !canonOK {
+		e.buf = marshalContent(m)
+		return e.buf
+	}
+	b := e.begin(e.buf[:0], &m.Run)
+	b = e.rows(b, m.Measurements, 0)
+	b = e.end(b)
+	e.buf = b
+	return b
+}
+
+// begin starts the canonical JSON of a matrix with run r.
+func (e *canonEncoder) begin(b []byte, r *Run) []byte {
+	e.nonFinite = e.nonFinite[:0]
+	b = append(b, `{"run":`...)
+	b = e.appendStruct(b, unsafe.Pointer(r), runPlan, -1)
+	return append(b, `,"measurements":[`...)
+}
+
+// rows appends measurements ms, the first of which is row first of the
+// matrix, handing full pieces to the sink.
+func (e *canonEncoder) rows(b []byte, ms []Measurement, first int) []byte {
+	for i := range ms {
+		if first+i > 0 {
+			b = append(b, ',')
+		}
+		e.rowNonFinite, e.extraNonFinite = e.rowNonFinite[:0], e.extraNonFinite[:0]
+		b = e.appendStruct(b, unsafe.Pointer(&ms[i]), measurementPlan, first+i)
+		e.nonFinite = append(append(e.nonFinite, e.rowNonFinite...), e.extraNonFinite...)
+		if e.sink != nil && len(b) >= flushAt {
+			e.sink.Write(b)
+			b = b[:0]
+		}
+	}
+	return b
+}
+
+// end closes the canonical JSON begun by begin.
+func (e *canonEncoder) end(b []byte) []byte {
+	b = append(b, ']')
+	if len(e.nonFinite) > 0 {
+		b = append(b, `,"non_finite":[`...)
+		for i, s := range e.nonFinite {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, s)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }
 
 // RunIDHasher computes ComputeRunID of a matrix whose measurements come
@@ -63,107 +170,41 @@ func ComputeRunID(m *Matrix) string {
 // Its id equals ComputeRunID of the matrix with run r and the
 // measurements given to Add, in order.
 type RunIDHasher struct {
-	h         hash.Hash
-	w         io.Writer // h, or a test's copy of the bytes too
-	n         int       // the measurements added
-	nonFinite []string
+	e   *canonEncoder
+	h   hash.Hash
+	b   []byte
+	run Run
+	n   int
+	// all keeps the measurements when the canonical encoder is off
+	// (marshalContent needs the whole matrix).
+	all []Measurement
 }
 
 // NewRunIDHasher starts the id of a matrix with run r.
 func NewRunIDHasher(r *Run) *RunIDHasher {
-	x := &RunIDHasher{h: sha256.New()}
-	x.w = x.h
-	x.begin(r)
+	x := &RunIDHasher{e: &canonEncoder{}, h: sha256.New(), run: *r}
+	x.e.sink = x.h
+	if canonOK {
+		x.b = x.e.begin(nil, r)
+	}
 	return x
-}
-
-// begin writes the content's opening and its run.
-func (x *RunIDHasher) begin(r *Run) {
-	c := *r
-	c.RunID, c.SchemaVersion, c.SourcePath, c.SourceSHA256, c.SourceFormat = "", 0, "", "", ""
-	c.IngestedAt, c.Cells = time.Time{}, nil
-	// The subtitle only summarizes the rest ("vllm · 0.30.1 · INT4 · 5
-	// contexts …") and documents glue or separate its parts differently.
-	c.Subtitle = ""
-	io.WriteString(x.w, `{"run":`)
-	x.w.Write(mustMarshal(&c))
-	io.WriteString(x.w, `,"measurements":[`)
 }
 
 // Add hashes the next measurements of the matrix.
 func (x *RunIDHasher) Add(ms []Measurement) {
-	for i := range ms {
-		c := ms[i]
-		c.RunID, c.SourceLine, c.Printed = "", 0, nil
-		x.nonFinite = clearNonFinite(x.nonFinite, x.n, &c)
-		if x.n > 0 {
-			io.WriteString(x.w, ",")
-		}
-		x.w.Write(mustMarshal(&c))
-		x.n++
+	if !canonOK {
+		x.all = append(x.all, ms...)
+		return
 	}
+	x.b = x.e.rows(x.b, ms, x.n)
+	x.n += len(ms)
 }
 
 // Sum returns the run id.
 func (x *RunIDHasher) Sum() string {
-	io.WriteString(x.w, "]")
-	if len(x.nonFinite) > 0 {
-		io.WriteString(x.w, `,"non_finite":`)
-		x.w.Write(mustMarshal(x.nonFinite))
+	if !canonOK {
+		return ComputeRunID(&Matrix{Run: x.run, Measurements: x.all})
 	}
-	io.WriteString(x.w, "}")
-	var sum [sha256.Size]byte
-	var id [RunIDLen]byte
-	hex.Encode(id[:], x.h.Sum(sum[:0])[:RunIDLen/2])
-	return string(id[:])
-}
-
-// mustMarshal is the JSON encoding/json.Marshal gives for v; a value it cannot encode (a NaN or
-// ±Inf in a run, which documents never hold) is a programming error.
-func mustMarshal(v any) []byte {
-	b, err := gojson.Marshal(v)
-	if err != nil {
-		panic("schema: run id: " + err.Error())
-	}
-	return b
-}
-
-// floatFields are the indices of Measurement's *float64 fields.
-var floatFields = func() []int {
-	var out []int
-	t := reflect.TypeFor[Measurement]()
-	for i := 0; i < t.NumField(); i++ {
-		if t.Field(i).Type == reflect.TypeFor[*float64]() {
-			out = append(out, i)
-		}
-	}
-	return out
-}()
-
-// clearNonFinite sets every *float64 field of m (row row of its matrix)
-// holding NaN or ±Inf (such as a request rate of "inf") to nil and every
-// such extra figure to 0, which encoding/json cannot encode, and appends
-// them to out as "row.field=value" strings. m's Extra is copied before a
-// figure of it is cleared: it is the caller's.
-func clearNonFinite(out []string, row int, m *Measurement) []string {
-	v := reflect.ValueOf(m).Elem()
-	for _, i := range floatFields {
-		p := v.Field(i).Interface().(*float64)
-		if p == nil || !(math.IsInf(*p, 0) || math.IsNaN(*p)) {
-			continue
-		}
-		out = append(out, strconv.Itoa(row)+"."+v.Type().Field(i).Name+"="+strconv.FormatFloat(*p, 'g', -1, 64))
-		v.Field(i).SetZero()
-	}
-	copied := false
-	for j, e := range m.Extra {
-		if math.IsInf(e.Value, 0) || math.IsNaN(e.Value) {
-			out = append(out, strconv.Itoa(row)+".extra."+e.Name+"="+strconv.FormatFloat(e.Value, 'g', -1, 64))
-			if !copied {
-				m.Extra, copied = append([]Metric(nil), m.Extra...), true
-			}
-			m.Extra[j].Value = 0
-		}
-	}
-	return out
+	x.h.Write(x.e.end(x.b))
+	return runID(x.h)
 }

@@ -5,69 +5,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
-// contentBytes is the content ComputeRunID hashes, as the RunIDHasher
+// canonBytes is the canonical JSON ComputeRunID hashes, as canonEncoder
 // writes it.
-func contentBytes(m *Matrix) []byte {
-	var buf bytes.Buffer
-	x := &RunIDHasher{h: sha256.New()}
-	x.w = io.MultiWriter(x.h, &buf)
-	x.begin(&m.Run)
-	x.Add(m.Measurements)
-	x.Sum()
-	return buf.Bytes()
-}
-
-// marshalContent is the content of a run id as the id was defined: one
-// encoding/json.Marshal of the whole matrix (see ComputeRunID), the
-// oracle of the hasher's pieces.
-func marshalContent(m *Matrix) []byte {
-	r := m.Run
-	r.RunID, r.SourcePath, r.SourceSHA256, r.SourceFormat = "", "", "", ""
-	r.IngestedAt = time.Time{}
-	r.Cells = nil
-	r.SchemaVersion = 0
-	r.Subtitle = ""
-	ms := make([]Measurement, len(m.Measurements))
-	var nonFinite []string
-	for i, x := range m.Measurements {
-		x.RunID = ""
-		x.SourceLine = 0
-		x.Printed = nil
-		x.Extra = append([]Metric(nil), x.Extra...) // cleared below; keep the caller's
-		v := reflect.ValueOf(&x).Elem()
-		for j := 0; j < v.NumField(); j++ {
-			p, ok := v.Field(j).Interface().(*float64)
-			if ok && p != nil && (math.IsInf(*p, 0) || math.IsNaN(*p)) {
-				nonFinite = append(nonFinite, strconv.Itoa(i)+"."+v.Type().Field(j).Name+"="+strconv.FormatFloat(*p, 'g', -1, 64))
-				v.Field(j).SetZero()
-			}
-		}
-		for j, e := range x.Extra {
-			if math.IsInf(e.Value, 0) || math.IsNaN(e.Value) {
-				nonFinite = append(nonFinite, strconv.Itoa(i)+".extra."+e.Name+"="+strconv.FormatFloat(e.Value, 'g', -1, 64))
-				x.Extra[j].Value = 0
-			}
-		}
-		ms[i] = x
-	}
-	b, err := json.Marshal(struct {
-		Run          Run           `json:"run"`
-		Measurements []Measurement `json:"measurements"`
-		NonFinite    []string      `json:"non_finite,omitempty"`
-	}{r, ms, nonFinite})
-	if err != nil {
-		panic("schema: run id: " + err.Error())
-	}
-	return b
+func canonBytes(m *Matrix) []byte {
+	var e canonEncoder
+	return bytes.Clone(e.encode(m))
 }
 
 // oddStrings are strings whose JSON encoding has special cases.
@@ -142,11 +93,10 @@ func fill(r *rand.Rand, v reflect.Value, nonFinite bool) {
 	}
 }
 
-// TestContentMatchesMarshal checks that the content hashed in pieces (a
-// Marshal of the run and of each measurement) is byte for byte the one
-// Marshal of the whole matrix the id was defined by, over matrices whose
-// every field (present and future) holds random values.
-func TestContentMatchesMarshal(t *testing.T) {
+// TestCanonEncoderMatchesMarshal checks that the hand-written encoding
+// is byte for byte the encoding/json one the id was defined by, over
+// matrices whose every field (present and future) holds random values.
+func TestCanonEncoderMatchesMarshal(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	cases := []*Matrix{testMatrix(), {}, {Measurements: []Measurement{}}}
 	for range 300 {
@@ -176,8 +126,8 @@ func TestContentMatchesMarshal(t *testing.T) {
 	}
 	for i, m := range cases {
 		want := marshalContent(m)
-		if got := contentBytes(m); !bytes.Equal(got, want) {
-			t.Fatalf("case %d: content differs from one encoding/json.Marshal:\n got %s\nwant %s", i, got, want)
+		if got := canonBytes(m); !bytes.Equal(got, want) {
+			t.Fatalf("case %d: canonical encoding differs from encoding/json:\n got %s\nwant %s", i, got, want)
 		}
 	}
 }
@@ -204,9 +154,9 @@ func TestRunIDNonFiniteInRunPanics(t *testing.T) {
 	ComputeRunID(m)
 }
 
-// TestComputeRunIDStreamed checks that the id of a large matrix (its
-// non-finite figures listed after the rows) is the hash of its whole
-// encoding.
+// TestComputeRunIDStreamed checks that the id of a matrix whose encoding
+// goes to the hash in pieces (larger than flushAt, non-finite figures
+// listed after the rows) is the hash of its whole encoding.
 func TestComputeRunIDStreamed(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	m := &Matrix{}
@@ -216,11 +166,71 @@ func TestComputeRunIDStreamed(t *testing.T) {
 		fill(r, reflect.ValueOf(&m.Measurements[i]).Elem(), true)
 	}
 	whole := marshalContent(m)
-	if len(whole) < 1<<18 || !bytes.Contains(whole, []byte(`"non_finite":[`)) {
+	if len(whole) < 3*flushAt || !bytes.Contains(whole, []byte(`"non_finite":[`)) {
 		t.Fatalf("test matrix too small (%d bytes) or without non-finite figures", len(whole))
 	}
 	sum := sha256.Sum256(whole)
 	if got, want := ComputeRunID(m), hex.EncodeToString(sum[:])[:RunIDLen]; got != want {
 		t.Errorf("streamed id %s, want %s (the hash of the whole encoding)", got, want)
+	}
+}
+
+// TestMeasurementNilRuns checks that the measurement plan skips the
+// adjacent pointers a seed's rows leave nil as one run, and that every
+// run is made of adjacent nilOmitted pointers.
+func TestMeasurementNilRuns(t *testing.T) {
+	longest := 0
+	for i, p := range measurementPlan {
+		if p.nilRun == 0 {
+			continue
+		}
+		longest = max(longest, p.nilRun)
+		for j := i; j < i+p.nilRun; j++ {
+			q := measurementPlan[j]
+			if !q.nilOmitted || q.offset != p.offset+uintptr(j-i)*unsafe.Sizeof(uintptr(0)) {
+				t.Fatalf("run at %s: field %s is not an adjacent omitted pointer", p.name, q.name)
+			}
+		}
+	}
+	if longest < 31 {
+		t.Errorf("longest run of omitted pointers %d, want the 31 of TTFTMeanMs … LoopCycles", longest)
+	}
+}
+
+// TestNilOmittedPointers checks that every omitempty pointer field of
+// the plans, a marshaler's (*time.Time) included, is skipped when nil
+// before the encoder looks at its type.
+func TestNilOmittedPointers(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[Run](), reflect.TypeFor[Measurement]()} {
+		plan, _ := planOf(typ, nil)
+		for _, p := range plan {
+			f, _ := typ.FieldByName(p.name)
+			if f.Type.Kind() == reflect.Pointer && p.omitEmpty && !p.nilOmitted {
+				t.Errorf("%s.%s: an omitempty pointer not skipped when nil", typ.Name(), p.name)
+			}
+		}
+	}
+}
+
+// TestAppendStringMatchesMarshal compares appendString with
+// encoding/json on strings of runs of plain bytes broken by every kind
+// of byte it escapes or decodes.
+func TestAppendStringMatchesMarshal(t *testing.T) {
+	pieces := []string{"a", "plain text ", "0123456789abcdef", "\"", "\\", "<", ">", "&", "\n", "\x00", "\x1f", "\x7f",
+		"é", "·", "\u2028", "\u2029", "🚀", "\xff", "\xe2\x82", " ", "%", "'"}
+	r := rand.New(rand.NewPCG(4, 8))
+	for range 20000 {
+		var sb strings.Builder
+		for n := r.IntN(12); n > 0; n-- {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := sb.String()
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendString([]byte("x"), s)[1:]; !bytes.Equal(got, want) {
+			t.Fatalf("appendString(%q) = %s, encoding/json writes %s", s, got, want)
+		}
 	}
 }

@@ -27,16 +27,16 @@ func seedMatrices(t testing.TB) []*Matrix {
 }
 
 // TestComputeRunIDSeeds pins the ids of the seed documents (stored keys
-// of every archive that holds them) and checks the content hashed for
-// each against one encoding/json.Marshal of the whole matrix.
+// of every archive that holds them) and checks the canonical encoding of
+// each against encoding/json's.
 func TestComputeRunIDSeeds(t *testing.T) {
 	for i, m := range seedMatrices(t) {
 		want := m.Run.RunID
 		if got := ComputeRunID(m); got != want {
 			t.Errorf("seed %d: id %s, want %s", i, got, want)
 		}
-		if got, want := contentBytes(m), marshalContent(m); !bytes.Equal(got, want) {
-			t.Errorf("seed %d: content differs from one encoding/json.Marshal:\n got %s\nwant %s", i, got, want)
+		if got, want := canonBytes(m), marshalContent(m); !bytes.Equal(got, want) {
+			t.Errorf("seed %d: canonical encoding differs from encoding/json:\n got %s\nwant %s", i, got, want)
 		}
 	}
 }
@@ -45,7 +45,7 @@ func TestComputeRunIDSeeds(t *testing.T) {
 // rows), what ingest does once per document.
 func BenchmarkComputeRunIDSeed(b *testing.B) {
 	m := seedMatrices(b)[0]
-	b.SetBytes(int64(len(contentBytes(m))))
+	b.SetBytes(int64(len(canonBytes(m))))
 	b.ReportAllocs()
 	for b.Loop() {
 		ComputeRunID(m)
