@@ -30,12 +30,14 @@ const (
 // Thrift compact protocol, as arrow-go's thrift serializer writes it
 // (without the optional page statistics and CRC).
 //
-// Note: arrow-go's own Thrift types are internal to it, and
-// github.com/apache/thrift as a direct dependency for a struct of seven
-// integers is more than the encoder: a compact-protocol struct is its
+// Note: arrow-go's own Thrift types (parquet.PageHeader) are internal to
+// it, so apache/thrift could write a page header only through a copy of
+// Parquet's generated Thrift code; the header is part of the page writer,
+// which stays (see fileWriter), and a compact-protocol struct is its
 // fields in order, each a byte of (id delta << 4 | type) and a zigzag
 // varint, ended by a zero byte. Every test that reads a file back
-// (arrow-go's reader, DuckDB) reads these headers.
+// (arrow-go's reader, DuckDB) reads these headers; the footer is
+// arrow-go's builders' (apache/thrift serializes it).
 func appendPageHeader(dst []byte, h pageHeader) []byte {
 	typ := int32(pageData)
 	if h.dictionary {
