@@ -41,6 +41,57 @@ func benchCorpus(b *testing.B, dir string, n int) (string, int64) {
 	return lp, size
 }
 
+// corpusEnv names a directory where BenchmarkIngestRSS keeps its
+// generated documents (DIR/docs-N) between runs, so that interleaved
+// runs of two binaries (scripts/bench-encoders) read the same files and
+// do not write 100,000 documents each time.
+const corpusEnv = "INGEST_BENCH_CORPUS"
+
+// keptCorpus returns the list and total size of the kept corpus of n
+// documents under $INGEST_BENCH_CORPUS, written on first use; "" when
+// the variable is unset.
+func keptCorpus(b *testing.B, n int) (string, int64) {
+	b.Helper()
+	root := os.Getenv(corpusEnv)
+	if root == "" {
+		return "", 0
+	}
+	dir := filepath.Join(root, fmt.Sprintf("docs-%d", n))
+	list := filepath.Join(dir, "list")
+	if _, err := os.Stat(list); err != nil {
+		tmp := dir + ".tmp"
+		if err := os.RemoveAll(tmp); err != nil {
+			b.Fatal(err)
+		}
+		benchCorpus(b, tmp, n)
+		// The list names the files under tmp: write it again for dir.
+		paths, err := os.ReadFile(filepath.Join(tmp, "list"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		fixed := strings.ReplaceAll(string(paths), tmp+string(filepath.Separator), dir+string(filepath.Separator))
+		if err := os.WriteFile(filepath.Join(tmp, "list"), []byte(fixed), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	paths, err := os.ReadFile(list)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var size int64
+	for _, p := range strings.Fields(string(paths)) {
+		st, err := os.Stat(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += st.Size()
+	}
+	return list, size
+}
+
 // ingestProcess runs the command in a child process (this test binary
 // acting as ingest) and returns its peak RSS and CPU time.
 func ingestProcess(b *testing.B, args ...string) (peakMB float64, cpu time.Duration) {
@@ -65,7 +116,10 @@ func BenchmarkIngestRSS(b *testing.B) {
 	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
-			list, size := benchCorpus(b, dir, n)
+			list, size := keptCorpus(b, n)
+			if list == "" {
+				list, size = benchCorpus(b, dir, n)
+			}
 			b.SetBytes(size)
 			var peak float64
 			var cpu time.Duration
