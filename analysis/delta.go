@@ -481,7 +481,15 @@ func (c *Comparison) row(oi int, d *Delta, s *CellStats) Row {
 	return r
 }
 
-func fp(v float64) *float64 { return &v }
+// fp points at v, or is nil where v is not finite: JSON has no infinity,
+// and a median's interval from too few samples is unbounded on a side
+// (three repeats at 95%), which a reader then sees as no bound.
+func fp(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
 
 // SameWithin returns the relative change within which a delta without
 // statistics reads "same" (Options.SameWithin as used).

@@ -103,3 +103,30 @@ func TestLlamaBenchCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONUnboundedInterval: three repeats a cell give a median's
+// interval unbounded at 95%, which JSON cannot hold as a number: the
+// side is left out rather than the whole output failing (it failed with
+// "json: unsupported value: -Inf").
+func TestJSONUnboundedInterval(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "", "-format", "json", llamaRTX4080, llamaH100)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	var out struct {
+		Rows []map[string]any `json:"deltas"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if len(out.Rows) == 0 {
+		t.Fatal("no rows")
+	}
+	for _, r := range out.Rows {
+		for _, k := range []string{"baseline_lo", "baseline_hi", "value_lo", "value_hi"} {
+			if v, ok := r[k]; ok && v == nil {
+				t.Errorf("row %v: %s is null, want left out", r["metric"], k)
+			}
+		}
+	}
+}
