@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package ingest
 
 // adviseHugeHeap does nothing where huge pages are not advised by
 // madvise (see hugeheap_linux.go).
