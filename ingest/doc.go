@@ -30,6 +30,11 @@
 // GOMEMLIMIT say otherwise; a large document moves the limit by what it
 // needs while it is read (roomFor).
 //
+// A named pipe (FIFO) given as a file is waited for at most
+// Options.PipeWait (PipeWait, 10 s) for a writer, and every read of a
+// pipe or a device at most as long for its bytes; then the document fails
+// with a message that says so, instead of waiting forever.
+//
 // Parse is the same reading without the archive (for printing the parsed
 // documents). Neither writes to standard output or error: failed
 // documents and runs not added reach Options.Warn, and the report lines

@@ -23,11 +23,21 @@ type Options struct {
 	Reread bool
 	// Progress, when set, is told how many documents were handed on.
 	Progress Progress
+	// PipeWait bounds the wait for a writer of a named pipe given as a
+	// file, and each read of a pipe or device; 0 is PipeWait.
+	PipeWait time.Duration
 	// Warn, when set, is told each document that failed (an error that
 	// names its file, "file:line: message" where the parser knows the
 	// line) and each run not added (*RereadError), in the order of the
 	// files, as they come.
 	Warn func(error)
+}
+
+func (o Options) pipeWait() time.Duration {
+	if o.PipeWait > 0 {
+		return o.PipeWait
+	}
+	return PipeWait
 }
 
 // recycle says whether Files reads the measurements of its documents
@@ -64,7 +74,7 @@ func Files(ctx context.Context, a *archive.Archive, files []string, opt Options)
 			t.w.Abort()
 		}
 	}()
-	p := pipeline{format: opt.Format, stream: true, rc: t.rc, prog: opt.Progress}
+	p := pipeline{format: opt.Format, stream: true, rc: t.rc, prog: opt.Progress, wait: opt.pipeWait()}
 	if err := p.run(ctx, files, opt.Stdin, func(d *Doc) error { return t.add(ctx, d) }); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"speedmatrix/archive"
 	"speedmatrix/parse"
@@ -50,7 +51,7 @@ type Doc struct {
 // read from opt.Stdin once, however often it appears.
 func Parse(ctx context.Context, files []string, opt Options) []*Doc {
 	docs := make([]*Doc, 0, len(files))
-	p := pipeline{format: opt.Format, prog: opt.Progress}
+	p := pipeline{format: opt.Format, prog: opt.Progress, wait: opt.pipeWait()}
 	p.run(ctx, files, opt.Stdin, func(d *Doc) error {
 		docs = append(docs, d)
 		return nil
@@ -66,6 +67,9 @@ type pipeline struct {
 	stream bool
 	rc     *parse.Recycler
 	prog   Progress
+	// wait bounds the wait for a named pipe's writer and each read of a
+	// pipe or device (see openDoc).
+	wait time.Duration
 }
 
 // run reads and parses every file, one worker per CPU, and hands each
@@ -107,7 +111,7 @@ func (p *pipeline) run(ctx context.Context, files []string, stdin io.Reader, con
 				case d.Arg == "-":
 					d.Runs, d.rows, d.Err = p.parse(bytes.NewReader(stdinBytes), nil, d.Name)
 				default:
-					d.Runs, d.rows, d.Err = p.parseFile(d.Arg)
+					d.Runs, d.rows, d.Err = p.parseFile(ctx, d.Arg)
 				}
 				close(d.done)
 			}
@@ -165,15 +169,19 @@ func feed(ctx context.Context, files []string, slots chan struct{}, order, jobs 
 	}
 }
 
-// parseFile reads and parses the document at path (see readDoc).
-func (p *pipeline) parseFile(path string) ([]*schema.Matrix, *parse.Rows, error) {
-	b, f, err := readDoc(path)
+// parseFile reads and parses the document at path (see openDoc).
+func (p *pipeline) parseFile(ctx context.Context, path string) ([]*schema.Matrix, *parse.Rows, error) {
+	wait := p.wait
+	if wait <= 0 {
+		wait = PipeWait
+	}
+	b, r, err := openDoc(ctx, path, wait)
 	if err != nil {
 		return nil, nil, err
 	}
-	if f != nil {
-		defer f.Close()
-		return p.parse(f, nil, path)
+	if r != nil {
+		defer r.Close()
+		return p.parse(r, nil, path)
 	}
 	return p.parse(nil, b, path)
 }

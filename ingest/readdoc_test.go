@@ -100,7 +100,7 @@ func TestReadDocSameErrors(t *testing.T) {
 		return err
 	}
 	for _, path := range []string{filepath.Join(dir, "missing.txt"), dir, big} {
-		_, _, err := (&pipeline{stream: true}).parseFile(path)
+		_, _, err := (&pipeline{stream: true}).parseFile(t.Context(), path)
 		want := old(path)
 		if err == nil || want == nil || err.Error() != want.Error() {
 			t.Errorf("%s: error %v, want %v", path, err, want)
@@ -130,7 +130,7 @@ func TestReadDocFIFO(t *testing.T) {
 		}
 		done <- err
 	}()
-	ms, _, err := (&pipeline{stream: true}).parseFile(p)
+	ms, _, err := (&pipeline{stream: true}).parseFile(t.Context(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestReadFDGrown(t *testing.T) {
 func TestParseFileSameAsReader(t *testing.T) {
 	for _, p := range append(seedPaths(t), peerPaths(t)...) {
 		for _, stream := range []bool{true, false} {
-			got, _, err := (&pipeline{stream: stream}).parseFile(p)
+			got, _, err := (&pipeline{stream: stream}).parseFile(t.Context(), p)
 			f, ferr := os.Open(p)
 			if ferr != nil {
 				t.Fatal(ferr)
