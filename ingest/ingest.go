@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"speedmatrix/archive"
+	"speedmatrix/internal/hugeheap"
 	"speedmatrix/parse"
 )
 
@@ -61,7 +62,7 @@ func Files(ctx context.Context, a *archive.Archive, files []string, opt Options)
 		}
 	}()
 	if len(files) >= hugeHeapFiles {
-		adviseHugeHeap() // best effort: without it, only more page faults
+		hugeheap.Advise() // best effort: without it, only more page faults
 	}
 	t := &txn{a: a, opt: opt, rep: rep, now: time.Now().UTC().Truncate(time.Microsecond)}
 	// t.rc holds the memory of the measurements of the documents parsed

@@ -103,6 +103,6 @@ func roomFor(size int64) {
 }
 
 // hugeHeapFiles is the number of input files from which Files advises
-// huge pages (adviseHugeHeap): a call over fewer documents never grows
+// huge pages (hugeheap.Advise): a call over fewer documents never grows
 // its heap far.
 const hugeHeapFiles = 64

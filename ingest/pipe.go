@@ -27,11 +27,15 @@ const PipeWait = 10 * time.Second
 // without a message.
 func openDoc(ctx context.Context, path string, wait time.Duration) (b []byte, r io.ReadCloser, err error) {
 	var f *os.File
-	if fi, serr := os.Stat(path); serr == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
+	fi, serr := os.Stat(path)
+	if serr != nil {
+		fi = nil // os.Open names the error
+	}
+	if fi != nil && fi.Mode()&fs.ModeNamedPipe != 0 {
 		if f, err = openPipe(ctx, path, wait); err != nil {
 			return nil, nil, err
 		}
-	} else if b, f, err = readDoc(path); f == nil {
+	} else if b, f, err = readDoc(path, fi); f == nil {
 		return b, nil, err
 	}
 	return nil, &idleReader{f: f, wait: wait}, nil

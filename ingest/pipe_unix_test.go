@@ -5,10 +5,13 @@ package ingest
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"speedmatrix/parse"
 )
 
 // TestNamedPipeBounded: a named pipe (FIFO) given as a file is not
@@ -75,5 +78,40 @@ func TestNamedPipeBounded(t *testing.T) {
 				t.Errorf("the document after the pipe: %v", docs[1].Err)
 			}
 		})
+	}
+}
+
+// TestReadDocFIFO reads a document from a named pipe, which is no
+// regular file: handed back open, and parsed as the same file's bytes.
+func TestReadDocFIFO(t *testing.T) {
+	seed := readSeed(t, 1)
+	p := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		w, err := os.OpenFile(p, os.O_WRONLY, 0) // waits for the reader
+		if err == nil {
+			_, err = w.WriteString(seed)
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+		}
+		done <- err
+	}()
+	ms, _, err := (&pipeline{stream: true}).parseFile(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want, err := parse.ParseBytes([]byte(seed), p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || !reflect.DeepEqual(ms[0], want) {
+		t.Fatal("a document read from a pipe parsed differently from its bytes")
 	}
 }
