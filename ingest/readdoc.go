@@ -21,10 +21,11 @@ import (
 // limit is first raised for the file's size (roomFor).
 //
 // Note: raw system calls (one openat, one fstat, two reads and a close,
-// against os.ReadFile's poller set-up) bought 1.10× at 1,000 documents
-// and 1.24× at 100,000 of the whole ingest, under the 1.25× a piece of
-// our own must buy (docs/performance-ingest-pieces.md): os.ReadFile does
-// the work.
+// against os.Stat and os.ReadFile's open with its poller set-up) bought
+// 1.10× CPU per document of the whole ingest at 1,000 documents (471 →
+// 428 µs, 8 interleaved rounds) and 1.23× at 100,000 (285 → 233 µs, 5
+// rounds), the same peak RSS: under the 1.25× a piece of our own must buy
+// (docs/performance-ingest-pieces.md), so os.ReadFile does the work.
 func readDoc(path string, fi fs.FileInfo) (b []byte, f *os.File, err error) {
 	if fi != nil && fi.Mode().IsRegular() && fi.Size() <= parse.MaxDocumentBytes {
 		roomFor(fi.Size())

@@ -56,11 +56,12 @@ var (
 // memory limit the advice is sized by.
 //
 // Note: measured again as a whole ingest with and without it
-// (docs/performance-ingest-pieces.md, interleaved child processes on a
+// (docs/performance-ingest-pieces.md: interleaved child processes on a
 // loaded 2-core machine): 1.42× less CPU per document at 1,000 documents
-// (606 → 428 µs, 8 rounds each) and 1.14× at 100,000 (242 → 212 µs, 3
-// rounds), for 4–7 MB more peak RSS (76 → 83 MB; 146 → 152 MB). It buys
-// more than the 1.25× a piece of our own must, so it stays.
+// (606 → 428 µs, 8 rounds each; paired ratios 1.02–1.79, geometric mean
+// 1.44) and 1.07× at 100,000 (248 → 233 µs, 5 rounds, within the noise),
+// for 4–7 MB more peak RSS (77 → 83 MB; 146 → 151 MB). It buys more than
+// the 1.25× a piece of our own must at 1,000 documents, so it stays.
 func Advise() (beg, end uintptr, err error) {
 	hugeHeapOnce.Do(func() {
 		hugeHeapSize = hugeHeapBytes()
