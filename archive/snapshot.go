@@ -52,6 +52,10 @@ const (
 // blocks of files a compaction replaced stay allocated until then.
 var SnapshotGrace = time.Hour
 
+// clock is the time of snapshot names and of pruning (a variable so
+// tests can move it).
+var clock = time.Now
+
 // snapshotName returns a new snapshot name that sorts by time.
 func snapshotName(now time.Time) string {
 	var b [4]byte
@@ -170,7 +174,7 @@ func (a *Archive) publish(ctx context.Context, l *layout) error {
 			return err
 		}
 	}
-	return a.pruneSnapshots(name, time.Now())
+	return a.pruneSnapshots(name, clock())
 }
 
 // writeSnapshot builds a snapshot of the files in want (table → stems)
@@ -180,7 +184,7 @@ func (a *Archive) writeSnapshot(l *layout, want map[string][]string) (string, er
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", fmt.Errorf("archive: snapshot: %w", err)
 	}
-	name := snapshotName(time.Now())
+	name := snapshotName(clock())
 	tmp := filepath.Join(root, tempPrefix+name)
 	if err := fsMkdir(tmp); err != nil {
 		return "", fmt.Errorf("archive: snapshot: %w", err)
@@ -248,6 +252,16 @@ func linkOrCopy(from, to string) error {
 // snapshots newer than current (written but never published), and those
 // replaced more than SnapshotGrace before now. Callers hold the exclusive
 // lock.
+//
+// A snapshot n was replaced when DIR/current was swapped to the one after
+// it, m. The time in m's name is not that moment: m is named before its
+// files are linked and fsynced, and that took longer than a short grace
+// on a loaded machine, so n went at the very swap that replaced it, under
+// a reader that had just pinned it (1 of 405 DuckDB reads failed,
+// TestDuckDBPollsDuringCompactions; TestPinnedSnapshotOutlivesSlowPublish
+// replays it). The swap to m came before the snapshot after m was named
+// (its writer took the lock after m's), so that name's time bounds it
+// from above; while m is current, n stays.
 func (a *Archive) pruneSnapshots(current string, now time.Time) error {
 	root := filepath.Join(a.dir, snapshotsDir)
 	ents, err := os.ReadDir(root)
@@ -276,10 +290,9 @@ func (a *Archive) pruneSnapshots(current string, now time.Time) error {
 			continue
 		}
 		drop := current == "" || n > current
-		if !drop && i+1 < len(names) {
-			// n was replaced when the next one was written.
-			next, ok := snapshotTime(names[i+1])
-			drop = ok && now.Sub(next) > SnapshotGrace
+		if !drop && i+2 < len(names) && names[i+2] <= current {
+			after, ok := snapshotTime(names[i+2])
+			drop = ok && now.Sub(after) > SnapshotGrace
 		}
 		if drop {
 			// Hide it first, so a crash half way leaves a temp.

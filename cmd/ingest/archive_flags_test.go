@@ -46,7 +46,7 @@ func TestLockMessageAndTimeout(t *testing.T) {
 	release := holdLock(t, dir)
 
 	start := time.Now()
-	code, out, errOut := ingest(t, "", "-archive", dir, "-lock-timeout", "1500ms", seeds[0])
+	code, out, errOut := runIngest(t, "", "-archive", dir, "-lock-timeout", "1500ms", seeds[0])
 	if code != exitFail || out != "" {
 		t.Fatalf("-lock-timeout under a held lock: exit %d, stdout %q", code, out)
 	}
@@ -64,7 +64,7 @@ func TestLockMessageAndTimeout(t *testing.T) {
 
 	// Without a bound: it waits, says so, and writes once the lock is free.
 	go func() { time.Sleep(1300 * time.Millisecond); release() }()
-	code, out, errOut = ingest(t, "", "-archive", dir, seeds[0])
+	code, out, errOut = runIngest(t, "", "-archive", dir, seeds[0])
 	if code != exitOK || !strings.Contains(out, "\tadded") || !strings.Contains(errOut, "waiting for the lock") {
 		t.Fatalf("waiting ingest: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
@@ -87,7 +87,7 @@ func TestCheckAndSkipDamaged(t *testing.T) {
 			dir := filepath.Join(tmp, tt.name)
 			for i := 0; i < 3; i++ {
 				p := writeFiles(t, tmp, []string{fmt.Sprint(i)}, map[string]string{fmt.Sprint(i): variant(seed, i)})
-				if code, _, e := ingest(t, "", "-archive", dir, p[0]); code != 0 {
+				if code, _, e := runIngest(t, "", "-archive", dir, p[0]); code != 0 {
 					t.Fatal(e)
 				}
 			}
@@ -103,26 +103,26 @@ func TestCheckAndSkipDamaged(t *testing.T) {
 			}
 			stem := strings.TrimSuffix(filepath.Base(bad), ".parquet")
 
-			code, out, errOut := ingest(t, "", "-archive", dir, "-check")
+			code, out, errOut := runIngest(t, "", "-archive", dir, "-check")
 			if code != exitFail || !strings.HasPrefix(out, "damaged\t"+stem+"\t"+bad+"\t") || strings.Count(out, "\n") != 1 {
 				t.Fatalf("-check: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 			}
 
 			// -compact reads every file of the archive.
-			code, out, errOut = ingest(t, "", "-archive", dir, "-compact")
+			code, out, errOut = runIngest(t, "", "-archive", dir, "-compact")
 			if code != exitFail || out != "" || !strings.Contains(errOut, bad) || !strings.Contains(errOut, "-skip-damaged") {
 				t.Fatalf("-compact with a damaged file: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 			}
-			code, out, errOut = ingest(t, "", "-archive", dir, "-compact", "-skip-damaged")
+			code, out, errOut = runIngest(t, "", "-archive", dir, "-compact", "-skip-damaged")
 			if code != exitOK || strings.Count(errOut, "skipping batch "+stem+": "+bad) != 1 {
 				t.Fatalf("-compact -skip-damaged: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 			}
 
-			code, out, errOut = ingest(t, "", "-archive", dir, "-check", "-move-damaged")
+			code, out, errOut = runIngest(t, "", "-archive", dir, "-check", "-move-damaged")
 			if code != exitFail || !strings.Contains(out, "moved\t"+filepath.Join(dir, "damaged", tt.table, stem+".parquet")) {
 				t.Fatalf("-check -move-damaged: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 			}
-			if code, out, errOut = ingest(t, "", "-archive", dir, "-check"); code != exitOK || out != "" {
+			if code, out, errOut = runIngest(t, "", "-archive", dir, "-check"); code != exitOK || out != "" {
 				t.Fatalf("-check after moving: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 			}
 			// The other batches are whole (compacted); the moved one can

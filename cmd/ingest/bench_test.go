@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"speedmatrix/archive"
+	"speedmatrix/ingest"
 	"speedmatrix/internal/testtool"
 	"speedmatrix/schema"
 )
@@ -64,9 +65,9 @@ func BenchmarkIngest1000(b *testing.B) {
 		start, iters := time.Now(), 0
 		cpu0 = testtool.CPU()
 		for b.Loop() {
-			for _, d := range parseAll(ctx, paths, "", nil, &progress{}) {
-				if d.err != nil {
-					b.Fatal(d.err)
+			for _, d := range ingest.Parse(ctx, paths, ingest.Options{}) {
+				if d.Err != nil {
+					b.Fatal(d.Err)
 				}
 			}
 			iters++
@@ -75,11 +76,11 @@ func BenchmarkIngest1000(b *testing.B) {
 	})
 	b.Run("append", func(b *testing.B) {
 		var ms []*schema.Matrix
-		for _, d := range parseAll(ctx, paths, "", nil, &progress{}) {
-			if d.err != nil {
-				b.Fatal(d.err)
+		for _, d := range ingest.Parse(ctx, paths, ingest.Options{}) {
+			if d.Err != nil {
+				b.Fatal(d.Err)
 			}
-			ms = append(ms, d.ms...)
+			ms = append(ms, d.Runs...)
 		}
 		start, iters := time.Now(), 0
 		cpu0 = testtool.CPU()

@@ -17,22 +17,12 @@
 // archive's files into one per table afterwards (also alone, without
 // FILEs). Exit status: 0 all good, 1 some documents failed, 2 usage.
 //
-// Pipeline: read each FILE → parse.ParseAll (format detected from content
-// unless -format is given; a document is one run, an appended result file
-// of several configurations several) → set ingested_at → an
-// archive.Writer, which dedupes by run_id under the archive's lock and
-// writes the rows in bounded batches into the transaction's files →
-// commit and publish → one line per run (the lines wait for the commit
-// in memory, beyond 1 MB in a temporary file) → archive.Compact when
-// -compact is given. Measurements are read into memory of a
-// parse.Recycler, which the writer hands back (Writer.Written) once it
-// has written their batch. Documents are parsed concurrently (one worker per CPU), at
-// most a few per worker ahead of the writer, so memory does not grow with
-// the number of files; output keeps the order of the arguments. A
-// document of more than 65,536 rows is parsed with parse.ParseAllStream
-// (its rows checked and hashed for the run id in pieces) and its rows go
-// to the writer's AddRows in pieces, read again from its text, so that
-// one 60 MB document is not held as ~1 KB per row.
+// The pipeline and its memory policy are package ingest's (ingest.Files;
+// ingest.Parse for -json; ingest.TuneMemory for the collector): this
+// command parses the flags, opens the archive, prints the report and
+// the warnings, and chooses the exit status. Documents are parsed
+// concurrently, at most a few per worker ahead of the writer, and land in
+// one transaction; output keeps the order of the arguments.
 //
 // The lock: a command that has waited a second for the archive's lock
 // says on stderr who holds it (command, pid, host, since when);

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"speedmatrix/archive"
+	"speedmatrix/ingest"
 	"speedmatrix/internal/testtool"
 	"speedmatrix/schema"
 )
@@ -73,8 +74,8 @@ func writeFiles(t testing.TB, dir string, names []string, content map[string]str
 	return out
 }
 
-// ingest runs the command in-process.
-func ingest(t testing.TB, stdin string, args ...string) (code int, stdout, stderr string) {
+// runIngest runs the command in-process.
+func runIngest(t testing.TB, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var o, e bytes.Buffer
 	code = run(context.Background(), args, strings.NewReader(stdin), &o, &e)
@@ -127,7 +128,7 @@ func lines(t testing.TB, stdout string) []line {
 func TestIngestSeeds(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
 	seeds := seedPaths(t)
-	code, out, errOut := ingest(t, "", append([]string{"-archive", dir}, seeds...)...)
+	code, out, errOut := runIngest(t, "", append([]string{"-archive", dir}, seeds...)...)
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -148,7 +149,7 @@ func TestIngestSeeds(t *testing.T) {
 	before := treeHash(t, dir)
 
 	// The same bytes again, also through stdin: duplicates, nothing written.
-	code, out, errOut = ingest(t, readSeed(t, 1), "-archive", dir, seeds[0], "-")
+	code, out, errOut = runIngest(t, readSeed(t, 1), "-archive", dir, seeds[0], "-")
 	if code != 0 || errOut != "" {
 		t.Fatalf("re-ingest: exit %d, stderr %q", code, errOut)
 	}
@@ -211,12 +212,12 @@ func TestBadDocuments(t *testing.T) {
 			good := writeFiles(t, tmp, []string{"good.txt", "other.txt"},
 				map[string]string{"good.txt": readSeed(t, 1), "other.txt": readSeed(t, 0)})
 			bad := writeFiles(t, tmp, []string{bd.name}, map[string]string{bd.name: bd.content})[0]
-			if code, _, e := ingest(t, "", "-archive", dir, good[0]); code != 0 {
+			if code, _, e := runIngest(t, "", "-archive", dir, good[0]); code != 0 {
 				t.Fatalf("good document: exit %d: %s", code, e)
 			}
 			before := treeHash(t, dir)
 
-			code, out, errOut := ingest(t, "", "-archive", dir, bad)
+			code, out, errOut := runIngest(t, "", "-archive", dir, bad)
 			if code != 1 {
 				t.Fatalf("exit %d, want 1", code)
 			}
@@ -231,7 +232,7 @@ func TestBadDocuments(t *testing.T) {
 			}
 
 			// In a batch: reported and skipped, the others land.
-			code, out, errOut = ingest(t, "", "-archive", dir, good[0], bad, good[1])
+			code, out, errOut = runIngest(t, "", "-archive", dir, good[0], bad, good[1])
 			if code != 1 {
 				t.Fatalf("batch: exit %d, want 1", code)
 			}
@@ -261,7 +262,7 @@ func TestUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, errOut := ingest(t, "", tt.args...)
+			code, _, errOut := runIngest(t, "", tt.args...)
 			if code != tt.code || !strings.Contains(errOut, tt.err) {
 				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errOut, tt.code, tt.err)
 			}
@@ -273,7 +274,7 @@ func TestJSON(t *testing.T) {
 	tmp := t.TempDir()
 	seeds := seedPaths(t)
 	bad := writeFiles(t, tmp, []string{"bad.txt"}, map[string]string{"bad.txt": ""})[0]
-	code, out, errOut := ingest(t, readSeed(t, 1), "-json", "-archive", filepath.Join(tmp, "archive"), seeds[0], bad, "-")
+	code, out, errOut := runIngest(t, readSeed(t, 1), "-json", "-archive", filepath.Join(tmp, "archive"), seeds[0], bad, "-")
 	if code != 1 || !strings.HasPrefix(errOut, bad+": ") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -281,7 +282,7 @@ func TestJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &ms); err != nil {
 		t.Fatalf("stdout is not a JSON array of matrices: %v", err)
 	}
-	if len(ms) != 2 || ms[0].Run.SourcePath != seeds[0] || ms[1].Run.SourcePath != stdinName {
+	if len(ms) != 2 || ms[0].Run.SourcePath != seeds[0] || ms[1].Run.SourcePath != ingest.StdinName {
 		t.Fatalf("got %d matrices", len(ms))
 	}
 	for _, m := range ms {
@@ -325,14 +326,14 @@ func TestCompactFlag(t *testing.T) {
 	seed := readSeed(t, 0)
 	for i := 0; i < 3; i++ {
 		p := writeFiles(t, tmp, []string{fmt.Sprint(i)}, map[string]string{fmt.Sprint(i): variant(seed, i)})
-		if code, _, e := ingest(t, "", "-archive", dir, p[0]); code != 0 {
+		if code, _, e := runIngest(t, "", "-archive", dir, p[0]); code != 0 {
 			t.Fatal(e)
 		}
 	}
 	if n := countFiles(t, dir, "runs"); n != 3 {
 		t.Fatalf("%d runs files before -compact", n)
 	}
-	if code, _, e := ingest(t, "", "-archive", dir, "-compact"); code != 0 {
+	if code, _, e := runIngest(t, "", "-archive", dir, "-compact"); code != 0 {
 		t.Fatal(e)
 	}
 	for _, table := range []string{"runs", "measurements"} {
@@ -447,7 +448,7 @@ func duckdb(t *testing.T, sql string) string {
 // as a user would, checking values printed in the documents.
 func TestDuckDBReadsSeeds(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
-	if code, _, e := ingest(t, "", append([]string{"-archive", dir}, seedPaths(t)...)...); code != 0 {
+	if code, _, e := runIngest(t, "", append([]string{"-archive", dir}, seedPaths(t)...)...); code != 0 {
 		t.Fatal(e)
 	}
 	runs := fmt.Sprintf("read_parquet('%s/runs/**/*.parquet', union_by_name=true)", dir)

@@ -16,7 +16,7 @@ func TestOneBadDocumentCostsOnlyItself(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
 	bad := filepath.Join(testtool.RepoRoot(t), "parse", "testdata", "peers", "bad", "aiperf-csv-bare-quote.csv")
 	seeds := seedPaths(t)
-	code, out, errOut := ingest(t, "", "-archive", dir, seeds[0], bad, seeds[1])
+	code, out, errOut := runIngest(t, "", "-archive", dir, seeds[0], bad, seeds[1])
 	if code != 1 {
 		t.Errorf("exit %d, want 1\n%s", code, errOut)
 	}

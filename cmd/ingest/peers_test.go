@@ -37,7 +37,7 @@ func peerPaths(t testing.TB) []string {
 func TestIngestPeerFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
 	paths := append(peerPaths(t), seedPaths(t)...)
-	code, out, errOut := ingest(t, "", append([]string{"-archive", dir}, paths...)...)
+	code, out, errOut := runIngest(t, "", append([]string{"-archive", dir}, paths...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
@@ -67,7 +67,7 @@ func TestIngestPeerFiles(t *testing.T) {
 		t.Errorf("%d duplicates, want the 3 runs of the YAML and CSV exports", dups)
 	}
 	before := treeHash(t, dir)
-	code, out, _ = ingest(t, "", append([]string{"-archive", dir}, paths...)...)
+	code, out, _ = runIngest(t, "", append([]string{"-archive", dir}, paths...)...)
 	if code != 0 {
 		t.Fatalf("re-ingest exit %d", code)
 	}
@@ -117,7 +117,7 @@ func TestIngestPeerFiles(t *testing.T) {
 // errors naming the file and line, exit 1, and leave the archive as it was.
 func TestBadPeerFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
-	if code, _, e := ingest(t, "", "-archive", dir, seedPaths(t)[0]); code != 0 {
+	if code, _, e := runIngest(t, "", "-archive", dir, seedPaths(t)[0]); code != 0 {
 		t.Fatal(e)
 	}
 	before := treeHash(t, dir)
@@ -126,7 +126,7 @@ func TestBadPeerFiles(t *testing.T) {
 		t.Fatalf("no bad fixtures: %v", err)
 	}
 	for _, p := range bad {
-		code, _, errOut := ingest(t, "", "-archive", dir, p)
+		code, _, errOut := runIngest(t, "", "-archive", dir, p)
 		if code != 1 {
 			t.Errorf("%s: exit %d, want 1", p, code)
 		}

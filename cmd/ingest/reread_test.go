@@ -60,7 +60,7 @@ func TestRereadSource(t *testing.T) {
 	}
 	before := treeHash(t, dir)
 
-	code, stdout, stderr := ingest(t, "", "-archive", dir, seed)
+	code, stdout, stderr := runIngest(t, "", "-archive", dir, seed)
 	ls := lines(t, stdout)
 	if code != 0 || len(ls) != 1 || ls[0].outcome != "reread" || ls[0].id != now.Run.RunID {
 		t.Fatalf("exit %d, lines %+v; want one reread line of run %s\nstderr: %s", code, ls, now.Run.RunID, stderr)
@@ -73,17 +73,17 @@ func TestRereadSource(t *testing.T) {
 		t.Errorf("the archive changed: %d files, was %d", len(after), len(before))
 	}
 
-	code, stdout, stderr = ingest(t, "", "-archive", dir, "-reread", seed)
+	code, stdout, stderr = runIngest(t, "", "-archive", dir, "-reread", seed)
 	if ls := lines(t, stdout); code != 0 || len(ls) != 1 || ls[0].outcome != "added" {
 		t.Fatalf("-reread: exit %d, lines %+v\nstderr: %s", code, ls, stderr)
 	}
 	// Once both readings are in, a later ingest of the source is a
 	// duplicate of the run it reads as.
-	if _, stdout, _ = ingest(t, "", "-archive", dir, seed); lines(t, stdout)[0].outcome != "duplicate" {
+	if _, stdout, _ = runIngest(t, "", "-archive", dir, seed); lines(t, stdout)[0].outcome != "duplicate" {
 		t.Errorf("after -reread: %s", stdout)
 	}
 
-	code, stdout, stderr = ingest(t, "", "-archive", dir, "-drop", earlier.Run.RunID)
+	code, stdout, stderr = runIngest(t, "", "-archive", dir, "-drop", earlier.Run.RunID)
 	if ls := lines(t, stdout); code != 0 || len(ls) != 1 || ls[0].outcome != "dropped" || ls[0].id != earlier.Run.RunID {
 		t.Fatalf("-drop: exit %d, lines %+v\nstderr: %s", code, ls, stderr)
 	}
@@ -91,12 +91,12 @@ func TestRereadSource(t *testing.T) {
 	if err != nil || len(runs) != 1 || runs[0].RunID != now.Run.RunID {
 		t.Fatalf("after -drop: %d runs (%v), want the new reading %s alone", len(runs), err, now.Run.RunID)
 	}
-	if _, stdout, _ = ingest(t, "", "-archive", dir, seed); lines(t, stdout)[0].outcome != "duplicate" {
+	if _, stdout, _ = runIngest(t, "", "-archive", dir, seed); lines(t, stdout)[0].outcome != "duplicate" {
 		t.Errorf("after -drop: %s", stdout)
 	}
 	// A run the archive does not hold: exit 1, named, nothing changed.
 	before = treeHash(t, dir)
-	code, stdout, stderr = ingest(t, "", "-archive", dir, "-drop", now.Run.RunID+","+earlier.Run.RunID)
+	code, stdout, stderr = runIngest(t, "", "-archive", dir, "-drop", now.Run.RunID+","+earlier.Run.RunID)
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "holds no run "+earlier.Run.RunID+"; nothing dropped") {
 		t.Errorf("-drop of a dropped run: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"speedmatrix/archive"
+	"speedmatrix/ingest"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -28,60 +28,8 @@ const (
 	exitUsage = 2
 )
 
-// stdinName names standard input in messages and in source_path.
-const stdinName = "<stdin>"
-
-// doc is one FILE argument and what became of it: its runs (one for a
-// document; an appended result file of several configurations holds
-// more), or an error.
-type doc struct {
-	arg  string // as given
-	name string // for messages: the path, or stdinName
-	ms   []*schema.Matrix
-	// rows, when set, reads the measurements of ms's one matrix in
-	// pieces (a document of more than parse's streamRows rows).
-	rows *parse.Rows
-	err  error
-	done chan struct{}
-	// queued: the document went to a parse worker (and holds a slot).
-	queued bool
-}
-
-// gcPercent is the garbage collector's target while ingest runs, unless
-// GOGC is set. Parsing allocates much short-lived garbage and little
-// that lives (a window of parsed documents and one batch of rows): 400
-// quarters the collector's work against the default, and memLimit bounds
-// the heap it lets grow.
-//
-// Note: against 200, 400 took 10% less CPU for 1,000 documents (0.98 →
-// 0.89 ms each, 8 interleaved runs) for 10 MB more peak RSS; at 10,000
-// the soft limit governs and both give 155 MB.
-const gcPercent = 400
-
-// memLimit is the heap size at which the collector works harder, unless
-// GOMEMLIMIT is set: a soft bound that keeps the peak RSS of a long
-// ingest flat (the live data is one window of documents and one batch of
-// rows, tens of MB), where the heap would otherwise grow to gcPercent
-// above each peak and the runtime return it to the system only slowly.
-const memLimit = 128 << 20
-
-// recycle says whether ingest reads the measurements of its documents
-// into memory the archive writer gave back (see parse.Recycler).
-var recycle = true // a variable so tests can compare
-
-// window is how many parsed documents may wait for the writer, per
-// parse worker: enough to keep the workers busy, and a bound on memory.
-const window = 4
-
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
-	}
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memLimit))
-		ownLimit.Store(true)
-		defer ownLimit.Store(false)
-	}
+	defer ingest.TuneMemory()()
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("archive", "archive", "archive `directory` (created when missing)")
@@ -140,7 +88,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	if *asJSON {
-		docs := parseAll(ctx, files, *format, stdin, newProgress(stderr))
+		docs := ingest.Parse(ctx, files, ingest.Options{Format: *format, Stdin: stdin, Progress: newProgress(stderr)})
 		failed := report(stderr, docs)
 		if err := ctx.Err(); err != nil {
 			fmt.Fprintln(stderr, "ingest:", err)
@@ -175,10 +123,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return dropRuns(ctx, a, ids, stdout, stderr)
 	}
-	if len(files) >= hugeHeapFiles {
-		adviseHugeHeap() // best effort: without it, only more page faults
+	rep, err := ingest.Files(ctx, a, files, ingest.Options{
+		Format: *format, Stdin: stdin, Reread: *reread, Progress: newProgress(stderr),
+		Warn: func(err error) { warn(stderr, err) },
+	})
+	if err == nil {
+		_, err = rep.WriteTo(stdout)
+		rep.Close()
 	}
-	failed, err := ingestFiles(ctx, a, files, *format, *reread, stdin, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "ingest:", explain(err, *dir))
 		return exitFail
@@ -189,103 +141,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitFail
 		}
 	}
-	return exitCode(failed)
+	return exitCode(rep.Failed)
 }
 
-// ingestFiles parses the files and streams their runs into one archive
-// transaction, then prints a line per run. It reports whether a
-// document failed; the error is the archive's.
-func ingestFiles(ctx context.Context, a *archive.Archive, files []string, format string, reread bool,
-	stdin io.Reader, stdout, stderr io.Writer) (failed bool, err error) {
-	if len(files) == 0 {
-		return false, nil
+// warn prints what ingest.Files says of a document that failed or a run
+// it did not add, with what the flags can do about the latter.
+func warn(stderr io.Writer, err error) {
+	var re *ingest.RereadError
+	if errors.As(err, &re) {
+		fmt.Fprintf(stderr, "%v (-reread adds it beside; -drop %s then removes the old reading)\n", err, strings.Join(re.Old, ","))
+		return
 	}
-	now := time.Now().UTC().Truncate(time.Microsecond)
-	var w *archive.Writer
-	var bySource map[string][]string
-	// out is the report, a line per run, printed once the runs are
-	// committed.
-	//
-	// Note: one buffer, not a slice of lines, holds nothing the collector
-	// marks: at 100,000 documents the lines were 6 MB of strings.
-	var out runLines
-	defer out.close()
-	defer func() {
-		if w != nil && err != nil {
-			w.Abort()
-		}
-	}()
-	// rc holds the memory of the measurements of the documents parsed and
-	// not yet written; the writer gives it back as it writes them.
-	var rc *parse.Recycler
-	if recycle {
-		rc = new(parse.Recycler)
-	}
-	parseStream(ctx, files, format, true, rc, stdin, newProgress(stderr), func(d *doc) error {
-		if d.err != nil {
-			fmt.Fprintln(stderr, d.err)
-			failed = true
-			out.appendf("-\t%s\t0 rows\terror\n", d.name)
-			return nil
-		}
-		for _, m := range d.ms {
-			if w == nil {
-				if w, err = a.NewWriter(ctx); err != nil {
-					return err
-				}
-				w.Written = rc.Release
-				// Note: one narrow read of the runs files per call (the
-				// listing compare -list makes: 0.5 s at 100,000 runs), so a
-				// source read differently before is never stored twice.
-				if bySource, err = w.RunsBySource(); err != nil {
-					return err
-				}
-			}
-			m.Run.IngestedAt = now
-			var it archive.Item
-			n := len(m.Measurements)
-			if d.rows != nil {
-				n = d.rows.Len()
-			}
-			if old := readBefore(bySource, m); len(old) > 0 && !reread {
-				fmt.Fprintf(stderr, "%s: run %s: the archive holds this source as run %s, read differently by an earlier speedmatrix; not added (-reread adds it beside; -drop %s then removes the old reading)\n",
-					d.name, m.Run.RunID, strings.Join(old, ", "), strings.Join(old, ","))
-				out.appendf("%s\t%s\t%d rows\t%s\n", m.Run.RunID, oneLine(m.Run.Title), n, outcomeReread)
-				rc.Release(m)
-				continue
-			}
-			if d.rows != nil {
-				it, err = w.AddRows(m, d.rows.Each)
-			} else {
-				it, err = w.Add(m)
-			}
-			if err != nil {
-				return err
-			}
-			if it.Outcome == archive.Duplicate {
-				rc.Release(m) // the writer did not keep it
-			}
-			out.appendf("%s\t%s\t%d rows\t%s\n", it.RunID, oneLine(m.Run.Title), n, it.Outcome)
-		}
-		d.ms, d.rows = nil, nil
-		return nil
-	}, &err)
-	if err != nil {
-		return false, err
-	}
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	if w != nil {
-		if _, err = w.Close(); err != nil {
-			w = nil // Close released the lock and removed its files
-			return false, err
-		}
-	}
-	if err := out.writeTo(stdout); err != nil {
-		return false, err
-	}
-	return failed, nil
+	fmt.Fprintln(stderr, err)
 }
 
 // readList reads file names, one per line; blank lines are skipped.
@@ -345,12 +212,12 @@ func checkArchive(ctx context.Context, a *archive.Archive, move bool, stdout, st
 }
 
 // report prints the documents' errors and says whether there was one.
-func report(stderr io.Writer, docs []*doc) bool {
+func report(stderr io.Writer, docs []*ingest.Doc) bool {
 	failed := false
 	for _, d := range docs {
-		if d.err != nil {
+		if d.Err != nil {
 			failed = true
-			fmt.Fprintln(stderr, d.err)
+			fmt.Fprintln(stderr, d.Err)
 		}
 	}
 	return failed
@@ -361,11 +228,6 @@ func exitCode(failed bool) int {
 		return exitFail
 	}
 	return exitOK
-}
-
-// oneLine keeps a title from breaking the one-line-per-document output.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // progress shows "parsed i/n" on stderr when it is a terminal, and
@@ -381,7 +243,8 @@ func newProgress(stderr io.Writer) *progress {
 	return &progress{w: stderr, on: ok && term.IsTerminal(int(f.Fd()))}
 }
 
-func (p *progress) update(done, total int) {
+// Update shows done of total.
+func (p *progress) Update(done, total int) {
 	if !p.on || (done < total && time.Since(p.last) < 100*time.Millisecond) {
 		return
 	}
@@ -389,19 +252,20 @@ func (p *progress) update(done, total int) {
 	fmt.Fprintf(p.w, "\rparsed %d/%d", done, total)
 }
 
-func (p *progress) finish() {
+// Finish clears the line.
+func (p *progress) Finish() {
 	if p.on && !p.last.IsZero() {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
 
 // writeJSON prints the parsed matrices as one JSON array.
-func writeJSON(stdout, stderr io.Writer, docs []*doc) error {
+func writeJSON(stdout, stderr io.Writer, docs []*ingest.Doc) error {
 	out := []*schema.Matrix{}
 	for _, d := range docs {
-		for _, m := range d.ms {
+		for _, m := range d.Runs {
 			out = append(out, jsonSafe(m, func(field string, v float64) {
-				fmt.Fprintf(stderr, "%s: %s is %v, which JSON cannot hold: written as null\n", d.name, field, v)
+				fmt.Fprintf(stderr, "%s: %s is %v, which JSON cannot hold: written as null\n", d.Name, field, v)
 			}))
 		}
 	}

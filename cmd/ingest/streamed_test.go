@@ -33,11 +33,11 @@ func TestIngestStreamedDoc(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if code, _, errOut := ingest(t, "", "-archive", arch, seedPaths(t)[1]); code != 0 {
+	if code, _, errOut := runIngest(t, "", "-archive", arch, seedPaths(t)[1]); code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 	before := treeHash(t, arch)
-	code, out, errOut := ingest(t, "", "-archive", arch, bad)
+	code, out, errOut := runIngest(t, "", "-archive", arch, bad)
 	if code != exitFail || !strings.Contains(errOut, "bad.txt:") || !strings.Contains(errOut, "unknown status") {
 		t.Fatalf("bad row: exit %d\n%s%s", code, out, errOut)
 	}
@@ -45,7 +45,7 @@ func TestIngestStreamedDoc(t *testing.T) {
 		t.Fatal("a document with a bad row changed the archive")
 	}
 
-	code, out, errOut = ingest(t, "", "-archive", arch, good, seedPaths(t)[0])
+	code, out, errOut = runIngest(t, "", "-archive", arch, good, seedPaths(t)[0])
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}

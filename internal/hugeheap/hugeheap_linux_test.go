@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package hugeheap
 
 import (
 	"bufio"
@@ -19,7 +19,7 @@ import (
 // TestAdviseHugeHeap checks that the advised range is the heap's and
 // that the kernel recorded the advice on its mapping ("hg" in VmFlags).
 func TestAdviseHugeHeap(t *testing.T) {
-	beg, end, err := adviseHugeHeap()
+	beg, end, err := Advise()
 	if errors.Is(err, syscall.EINVAL) {
 		if _, serr := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); serr != nil {
 			t.Skip("this kernel has no transparent huge pages:", err)
@@ -33,7 +33,7 @@ func TestAdviseHugeHeap(t *testing.T) {
 	if want := uintptr(hugeHeapSize); end-beg < want-2*hugePage || end-beg > want || beg%hugePage != 0 || end%hugePage != 0 {
 		t.Fatalf("advised [%#x, %#x): want %d MB aligned to %d", beg, end, want>>20, hugePage)
 	}
-	if b2, e2, _ := adviseHugeHeap(); b2 != beg || e2 != end {
+	if b2, e2, _ := Advise(); b2 != beg || e2 != end {
 		t.Errorf("second call [%#x, %#x), want the first's [%#x, %#x)", b2, e2, beg, end)
 	}
 	smaps, err := os.ReadFile("/proc/self/smaps")
@@ -110,7 +110,7 @@ func TestHugeHeapBytes(t *testing.T) {
 		limit int64
 		want  int
 	}{
-		{memLimit, 96 << 20},
+		{128 << 20, 96 << 20},
 		{32 << 20, 24 << 20},
 		{math.MaxInt64, maxHugeHeap},
 	} {

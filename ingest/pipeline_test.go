@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"bytes"
@@ -28,11 +28,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// TestParseStreamOrder checks that parseStream hands documents on in the
+// TestPipelineOrder checks that pipeline.run hands documents on in the
 // order of the files whatever order the workers finish them in, reads
 // standard input once however often "-" appears, and stops at consume's
 // first error, leaving the rest unconsumed.
-func TestParseStreamOrder(t *testing.T) {
+func TestPipelineOrder(t *testing.T) {
 	ctx := context.Background()
 	seeds := []string{readSeed(t, 0), readSeed(t, 1)}
 	names := []string{"a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt"}
@@ -45,30 +45,30 @@ func TestParseStreamOrder(t *testing.T) {
 	files := []string{paths[0], "-", paths[1], paths[2], "-", paths[3], paths[4], paths[5]}
 
 	var got []string
-	var docs []*doc
-	var err error
-	parseStream(ctx, files, "", false, nil, in, &progress{}, func(d *doc) error {
-		got = append(got, d.arg)
+	var docs []*Doc
+	var p pipeline
+	err := p.run(ctx, files, in, func(d *Doc) error {
+		got = append(got, d.Arg)
 		docs = append(docs, d)
-		return d.err
-	}, &err)
+		return d.Err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(got, " ") != strings.Join(files, " ") {
 		t.Errorf("consumed %q, want the order of the files %q", got, files)
 	}
-	if docs[1].name != stdinName || docs[4].name != stdinName {
-		t.Errorf("standard input named %q and %q, want %q", docs[1].name, docs[4].name, stdinName)
+	if docs[1].Name != StdinName || docs[4].Name != StdinName {
+		t.Errorf("standard input named %q and %q, want %q", docs[1].Name, docs[4].Name, StdinName)
 	}
 	// A second read of standard input would find it empty: the second
 	// "-" would fail or differ.
 	for _, i := range []int{1, 4} {
-		if docs[i].err != nil || len(docs[i].ms) != 1 {
-			t.Fatalf("\"-\" at %d: %d matrices, %v", i, len(docs[i].ms), docs[i].err)
+		if docs[i].Err != nil || len(docs[i].Runs) != 1 {
+			t.Fatalf("\"-\" at %d: %d matrices, %v", i, len(docs[i].Runs), docs[i].Err)
 		}
 	}
-	if docs[1].ms[0].Run.RunID != docs[4].ms[0].Run.RunID {
+	if docs[1].Runs[0].Run.RunID != docs[4].Runs[0].Run.RunID {
 		t.Error("the two readings of standard input differ")
 	}
 	if in.reads == 0 || in.r.Len() != 0 {
@@ -76,14 +76,14 @@ func TestParseStreamOrder(t *testing.T) {
 	}
 
 	stop := errors.New("stop")
-	got, err = nil, nil
-	parseStream(ctx, paths, "", false, nil, nil, &progress{}, func(d *doc) error {
-		got = append(got, d.arg)
+	got = nil
+	err = p.run(ctx, paths, nil, func(d *Doc) error {
+		got = append(got, d.Arg)
 		if len(got) == 2 {
 			return stop
 		}
 		return nil
-	}, &err)
+	})
 	if !errors.Is(err, stop) || len(got) != 2 {
 		t.Errorf("after consume's error: err %v, %d consumed; want stop after 2", err, len(got))
 	}
@@ -107,9 +107,9 @@ func TestRecycledIngest(t *testing.T) {
 		names = append(names, name)
 		content[name] = variant(seeds[i%2], i)
 	}
-	for _, bad := range badDocs(t)[5:] { // bad rows, found once read
-		names = append(names, bad.name)
-		content[bad.name] = bad.content
+	for name, bad := range badRowDocs(t) { // found once read
+		names = append(names, name)
+		content[name] = bad
 	}
 	names = append(names, "again.txt")
 	content["again.txt"] = content["doc0003.txt"]
@@ -117,7 +117,7 @@ func TestRecycledIngest(t *testing.T) {
 	paths = slices.Insert(paths, 400, paths[len(paths)-1], paths[len(paths)-2])
 
 	type result struct {
-		code           int
+		failed         bool
 		stdout, stderr string
 		runs           []*schema.Matrix
 		measurements   []byte
@@ -127,7 +127,7 @@ func TestRecycledIngest(t *testing.T) {
 		recycle = recycled
 		dir := filepath.Join(t.TempDir(), "archive")
 		var r result
-		r.code, r.stdout, r.stderr = ingest(t, seeds[1], append([]string{"-archive", dir, "-"}, paths...)...)
+		r.stdout, r.stderr, r.failed = ingestInto(t, dir, seeds[1], append([]string{"-"}, paths...)...)
 		a, err := archive.Open(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -148,11 +148,11 @@ func TestRecycledIngest(t *testing.T) {
 		return r
 	}
 	want, got := ingestOnce(false), ingestOnce(true)
-	if want.code != 1 || len(want.runs) != 901 {
-		t.Fatalf("without recycling: exit %d, %d runs, want 1 and 901", want.code, len(want.runs))
+	if !want.failed || len(want.runs) != 901 {
+		t.Fatalf("without recycling: failed %v, %d runs, want true and 901", want.failed, len(want.runs))
 	}
-	if got.code != want.code || got.stdout != want.stdout || got.stderr != want.stderr {
-		t.Fatalf("recycled: exit %d, printed\n%s\n%s\nwant exit %d,\n%s\n%s", got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+	if got.failed != want.failed || got.stdout != want.stdout || got.stderr != want.stderr {
+		t.Fatalf("recycled: failed %v, printed\n%s\n%s\nwant %v,\n%s\n%s", got.failed, got.stdout, got.stderr, want.failed, want.stdout, want.stderr)
 	}
 	for i := range want.runs {
 		if !reflect.DeepEqual(got.runs[i], want.runs[i]) {

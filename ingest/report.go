@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"fmt"
@@ -7,11 +7,39 @@ import (
 	"runtime"
 )
 
+// Report is what Files says of each run, a line per run in the order of
+// the files, once they are committed:
+//
+//	<run_id>\t<title>\t<rows> rows\tadded|duplicate|reread|error
+//
+// (a failed document: "-" for the run id, its name for the title).
+// Failed says whether a document failed. Close removes its temporary
+// file.
+type Report struct {
+	Failed bool
+	lines  runLines
+}
+
+// OutcomeReread is the outcome of a run that was not added because the
+// archive holds its source under other run ids.
+const OutcomeReread = "reread"
+
+// WriteTo writes the report's lines to w.
+func (r *Report) WriteTo(w io.Writer) (int64, error) {
+	return r.lines.writeTo(w)
+}
+
+// Close frees the report.
+func (r *Report) Close() error {
+	r.lines.close()
+	return nil
+}
+
 // reportMem is how much of the report ingest keeps in memory before it
 // moves it to a temporary file: about 10,000 lines.
 var reportMem = 1 << 20 // a variable so tests can spill small reports
 
-// runLines holds ingest's report, a line per run, until the runs are
+// runLines holds the report, a line per run, until the runs are
 // committed (a line says "added" only once that is true). The first
 // reportMem bytes stay in memory; beyond them the report goes to a
 // temporary file, so that the memory of a call does not grow with the
@@ -60,17 +88,20 @@ func (r *runLines) spill() {
 }
 
 // writeTo writes the whole report to w, in order.
-func (r *runLines) writeTo(w io.Writer) error {
+func (r *runLines) writeTo(w io.Writer) (int64, error) {
+	var n int64
 	if r.f != nil {
 		if _, err := r.f.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("ingest: report: %w", err)
+			return 0, fmt.Errorf("ingest: report: %w", err)
 		}
-		if _, err := io.Copy(w, r.f); err != nil {
-			return fmt.Errorf("ingest: report: %w", err)
+		k, err := io.Copy(w, r.f)
+		n += k
+		if err != nil {
+			return n, fmt.Errorf("ingest: report: %w", err)
 		}
 	}
-	_, err := w.Write(r.buf)
-	return err
+	k, err := w.Write(r.buf)
+	return n + int64(k), err
 }
 
 // close removes the report's file.

@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"bytes"
@@ -51,7 +51,7 @@ func TestRunLines(t *testing.T) {
 				}
 			}
 			var out bytes.Buffer
-			if err := r.writeTo(&out); err != nil {
+			if _, err := r.writeTo(&out); err != nil {
 				t.Fatal(err)
 			}
 			r.close()
@@ -67,7 +67,7 @@ func TestRunLines(t *testing.T) {
 	}
 }
 
-// TestIngestReportSpilled: ingest's report is the same whether it stayed
+// TestIngestReportSpilled: Files's report is the same whether it stayed
 // in memory or went through its file.
 func TestIngestReportSpilled(t *testing.T) {
 	seeds := []string{readSeed(t, 0), readSeed(t, 1)}
@@ -83,12 +83,11 @@ func TestIngestReportSpilled(t *testing.T) {
 	ingest := func(mem int) string {
 		defer func(m int) { reportMem = m }(reportMem)
 		reportMem = mem
-		var out, errb bytes.Buffer
-		args := append([]string{"-archive", filepath.Join(t.TempDir(), "a")}, paths...)
-		if code := run(t.Context(), args, nil, &out, &errb); code != 0 {
-			t.Fatalf("exit %d: %s", code, errb.String())
+		out, warned, failed := ingestInto(t, filepath.Join(t.TempDir(), "a"), "", paths...)
+		if failed || warned != "" {
+			t.Fatalf("failed %v: %s", failed, warned)
 		}
-		return out.String()
+		return out
 	}
 	inMemory, spilled := ingest(1<<20), ingest(64)
 	if n := strings.Count(inMemory, "\n"); n != 31 {

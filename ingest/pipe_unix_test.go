@@ -1,0 +1,117 @@
+//go:build unix
+
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"speedmatrix/parse"
+)
+
+// TestNamedPipeBounded: a named pipe (FIFO) given as a file is not
+// waited for forever. Nothing opens it for writing: the document fails
+// after the wait, naming the pipe and what to do; a writer opens it and
+// writes nothing: the read fails after the wait. The document after it
+// is read either way. The test bounds its own wait, and unblocks an open
+// still waiting when it ends.
+func TestNamedPipeBounded(t *testing.T) {
+	const wait = 200 * time.Millisecond
+	seed := seedPaths(t)[0]
+	for _, tc := range []struct {
+		name   string
+		writer bool // a writer opens the pipe and writes nothing
+		want   string
+	}{
+		{"no writer", false, ": a named pipe (FIFO) that nothing opened for writing within 200ms: start its writer first"},
+		{"silent writer", true, ": read: nothing was written for 200ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "pipe")
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { // ends an open(2) that still waits for a writer
+				if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					w.Close()
+				}
+			})
+			if tc.writer {
+				release := make(chan struct{})
+				opened := make(chan *os.File, 1)
+				go func() {
+					w, err := os.OpenFile(p, os.O_WRONLY, 0) // waits for the reader
+					if err != nil {
+						opened <- nil
+						return
+					}
+					opened <- w
+					<-release
+					w.Close()
+				}()
+				t.Cleanup(func() {
+					close(release)
+					// A reader that never opened: open it to let the writer go.
+					if r, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+						<-opened
+						r.Close()
+					}
+				})
+			}
+			done := make(chan []*Doc, 1)
+			go func() { done <- Parse(t.Context(), []string{p, seed}, Options{PipeWait: wait}) }()
+			var docs []*Doc
+			select {
+			case docs = <-done:
+			case <-time.After(20 * wait):
+				t.Fatalf("ingest of a named pipe %s still waits after %v", tc.name, 20*wait)
+			}
+			if err := docs[0].Err; err == nil || !strings.HasPrefix(err.Error(), p+tc.want) {
+				t.Errorf("error %v, want %q", err, p+tc.want)
+			}
+			if docs[1].Err != nil || len(docs[1].Runs) != 1 {
+				t.Errorf("the document after the pipe: %v", docs[1].Err)
+			}
+		})
+	}
+}
+
+// TestReadDocFIFO reads a document from a named pipe, which is no
+// regular file: handed back open, and parsed as the same file's bytes.
+func TestReadDocFIFO(t *testing.T) {
+	seed := readSeed(t, 1)
+	p := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		w, err := os.OpenFile(p, os.O_WRONLY, 0) // waits for the reader
+		if err == nil {
+			_, err = w.WriteString(seed)
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+		}
+		done <- err
+	}()
+	ms, _, err := (&pipeline{stream: true}).parseFile(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want, err := parse.ParseBytes([]byte(seed), p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || !reflect.DeepEqual(ms[0], want) {
+		t.Fatal("a document read from a pipe parsed differently from its bytes")
+	}
+}
