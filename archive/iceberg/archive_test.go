@@ -165,8 +165,6 @@ func checkHolds(t testing.TB, a *Archive, ms []*schema.Matrix) *Snapshot {
 // countRows counts the rows of a table at the snapshot (iceberg-go scan).
 func countRows(t testing.TB, s *Snapshot, tbl string) int {
 	t.Helper()
-	tt := map[string]*Snapshot{}
-	_ = tt
 	var n int
 	var err error
 	switch tbl {
@@ -419,4 +417,36 @@ func runIDs(ms []*schema.Matrix) []string {
 		out = append(out, m.Run.RunID)
 	}
 	return out
+}
+
+// TestPush publishes a local directory archive into a table that holds
+// some of its runs: the others are added, once; a second push adds none.
+func TestPush(t *testing.T) {
+	ctx := context.Background()
+	local, err := archive.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := local.Append(ctx, testMatrices(0, 6)); err != nil {
+		t.Fatal(err)
+	}
+	a := openRef(t, sqliteRef(t))
+	if _, err := a.Append(ctx, testMatrices(4, 7)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Push(ctx, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := outcomes(res); o[archive.Added] != 4 || o[archive.Duplicate] != 2 {
+		t.Fatalf("push: %v", o)
+	}
+	res, err = a.Push(ctx, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := outcomes(res); o[archive.Added] != 0 || o[archive.Duplicate] != 6 {
+		t.Fatalf("second push: %v", o)
+	}
+	checkHolds(t, a, testMatrices(0, 7))
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"speedmatrix/archive"
 	"speedmatrix/internal/testtool"
+	"speedmatrix/schema"
 )
 
 // BenchmarkLocalDefault measures the two candidates for the local
@@ -24,8 +26,8 @@ import (
 //	go test ./archive/iceberg -run '^$' -bench LocalDefault -benchtime 3x
 func BenchmarkLocalDefault(b *testing.B) {
 	ctx := context.Background()
-	docs := testMatrices(0, 1000)
-	singles := testMatrices(1000, 1020)
+	docs := benchMatrices(0, 1000)
+	singles := benchMatrices(1000, 1020)
 	type figures struct{ appendCPU, listCPU, singleCPU time.Duration }
 	var dir, ice figures
 	var metaPerCommit int64
@@ -97,6 +99,38 @@ func BenchmarkLocalDefault(b *testing.B) {
 	b.ReportMetric(ms(ice.singleCPU, len(singles)), "ice-ms-cpu/1doc-call")
 	b.ReportMetric(float64(metaPerCommit)/n, "ice-metadata-B/commit")
 	b.ReportMetric(0, "ns/op")
+}
+
+// benchMatrices returns documents shaped like the seed documents: 46
+// measurement rows each (6 contexts × 7 concurrency levels of decode,
+// 4 prefill rows), with printed text.
+func benchMatrices(from, to int) []*schema.Matrix {
+	var out []*schema.Matrix
+	for i := from; i < to; i++ {
+		m := testMatrix(i)
+		m.Measurements = m.Measurements[:0]
+		for k, ctxTok := range []int64{1024, 8192, 16384, 32768, 65536, 131072} {
+			label := strconv.Itoa(int(ctxTok/1024)) + "K"
+			if k < 4 {
+				m.Measurements = append(m.Measurements, schema.Measurement{
+					Phase: schema.PhasePrefill, ContextLabel: label, ContextTokens: schema.I64(ctxTok), Concurrency: schema.I32(1),
+					Status: schema.StatusValid, TotalTokS: schema.F64(50000 + float64(i)), TTFTMs: schema.F64(100 + float64(k)),
+					SourceLine: int64(10 + k), Printed: []schema.KV{{Key: "Total tok/s", Value: "50K"}},
+				})
+			}
+			for c := int32(1); c <= 64; c *= 2 {
+				m.Measurements = append(m.Measurements, schema.Measurement{
+					Phase: schema.PhaseDecode, ContextLabel: label, ContextTokens: schema.I64(ctxTok), Concurrency: schema.I32(c),
+					Status: schema.StatusValid, TotalTokS: schema.F64(float64(i) + float64(c)*100.5 - float64(k)),
+					TTFTMs: schema.F64(41 + float64(k)), CompletedRequests: schema.I64(int64(c) * 4), SourceLine: int64(100 + 10*k + int(c)),
+					Printed: []schema.KV{{Key: "Total tok/s", Value: strconv.Itoa(int(c) * 100)}},
+				})
+			}
+		}
+		m.Run.RunID = schema.ComputeRunID(m)
+		out = append(out, m)
+	}
+	return out
 }
 
 // metadataBytes sums the sizes of a local warehouse's metadata files

@@ -258,6 +258,10 @@ func (a *Archive) createTable(ctx context.Context, tbl string) error {
 		archive.MetaSchemaVersion:         strconv.Itoa(int(schema.Version)),
 		archive.MetaColumnDoc:             archive.ColumnDoc,
 		"write.parquet.compression-codec": "zstd",
+		// Each commit writes a new metadata.json holding the table's
+		// history; keep the last 100 and delete older ones.
+		"write.metadata.delete-after-commit.enabled": "true",
+		"write.metadata.previous-versions-max":       "100",
 	}))
 	if err != nil && !errors.Is(err, catalog.ErrTableAlreadyExists) {
 		return fmt.Errorf("create table %s.%s: %w", a.ref.Namespace, tbl, err)
