@@ -1,0 +1,283 @@
+package iceberg
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/catalog/rest"
+	sqlcat "github.com/apache/iceberg-go/catalog/sql"
+	iceio "github.com/apache/iceberg-go/io"
+	_ "github.com/apache/iceberg-go/io/gocloud/s3" // s3:// warehouses
+	"github.com/apache/iceberg-go/table"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	_ "modernc.org/sqlite"             // database/sql driver "sqlite", pure Go
+
+	"speedmatrix/archive"
+	"speedmatrix/schema"
+)
+
+// CatalogName is the catalog name rows of the SQL catalog carry
+// (catalog_name): a Spark or Trino JDBC catalog reading the same
+// database must use this name.
+const CatalogName = "speedmatrix"
+
+// DefaultTimeout bounds each catalog or store call when Options.Timeout
+// is zero.
+const DefaultTimeout = 60 * time.Second
+
+// Options tune Open.
+type Options struct {
+	// Create makes the namespace and its three tables when missing
+	// (writers); readers leave it false and get a clear error instead.
+	Create bool
+	// Timeout bounds every catalog and store call (DefaultTimeout when 0).
+	Timeout time.Duration
+	// Retries bounds the commits retried after a conflict (another
+	// writer committed first) for each table of an Append (8 when 0).
+	Retries int
+}
+
+// Archive is the namespace of a table reference holding the runs,
+// measurements and samples tables, opened through its catalog.
+type Archive struct {
+	ref     Ref
+	cat     catalog.Catalog
+	closeDB func() error
+	opt     Options
+
+	// beforeCommit, when set (tests), runs before each table commit.
+	beforeCommit func(tbl string)
+	// conflicts counts the commits refused because another writer
+	// committed first.
+	conflicts atomic.Int64
+}
+
+// Open connects to ref's catalog and checks (with Options.Create:
+// makes) its namespace and three tables. Every error is one line naming
+// the reference with its credentials redacted.
+func Open(ctx context.Context, ref Ref, opt Options) (*Archive, error) {
+	if opt.Timeout == 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	if opt.Retries == 0 {
+		opt.Retries = 8
+	}
+	a := &Archive{ref: ref, opt: opt, closeDB: func() error { return nil }}
+	err := a.bounded(ctx, func(ctx context.Context) error { return a.connect(ctx) })
+	if err == nil {
+		err = a.bounded(ctx, func(ctx context.Context) error { return a.ensure(ctx) })
+	}
+	if err != nil {
+		a.Close()
+		return nil, a.wrap("open", err)
+	}
+	return a, nil
+}
+
+// Ref returns the reference a was opened with.
+func (a *Archive) Ref() Ref { return a.ref }
+
+// Close releases the catalog's connections.
+func (a *Archive) Close() error { return a.closeDB() }
+
+// bounded runs f with a context bounded by the call timeout.
+func (a *Archive) bounded(ctx context.Context, f func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeoutCause(ctx, a.opt.Timeout,
+		fmt.Errorf("no answer from the catalog or the store within %v", a.opt.Timeout))
+	defer cancel()
+	err := f(ctx)
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w (%w)", context.Cause(ctx), err)
+	}
+	return err
+}
+
+// wrap makes err one line naming the reference, credentials redacted.
+func (a *Archive) wrap(op string, err error) error {
+	return &Error{Ref: a.ref.String(), Op: op, Err: err}
+}
+
+// Error is an error of an Archive operation. Its message names the
+// reference and never holds credentials.
+type Error struct {
+	Ref string // the reference, redacted
+	Op  string
+	Err error
+}
+
+func (e *Error) Error() string {
+	msg := Redact(fmt.Sprintf("%s %s: %v", e.Op, e.Ref, e.Err))
+	return strings.Join(strings.Fields(msg), " ") // one line
+
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// props are the catalog properties: the warehouse and, for S3, the
+// endpoint and region. No credential is ever one of them (the AWS chain
+// supplies those), so none can reach a table's metadata.
+func (a *Archive) props() ice.Properties {
+	p := ice.Properties{"warehouse": a.ref.Warehouse}
+	endpoint := a.ref.S3Endpoint
+	for _, k := range []string{"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"} {
+		if endpoint == "" {
+			endpoint = os.Getenv(k)
+		}
+	}
+	if endpoint != "" {
+		p[iceio.S3EndpointURL] = endpoint
+	}
+	region := a.ref.S3Region
+	for _, k := range []string{"AWS_REGION", "AWS_DEFAULT_REGION"} {
+		if region == "" {
+			region = os.Getenv(k)
+		}
+	}
+	if region == "" {
+		region = "us-east-1"
+	}
+	p[iceio.S3Region] = region
+	return p
+}
+
+func (a *Archive) connect(ctx context.Context) error {
+	switch a.ref.Kind {
+	case KindSQLite, KindPostgres:
+		driver, dsn, dialect := "pgx", a.ref.DSN, sqlcat.Postgres
+		if a.ref.Kind == KindSQLite {
+			if a.opt.Create {
+				if err := os.MkdirAll(filepath.Dir(a.ref.Path), 0o755); err != nil {
+					return err
+				}
+			} else if _, err := os.Stat(a.ref.Path); err != nil {
+				return fmt.Errorf("no catalog file: %w", err)
+			}
+			// Note: WAL and a busy timeout let several processes of
+			// one host write; a commit's catalog transaction is short.
+			driver, dialect = "sqlite", sqlcat.SQLite
+			dsn = "file:" + a.ref.Path + "?_pragma=busy_timeout(" +
+				strconv.Itoa(int(a.opt.Timeout.Milliseconds())) + ")&_pragma=journal_mode(WAL)"
+		}
+		db, err := sql.Open(driver, dsn)
+		if err != nil {
+			return err
+		}
+		if err := db.PingContext(ctx); err != nil {
+			db.Close()
+			return fmt.Errorf("catalog database unreachable: %w", err)
+		}
+		props := a.props()
+		props[sqlcat.DialectKey] = string(dialect)
+		cat, err := sqlcat.NewCatalog(CatalogName, db, dialect, props)
+		if err != nil {
+			db.Close()
+			return err
+		}
+		a.cat, a.closeDB = cat, db.Close
+		return nil
+	case KindREST:
+		opts := []rest.Option{rest.WithAdditionalProps(a.props())}
+		if a.ref.Warehouse != "" {
+			opts = append(opts, rest.WithWarehouseLocation(a.ref.Warehouse))
+		}
+		if tok := os.Getenv("ICEBERG_REST_TOKEN"); tok != "" {
+			opts = append(opts, rest.WithOAuthToken(tok))
+		} else if cred := os.Getenv("ICEBERG_REST_CREDENTIAL"); cred != "" {
+			opts = append(opts, rest.WithCredential(cred))
+		}
+		cat, err := rest.NewCatalog(ctx, CatalogName, a.ref.DSN, opts...)
+		if err != nil {
+			return err
+		}
+		a.cat = cat
+		return nil
+	}
+	return fmt.Errorf("unknown catalog kind %q", a.ref.Kind)
+}
+
+// ident returns the identifier of one of the archive's tables.
+func (a *Archive) ident(tbl string) table.Identifier {
+	return table.Identifier{a.ref.Namespace, tbl}
+}
+
+// ensure checks, or with Options.Create makes, the namespace and tables.
+func (a *Archive) ensure(ctx context.Context) error {
+	ns := table.Identifier{a.ref.Namespace}
+	if a.opt.Create {
+		err := a.cat.CreateNamespace(ctx, ns, ice.Properties{
+			"comment": "speedmatrix archive: runs, measurements, samples (" + archive.ColumnDoc + ")",
+		})
+		if err != nil && !errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
+			return fmt.Errorf("create namespace %s: %w", a.ref.Namespace, err)
+		}
+	}
+	for _, tbl := range archive.Tables {
+		ok, err := a.cat.CheckTableExists(ctx, a.ident(tbl))
+		if err != nil {
+			return fmt.Errorf("table %s.%s: %w", a.ref.Namespace, tbl, err)
+		}
+		if ok {
+			continue
+		}
+		if !a.opt.Create {
+			return fmt.Errorf("no table %s.%s: write to the reference first (ingest -push)", a.ref.Namespace, tbl)
+		}
+		if err := a.createTable(ctx, tbl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createTable makes one format-v2 table, unpartitioned, with the name
+// mapping that lets readers match the columns of the archive's Parquet
+// files (which carry no field ids) by name.
+func (a *Archive) createTable(ctx context.Context, tbl string) error {
+	sc, err := Schema(tbl)
+	if err != nil {
+		return err
+	}
+	mapping, err := json.Marshal(sc.NameMapping())
+	if err != nil {
+		return err
+	}
+	_, err = a.cat.CreateTable(ctx, a.ident(tbl), sc, catalog.WithProperties(ice.Properties{
+		table.PropertyFormatVersion:       "2",
+		table.DefaultNameMappingKey:       string(mapping),
+		archive.MetaSchemaVersion:         strconv.Itoa(int(schema.Version)),
+		archive.MetaColumnDoc:             archive.ColumnDoc,
+		"write.parquet.compression-codec": "zstd",
+		// Each commit writes a new metadata.json holding the table's
+		// history; keep the last 100 and delete older ones.
+		"write.metadata.delete-after-commit.enabled": "true",
+		"write.metadata.previous-versions-max":       "100",
+	}))
+	if err != nil && !errors.Is(err, catalog.ErrTableAlreadyExists) {
+		return fmt.Errorf("create table %s.%s: %w", a.ref.Namespace, tbl, err)
+	}
+	return nil
+}
+
+// load returns the current state of one table.
+func (a *Archive) load(ctx context.Context, tbl string) (*table.Table, error) {
+	var t *table.Table
+	err := a.bounded(ctx, func(ctx context.Context) (err error) {
+		t, err = a.cat.LoadTable(ctx, a.ident(tbl))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load table %s.%s: %w", a.ref.Namespace, tbl, err)
+	}
+	return t, nil
+}
