@@ -6,6 +6,8 @@ require (
 	github.com/PuerkitoBio/goquery v1.14.0
 	github.com/apache/arrow-go/v18 v18.9.0
 	github.com/apache/thrift v0.25.0
+	github.com/chromedp/cdproto v0.160.1
+	github.com/chromedp/chromedp v0.23.1
 	github.com/gofrs/flock v0.13.2
 	github.com/klauspost/compress v1.20.3
 	github.com/prometheus/client_model v0.6.3
@@ -30,8 +32,6 @@ require (
 	github.com/andybalholm/brotli v1.2.8 // indirect
 	github.com/andybalholm/cascadia v1.3.5 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/chromedp/cdproto v0.160.1 // indirect
-	github.com/chromedp/chromedp v0.23.1 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/goccy/go-json v0.12.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect

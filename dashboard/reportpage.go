@@ -147,7 +147,7 @@ func (s *Server) wrapReport(page []byte, active string, nav map[string][]string,
 	for _, n := range notes {
 		fmt.Fprintf(&bar, `<p class="note">%s</p>`, template.HTMLEscapeString(n))
 	}
-	head := `<link rel="stylesheet" href="/static/style.css">`
+	head := `<link rel="stylesheet" href="/static/style.css"><link rel="icon" href="data:,">`
 	out := string(page)
 	out = strings.Replace(out, "</head>", head+"</head>", 1)
 	if i := strings.Index(out, "<body>"); i >= 0 {
