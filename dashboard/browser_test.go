@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -153,6 +154,43 @@ func TestBrowser(t *testing.T) {
 	runTitle := eval[string](t, ctx, `document.querySelector('h1').innerText`)
 	if !strings.Contains(runURL, "/run?id=") || !strings.HasPrefix(runTitle, "Run ") {
 		t.Errorf("the point led to %s (%q)", runURL, runTitle)
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestScreenshots saves a 1280×800 PNG of each view under the directory
+// SPEEDMATRIX_SCREENSHOTS names (scripts/serve-screenshots sets it to
+// out/screenshots); without it the test skips. It is for a person to look
+// at, not a check: the browser test above is.
+func TestScreenshots(t *testing.T) {
+	out := os.Getenv("SPEEDMATRIX_SCREENSHOTS")
+	if out == "" {
+		t.Skip("SPEEDMATRIX_SCREENSHOTS is not set: scripts/serve-screenshots sets it")
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ta := newTestArchive(t)
+	ctx, base, consoleErrors := browser(t, ta)
+	for _, v := range []struct{ name, path string }{
+		{"runs", "/runs"},
+		{"runs-filtered", "/runs?gpu=RTX&sel=" + ta.int4 + "&sel=" + ta.evil},
+		{"compare", "/compare?sel=" + ta.bf16 + "&sel=" + ta.int4},
+		{"landscape", "/landscape?ctx=8K"},
+		{"trend", "/trend?gpu=RTX"},
+		{"trend-setups", "/trend"},
+		{"run", "/run?id=" + ta.bf16},
+	} {
+		do(t, ctx, v.name, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(base+v.path), chromedp.WaitVisible(chromedp.CSS(`nav.sm-bar`)))
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, v.name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))

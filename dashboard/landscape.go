@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"speedmatrix/report"
@@ -87,6 +88,7 @@ type landscapePage struct {
 	Runs     int // runs the filters keep
 	Loaded   int // runs drawn (at most maxLandscapeRuns)
 	Points   int
+	WithCell int  // runs with a drawn point
 	PerGPU   bool // every drawn run knows its GPU count
 	Chart    svgChart
 	Legend   []legendEntry
@@ -216,6 +218,11 @@ func (s *Server) landscape(r *http.Request) (string, *layout, error) {
 		}
 	}
 	p.Points = len(ds)
+	with := map[string]bool{}
+	for _, d := range ds {
+		with[d.row.ID] = true
+	}
+	p.WithCell = len(with)
 	// Colours by GPU, engine and quantization, most points first.
 	group := func(r *runRow) string {
 		return strings.Join(nonEmpty(r.GPU, r.Engine, r.Quantization), " · ")
@@ -254,10 +261,10 @@ func (s *Server) landscape(r *http.Request) (string, *layout, error) {
 	xs, xTop := niceTicks(maxX)
 	ys, yTop := niceTicks(maxY)
 	for _, t := range xs {
-		ch.XTicks = append(ch.XTicks, tick{float64(ch.Left) + t/xTop*float64(ch.PlotW), report.FormatSig(t, 4)})
+		ch.XTicks = append(ch.XTicks, tick{float64(ch.Left) + t/xTop*float64(ch.PlotW), tickLabel(t)})
 	}
 	for _, t := range ys {
-		ch.YTicks = append(ch.YTicks, tick{float64(ch.Top+ch.PlotH) - t/yTop*float64(ch.PlotH), report.FormatSig(t, 4)})
+		ch.YTicks = append(ch.YTicks, tick{float64(ch.Top+ch.PlotH) - t/yTop*float64(ch.PlotH), tickLabel(t)})
 	}
 	for _, d := range ds {
 		per := "per GPU"
@@ -305,6 +312,19 @@ func niceTicks(max float64) ([]float64, float64) {
 		ts = append(ts, t)
 	}
 	return ts, top
+}
+
+// tickLabel prints a round tick value: "0", "2.5", "10,000".
+func tickLabel(v float64) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	for i := len(whole) - 3; i > 0; i -= 3 {
+		whole = whole[:i] + "," + whole[i:]
+	}
+	if frac != "" {
+		return whole + "." + frac
+	}
+	return whole
 }
 
 // nonEmpty keeps the non-empty strings.
