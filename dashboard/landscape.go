@@ -149,7 +149,7 @@ func (s *Server) landscape(r *http.Request) (string, *layout, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	idx := q.filter(l.rows)
+	idx := q.filter(l)
 	p := &landscapePage{Runs: len(idx)}
 	if len(idx) > maxLandscapeRuns {
 		idx = idx[:maxLandscapeRuns]

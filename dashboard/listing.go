@@ -28,8 +28,11 @@ type runRow struct {
 	Tool          string // bench tool and its version
 	Title         string
 	Cells         int
-	// text is every field lower-cased, for the free-text filter.
-	text string
+	// lower holds the filterable fields lower-cased (by filter key), text
+	// all of them joined, for the free-text filter: computed once per
+	// listing, not per request.
+	lower [7]string // model, gpu, engine, version, quant, tool, title
+	text  string
 }
 
 // listing is the archive's runs at one snapshot.
@@ -38,6 +41,9 @@ type listing struct {
 	rows []runRow
 	byID map[string]int
 	read time.Duration
+
+	orderMu sync.Mutex
+	orders  map[string][]int32 // row indexes sorted by a sort key, ascending
 }
 
 // listingCache holds the listing of the last snapshot seen.
@@ -113,6 +119,9 @@ func rowOf(r *schema.Run) runRow {
 		row.Cells = int(*r.Cells)
 	}
 	row.Tool = strings.TrimSpace(r.BenchTool + " " + r.BenchVersion)
+	for i, k := range filterKeys[:len(row.lower)] {
+		row.lower[i] = strings.ToLower(row.field(k))
+	}
 	row.text = strings.ToLower(strings.Join([]string{row.ID, row.Model, row.GPU, row.Engine,
 		row.EngineVersion, row.Quantization, row.Tool, row.Title, r.Subtitle}, "\x00"))
 	return row

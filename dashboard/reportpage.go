@@ -79,7 +79,7 @@ func (s *Server) trend(r *http.Request) (string, *layout, error) {
 	if len(q.Filters) == 0 {
 		return "trend.html", &layout{Title: "Trend", Active: "trend", Body: setups(l)}, nil
 	}
-	idx := q.filter(l.rows)
+	idx := q.filter(l)
 	if len(idx) == 0 {
 		return "", nil, notFound("no run matches the filters %s", q.filterValues().Encode())
 	}

@@ -48,7 +48,7 @@ func (s *Server) runs(r *http.Request) (string, *layout, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	idx := q.filter(l.rows)
+	idx := q.filter(l)
 	p := &runsPage{Q: q, Total: len(l.rows), Shown: len(idx), Selected: map[string]bool{}}
 	p.Pages = max(1, (len(idx)+q.Per-1)/q.Per)
 	if q.Page > p.Pages {
