@@ -223,9 +223,9 @@ func (s *Server) landscape(r *http.Request) (string, *layout, error) {
 		with[d.row.ID] = true
 	}
 	p.WithCell = len(with)
-	// Colours by GPU, engine and quantization, most points first.
+	// Colours by GPU (with its count), engine and quantization, most points first.
 	group := func(r *runRow) string {
-		return strings.Join(nonEmpty(r.GPU, r.Engine, r.Quantization), " · ")
+		return strings.Join(nonEmpty(gpuText(r.GPU, r.GPUCount), r.Engine, r.Quantization), " · ")
 	}
 	gn := map[string]int{}
 	for _, d := range ds {
