@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"speedmatrix/archive"
+	"speedmatrix/dashboard"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// options are the parsed flags.
+type options struct {
+	archive, addr, token string
+	open                 bool
+}
+
+// usageError is a bad command line: exit status 2.
+type usageError struct{ msg string }
+
+// Error implements error.
+func (e usageError) Error() string { return e.msg }
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &options{}
+	fs.StringVar(&o.archive, "archive", "", "archive `DIR` to serve (read-only)")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on `host:port` (a non-loopback host needs -token or -open)")
+	fs.StringVar(&o.token, "token", "", "require this `token` on every request (?token= once, then a cookie; or Authorization: Bearer)")
+	fs.BoolVar(&o.open, "open", false, "serve a non-loopback address without a token: anyone who reaches it reads the archive")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: serve -archive DIR [-addr HOST:PORT] [-token T | -open]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, usageError{fmt.Sprintf("unexpected argument %q: serve takes flags only", fs.Arg(0))}
+	case o.archive == "":
+		return nil, usageError{"need -archive DIR"}
+	case o.token != "" && o.open:
+		return nil, usageError{"-token and -open do not go together: -open serves without a token"}
+	}
+	host, _, err := net.SplitHostPort(o.addr)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("-addr %q: %v", o.addr, err)}
+	}
+	if !loopback(host) && o.token == "" && !o.open {
+		return nil, usageError{fmt.Sprintf("-addr %s is not a loopback address: give -token T (checked on every request) or -open (anyone who reaches it reads the archive)", o.addr)}
+	}
+	return o, nil
+}
+
+// loopback reports whether host names only the loopback interface. An
+// empty host or 0.0.0.0 listens on every interface: not loopback.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(stderr, "serve:", ue.msg)
+			fmt.Fprintln(stderr, "run serve -h for usage")
+		}
+		return exitUsage
+	}
+	if err := serve(ctx, o, stdout); err != nil {
+		fmt.Fprintln(stderr, "serve:", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// serve opens the archive, listens and serves until ctx ends.
+func serve(ctx context.Context, o *options, stdout io.Writer) error {
+	st, err := os.Stat(o.archive)
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("archive %s: not a directory", o.archive)
+	}
+	a, err := archive.Open(o.archive)
+	if err != nil {
+		return err
+	}
+	a.LockTimeout = 10 * time.Second
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           dashboard.New(a, dashboard.Options{Token: o.token}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+	}
+	url := "http://" + ln.Addr().String() + "/runs"
+	switch {
+	case o.token != "":
+		fmt.Fprintf(stdout, "serve: archive %s on %s (a token is required on every request: open %s?token=… with the token you gave)\n", o.archive, url, url)
+	case o.open:
+		fmt.Fprintf(stdout, "serve: archive %s on %s, OPEN: no token, anyone who can reach this address can read the archive\n", o.archive, url)
+	default:
+		fmt.Fprintf(stdout, "serve: archive %s on %s (loopback only)\n", o.archive, url)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	}
+}
