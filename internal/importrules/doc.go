@@ -1,7 +1,8 @@
 // Package importrules holds no code: its test enforces the rules of
 // CONTRIBUTING.md and DESIGN.md on which package of the module may
 // import which (faces → libraries → schema; schema imports nothing of
-// ours; only archive and the faces link arrow-go; render and parse never
+// ours; only archive, the faces and the libraries behind them
+// that store or read an archive (ingest, dashboard) link arrow-go; render and parse never
 // import each other; …). The rules are a table in importrules_test.go:
 // a new rule is one line.
 //
