@@ -25,7 +25,7 @@ import (
 // so a key whose other words say so (measureWords) is not a secret by
 // its "token"; tokens, tokenizer and tokenization never are.
 func SecretKey(key string) bool {
-	if !mayHoldKeyed(key) {
+	if mayHoldKeyed(key)&heldKey == 0 {
 		return false // every word below holds one mayHoldKeyed looks for
 	}
 	ws := keyWords(key)
@@ -159,13 +159,14 @@ var basic = regexp.MustCompile(`(?i)(\bbasic\s+)([A-Za-z0-9+/_\-]{4,}={0,2})`)
 // of any key that names a secret (SecretKey), Basic credentials and the
 // key forms of forms.
 func keyedText(s string) string {
-	if !mayHoldKeyed(s) {
+	held := mayHoldKeyed(s)
+	if held == 0 {
 		return s
 	}
-	if forms.MatchString(s) {
+	if held&heldForm != 0 && forms.MatchString(s) {
 		s = forms.ReplaceAllString(s, Marker)
 	}
-	if basic.MatchString(s) {
+	if held&heldBasic != 0 && basic.MatchString(s) {
 		s = basic.ReplaceAllStringFunc(s, func(m string) string {
 			g := basic.FindStringSubmatch(m)
 			if isCredential(g[2]) {
@@ -173,6 +174,9 @@ func keyedText(s string) string {
 			}
 			return m
 		})
+	}
+	if held&heldKey == 0 {
+		return s
 	}
 	return keyedValues(s)
 }
@@ -274,57 +278,77 @@ func isCredential(b64 string) bool {
 	return false
 }
 
-// mayHoldKeyed reports whether s holds a word keyedText looks for (in
-// any case): key, token, secret, passw, pwd, auth, cred, cookie, basic,
-// passphrase, or the start of a key form. Most texts hold none.
-func mayHoldKeyed(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] | 0x20 {
+// What mayHoldKeyed found: a word of a key naming a secret, the start of
+// a key form, the word basic.
+const (
+	heldKey = 1 << iota
+	heldForm
+	heldBasic
+)
+
+// mayHoldKeyed reports what s holds of the words keyedText looks for (in
+// any case): key, token (not tokens or tokenizer), secret, passw, pwd,
+// passphrase, auth, cred, cookie (heldKey); the start of a key form
+// (heldForm); basic (heldBasic). Most texts hold none, and skip the
+// regexps.
+//
+// Note: a byte is compared with a word only when it and the next byte
+// can start one (most letters start some word here, few pairs do).
+func mayHoldKeyed(s string) int {
+	held := 0
+	for i := 0; i+1 < len(s); i++ {
+		c0, c1 := s[i]|0x20, s[i+1]|0x20
+		switch c0 {
 		case 'k':
-			if hasFoldAt(s, i, "key") {
-				return true
+			if c1 == 'e' && hasFoldAt(s, i, "key") {
+				held |= heldKey
 			}
 		case 't':
-			if hasFoldAt(s, i, "token") {
-				return true
+			// "tokens" and "tokenizer" are a unit and a tool: most texts
+			// of a document that hold "token" hold one of them.
+			if c1 == 'o' && hasFoldAt(s, i, "token") && (i+5 == len(s) || s[i+5]|0x20 != 's' && s[i+5]|0x20 != 'i') {
+				held |= heldKey
 			}
 		case 's':
-			if hasFoldAt(s, i, "secret") {
-				return true
+			if c1 == 'e' && hasFoldAt(s, i, "secret") {
+				held |= heldKey
 			}
 		case 'p':
-			if hasFoldAt(s, i, "passw") || hasFoldAt(s, i, "pwd") || hasFoldAt(s, i, "passphrase") {
-				return true
+			if c1 == 'a' && hasFoldAt(s, i, "passw") || c1 == 'w' && hasFoldAt(s, i, "pwd") || c1 == 'a' && hasFoldAt(s, i, "passphrase") {
+				held |= heldKey
 			}
 		case 'a':
-			if hasFoldAt(s, i, "auth") || hasFoldAt(s, i, "akia") || hasFoldAt(s, i, "asia") || hasFoldAt(s, i, "aiza") {
-				return true
+			switch {
+			case c1 == 'u' && hasFoldAt(s, i, "auth"):
+				held |= heldKey
+			case c1 == 'k' && hasFoldAt(s, i, "akia"), c1 == 's' && hasFoldAt(s, i, "asia"), c1 == 'i' && hasFoldAt(s, i, "aiza"):
+				held |= heldForm
 			}
 		case 'c':
-			if hasFoldAt(s, i, "cred") || hasFoldAt(s, i, "cookie") {
-				return true
+			if c1 == 'r' && hasFoldAt(s, i, "cred") || c1 == 'o' && hasFoldAt(s, i, "cookie") {
+				held |= heldKey
 			}
 		case 'b':
-			if hasFoldAt(s, i, "basic") {
-				return true
+			if c1 == 'a' && hasFoldAt(s, i, "basic") {
+				held |= heldBasic
 			}
 		case 'g':
-			if hasFoldAt(s, i, "glpat-") || hasFoldAt(s, i, "gsk_") {
-				return true
+			if c1 == 'l' && hasFoldAt(s, i, "glpat-") || c1 == 's' && hasFoldAt(s, i, "gsk_") {
+				held |= heldForm
 			}
 		case 'n':
-			if hasFoldAt(s, i, "nvapi-") {
-				return true
+			if c1 == 'v' && hasFoldAt(s, i, "nvapi-") {
+				held |= heldForm
 			}
 		case 'e':
-			if hasFoldAt(s, i, "eyj") {
-				return true
+			if c1 == 'y' && hasFoldAt(s, i, "eyj") {
+				held |= heldForm
 			}
 		case 'r':
-			if hasFoldAt(s, i, "r8_") {
-				return true
+			if c1 == '8' && hasFoldAt(s, i, "r8_") {
+				held |= heldForm
 			}
 		}
 	}
-	return false
+	return held
 }
