@@ -124,7 +124,12 @@ func parseAllBytes(b []byte, name, format string) ([]*schema.Matrix, error) {
 // figures checked; every error's text is redacted.
 func parseAllStream(b []byte, name, format string, owned, stream bool, see func([]schema.Measurement), rc *Recycler) ([]*schema.Matrix, *Rows, error) {
 	ms, rows, err := parseAdmitted(b, name, format, owned, stream, see, rc)
-	return ms, rows, redactError(err)
+	if err != nil {
+		// An error may quote a value without its key: the document's own
+		// secret values are known to the redaction of its errors.
+		err = redactErrorOf(err, b)
+	}
+	return ms, rows, err
 }
 
 // parseAdmitted is parseAllStream with the error texts as made.

@@ -87,17 +87,33 @@ func describeCell(x *schema.Measurement) string {
 // redactError returns err with every secret in its text redacted: an
 // error quotes what it could not read, which may be a secret. A parse
 // *Error keeps its type and position.
-func redactError(err error) error {
+func redactError(err error) error { return redactErrorBy(err, nil) }
+
+// redactErrorOf is redactError that also removes the secret values the
+// document b holds (redact.Secrets), which an error may quote without
+// the key that marks them. b may be nil or already released.
+//
+// Note: found by FuzzIngestSecrets: `in.json:1: invalid JSON: not a
+// number: "…"` quoted an api_key's value planted where a figure stands.
+func redactErrorOf(err error, b []byte) error {
+	var sc *redact.Scrubber
+	if len(b) > 0 {
+		sc = redact.NewScrubber(redact.Secrets(string(b))...)
+	}
+	return redactErrorBy(err, sc)
+}
+
+func redactErrorBy(err error, sc *redact.Scrubber) error {
 	if err == nil {
 		return nil
 	}
 	var pe *Error
 	if errors.As(err, &pe) && pe.Error() == err.Error() {
 		c := *pe
-		c.Msg = redact.Text(c.Msg)
+		c.Msg = sc.String(c.Msg)
 		return &c
 	}
-	if s := redact.Text(err.Error()); s != err.Error() {
+	if s := sc.String(err.Error()); s != err.Error() {
 		return &redactedError{text: s, err: err}
 	}
 	return err

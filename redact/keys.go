@@ -181,6 +181,63 @@ func keyedText(s string) string {
 	return keyedValues(s)
 }
 
+// Secrets returns the secret values a text holds where a key, a flag, a
+// header or a URL says so (the values Text would replace, as printed,
+// without quotes), for NewScrubber: a parser's error that quotes a value
+// without its key ("not a number: \"…\"") is redacted by them.
+func Secrets(s string) []string {
+	var out []string
+	if mayHoldKeyed(s)&heldKey != 0 {
+		eachSecretPair(s, func(value string, _, _ int) {
+			out = append(out, strings.Trim(value, `"'`))
+		})
+	}
+	if mayHoldSecret(s) {
+		for _, m := range userinfo.FindAllStringSubmatch(s, -1) {
+			out = append(out, m[1])
+			if _, pw, ok := strings.Cut(m[1], ":"); ok {
+				out = append(out, pw)
+			}
+		}
+	}
+	return out
+}
+
+// userinfo finds a URL's user information (as inline's last pattern).
+var userinfo = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://([^/\s"'<>@]*(?:@[^/\s"'<>@]*)*)@`)
+
+// eachSecretPair calls yield with the value of each secret pair of s and
+// the span where its replacement goes (from the scheme, when one stands
+// before the value).
+func eachSecretPair(s string, yield func(value string, at, end int)) {
+	for pos := 0; pos < len(s); {
+		loc := keyed.FindStringSubmatchIndex(s[pos:])
+		if loc == nil {
+			return
+		}
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += pos
+			}
+		}
+		pre, key, value := s[loc[2]:loc[3]], s[loc[4]:loc[5]], s[loc[8]:loc[9]]
+		scheme := ""
+		if loc[6] >= 0 {
+			scheme = s[loc[6]:loc[7]]
+		}
+		at := loc[6]
+		if at < 0 {
+			at = loc[8]
+		}
+		if !redactsPair(pre, key, scheme, value) {
+			pos = at
+			continue
+		}
+		yield(value, at, loc[1])
+		pos = loc[1]
+	}
+}
+
 // keyedValues replaces the value of each secret key in s. A match whose
 // key is not a secret is passed at its value, which is searched in turn:
 // "--env=HF_TOKEN=v", "-c 'vllm serve m --api-key v'", "m --api-key v".
