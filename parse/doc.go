@@ -24,6 +24,13 @@
 // reads them again, in pieces, for the archive's writer — the same rows,
 // id and errors as build, without holding ~1 KB per row.
 //
+// Every matrix any reader returns (document or other tool's file, whole
+// or in pieces) passes admit (trust.go) before its run id is computed:
+// redact.Walk over every string, then schema's CheckFigures (a negative
+// or infinite figure is a file:line error naming the field; Infinity or
+// NaN written by another tool makes the cell an error with the reason).
+// Error texts are redacted with the document's own secret values too.
+//
 // # What build does
 //
 //   - The "All measurements" table is the record: one Measurement per row.

@@ -101,7 +101,7 @@ func ParseBytes(b []byte, name, format string) (*schema.Matrix, error) {
 func ParseAllBytes(b []byte, name, format string) (ms []*schema.Matrix, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			ms, err = nil, errorf(name, 0, "internal error reading this document (please report it with the file): %v", p)
+			ms, err = nil, redactError(errorf(name, 0, "internal error reading this document (please report it with the file): %v", p))
 		}
 	}()
 	return parseAllBytes(b, name, format)
@@ -119,7 +119,21 @@ func parseAllBytes(b []byte, name, format string) ([]*schema.Matrix, error) {
 // says that nothing writes to b again: a text document's lines are then
 // substrings of b itself (extractOwnedText). The matrix's measurements
 // are in rc's memory (see Recycler).
+//
+// Every matrix it returns passed admit (trust.go): redacted and its
+// figures checked; every error's text is redacted.
 func parseAllStream(b []byte, name, format string, owned, stream bool, see func([]schema.Measurement), rc *Recycler) ([]*schema.Matrix, *Rows, error) {
+	ms, rows, err := parseAdmitted(b, name, format, owned, stream, see, rc)
+	if err != nil {
+		// An error may quote a value without its key: the document's own
+		// secret values are known to the redaction of its errors.
+		err = redactErrorOf(err, b)
+	}
+	return ms, rows, err
+}
+
+// parseAdmitted is parseAllStream with the error texts as made.
+func parseAdmitted(b []byte, name, format string, owned, stream bool, see func([]schema.Measurement), rc *Recycler) ([]*schema.Matrix, *Rows, error) {
 	if _, doc := extractors[format]; !doc {
 		// Result files of other tools (JSON, JSON Lines, AIPerf CSV).
 		ms, ok, err := peers.Read(b, name, format)
@@ -127,7 +141,15 @@ func parseAllStream(b []byte, name, format string, owned, stream bool, see func(
 			return nil, nil, err
 		}
 		if ok {
-			return ms, nil, nil // stamped and identified by peers
+			// peers stamped and identified them; admit may redact or clear
+			// a figure, so the id is taken again from what is kept.
+			for _, m := range ms {
+				if err := admit(m, name, true); err != nil {
+					return nil, nil, err
+				}
+				identify(m)
+			}
+			return ms, nil, nil
 		}
 	}
 	if format == "" {
@@ -180,6 +202,9 @@ func parseAllStream(b []byte, name, format string, owned, stream bool, see func(
 		return nil, nil, err
 	}
 	rc.hold(m, slabs)
+	if err := admit(m, name, false); err != nil {
+		return nil, nil, err
+	}
 	stamp(m, sum, name, format)
 	return []*schema.Matrix{identify(m)}, nil, nil
 }

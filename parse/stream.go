@@ -42,6 +42,9 @@ func (r *Rows) Each(yield func([]schema.Measurement) error) error {
 		if err != nil {
 			return fmt.Errorf("%w (read again after it was checked: please report it)", err)
 		}
+		if err := admitRows(ms, r.raw.Name); err != nil {
+			return fmt.Errorf("%w (read again after it was checked: please report it)", err)
+		}
 		for i := range ms {
 			ms[i].RunID = r.id
 		}
@@ -81,6 +84,9 @@ func buildStream(raw *rawDoc, see func([]schema.Measurement)) (*schema.Matrix, *
 	if err := buildRun(raw, &m.Run); err != nil {
 		return nil, nil, err
 	}
+	if err := admit(m, raw.Name, false); err != nil {
+		return nil, nil, err
+	}
 	n := len(raw.Table.Rows)
 	h := schema.NewRunIDHasher(&m.Run)
 	c := newRowChecker(raw)
@@ -90,6 +96,9 @@ func buildStream(raw *rawDoc, see func([]schema.Measurement)) (*schema.Matrix, *
 			return nil, nil, err
 		}
 		if err := c.add(rows, lo); err != nil {
+			return nil, nil, err
+		}
+		if err := admitRows(ms, raw.Name); err != nil {
 			return nil, nil, err
 		}
 		h.Add(ms)

@@ -41,6 +41,9 @@ func TestBuildTypedColumns(t *testing.T) {
 		switch f.Type {
 		case reflect.TypeFor[*float64]():
 			text = strconv.FormatFloat(float64(i)+0.1+1e-9, 'f', -1, 64) // needs every digit
+			if f.Name == "ServerPrefixCacheHits" || f.Name == "ServerSpecAcceptRate" {
+				text = strconv.FormatFloat(float64(i)/100+1e-9, 'f', -1, 64) // a fraction (0–1)
+			}
 		case reflect.TypeFor[*int64]():
 			text = strconv.Itoa(9000 + i)
 		case reflect.TypeFor[*int32]():

@@ -3,7 +3,14 @@
 // keys, the user information of a URL), by position in a shell command
 // (the value of --api-key, of HF_TOKEN=…, after &&, ;, | and inside
 // bash -c "…"), and by value (the API key the client itself sends, which
-// a server may echo in an error).
+// a server may echo in an error), and by key: the value of any key that
+// names a secret (SecretKey: api_key, x-api-key, hf_token, password,
+// authorization, … at any depth of JSON or YAML, in key=value, in a
+// header, in a schema.KV or schema.Field pair), Basic credentials, and
+// the base64 of the user:password pairs it knows. Walk applies it to
+// every string of a *schema.Matrix: parse calls it on every matrix any
+// reader returns (parse/trust.go), the runner on every matrix it hands
+// out. docs/security.md lists every door and what is redacted there.
 //
 // Note: it is a package of its own, importing nothing of this module,
 // because both the readers of other people's documents (parse) and the

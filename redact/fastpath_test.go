@@ -187,7 +187,7 @@ func referenceText(s string) string {
 			s = re.ReplaceAllString(s, "${1}"+Marker)
 		}
 	}
-	return s
+	return keyedText(s)
 }
 
 // oldMayHoldSecret is mayHoldSecret as it was: a ContainsAny, nine

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"io"
 	"net/url"
 	"reflect"
@@ -36,15 +37,23 @@ func NewScrubber(secrets ...string) *Scrubber {
 }
 
 // URLSecrets returns the user information of a URL ("user:password" and
-// the password, as printed and decoded), for NewScrubber.
+// the password, as printed and decoded), and the Basic credential Go's
+// HTTP client sends for it (base64 of "user:password", padded and not):
+// a server that echoes its request headers puts that form into a reply,
+// for NewScrubber.
 func URLSecrets(raw string) []string {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.User == nil {
 		return nil
 	}
 	out := []string{u.User.String()}
-	if p, ok := u.User.Password(); ok {
+	p, ok := u.User.Password()
+	if ok {
 		out = append(out, p, url.QueryEscape(p))
+	}
+	pair := u.User.Username() + ":" + p
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		out = append(out, enc.EncodeToString([]byte(pair)))
 	}
 	return out
 }
@@ -62,9 +71,16 @@ func (sc *Scrubber) String(s string) string {
 	return Text(s)
 }
 
+// Walk is the Walk of a Scrubber that knows no secret values: it
+// redacts what Text finds and the values of pairs whose key names a
+// secret (SecretKey), in every string v reaches.
+func Walk(v any) { (*Scrubber)(nil).Walk(v) }
+
 // Walk scrubs, in place, every string v reaches through exported
 // struct fields, pointers, slices, arrays and interfaces: v must be a
-// pointer (a *schema.Matrix, say). Map entries and strings held directly
+// pointer (a *schema.Matrix, say). A struct with string fields Key and
+// Value (schema.KV, schema.Field) whose key names a secret has its value
+// replaced whole (SecretValue). Map entries and strings held directly
 // in an interface cannot be set and are left alone; schema's types have
 // neither.
 func (sc *Scrubber) Walk(v any) {
@@ -81,6 +97,14 @@ func (sc *Scrubber) walk(v reflect.Value) {
 		for _, i := range stringFields(v.Type()) {
 			sc.walk(v.Field(i))
 		}
+		if k, val, ok := pairFields(v.Type()); ok {
+			key, value := v.Field(k), v.Field(val)
+			if value.CanSet() && SecretKey(key.String()) {
+				if s := SecretValue(key.String(), value.String()); s != value.String() {
+					value.SetString(s)
+				}
+			}
+		}
 	case reflect.Slice, reflect.Array:
 		if !mayHoldStrings(v.Type().Elem(), nil) {
 			return
@@ -95,6 +119,30 @@ func (sc *Scrubber) walk(v reflect.Value) {
 			}
 		}
 	}
+}
+
+// pairPlans caches pairFields by struct type.
+var pairPlans sync.Map // reflect.Type → [2]int, or nil
+
+// pairFields returns the indices of a struct type's string fields Key
+// and Value (schema.KV, schema.Field): a pair whose key names a secret
+// (SecretKey) has its value replaced whole, whatever its form.
+func pairFields(t reflect.Type) (key, value int, ok bool) {
+	if p, ok := pairPlans.Load(t); ok {
+		if p == nil {
+			return 0, 0, false
+		}
+		kv := p.([2]int)
+		return kv[0], kv[1], true
+	}
+	k, okK := t.FieldByName("Key")
+	v, okV := t.FieldByName("Value")
+	if !okK || !okV || k.Type.Kind() != reflect.String || v.Type.Kind() != reflect.String || len(k.Index) != 1 || len(v.Index) != 1 {
+		pairPlans.Store(t, nil)
+		return 0, 0, false
+	}
+	pairPlans.Store(t, [2]int{k.Index[0], v.Index[0]})
+	return k.Index[0], v.Index[0], true
 }
 
 // fieldPlans caches stringFields by struct type.

@@ -82,8 +82,16 @@ func hasFoldAt(s string, i int, w string) bool {
 
 // Text replaces the secrets recognizable by their form anywhere in s: an
 // "Authorization: Bearer …" header, sk-…, hf_…, ghp_… keys, and a URL's
-// user information (replaced whole: "http://<redacted>@host").
+// user information (replaced whole: "http://<redacted>@host"), then the
+// value of every key that names a secret (SecretKey: "api_key": "…",
+// x-api-key: …, HF_TOKEN=…, --password …), Basic credentials and the
+// other key forms keyedText knows.
 func Text(s string) string {
+	return keyedText(inlineText(s))
+}
+
+// inlineText is Text of the inline patterns only.
+func inlineText(s string) string {
 	if !mayHoldSecret(s) {
 		return s
 	}

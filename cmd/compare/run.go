@@ -15,6 +15,7 @@ import (
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
 	"speedmatrix/plots"
+	"speedmatrix/redact"
 	"speedmatrix/report"
 )
 
@@ -181,6 +182,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Note: what compare prints passes the redactor too: an archive
+	// written before issue 22's redaction may hold what it now removes.
+	var sc *redact.Scrubber
+	stdout, stderr = sc.Writer(stdout), sc.Writer(stderr)
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -324,7 +329,8 @@ func writeFile(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	if err := write(f); err != nil {
+	var sc *redact.Scrubber // as stdout: see run
+	if err := write(sc.Writer(f)); err != nil {
 		f.Close()
 		os.Remove(path)
 		return err
