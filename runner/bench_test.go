@@ -85,6 +85,20 @@ type procTruth struct {
 // fetchTruth returns the simulator process's window tokens for a window
 // given in wall-clock nanoseconds, and resets its records.
 func fetchTruth(tb testing.TB, url string, ws, we int64) (tokens int64) {
+	return fetchRunTruth(tb, url, ws, we).window
+}
+
+// runTruth is the simulator process's record of a cell: the tokens it sent
+// in a window, and each streaming request's total (probes of one token
+// left out), in no order.
+type runTruth struct {
+	window int64
+	totals []int64
+}
+
+// fetchRunTruth returns the simulator process's record for a window given
+// in wall-clock nanoseconds, and resets its records.
+func fetchRunTruth(tb testing.TB, url string, ws, we int64) (truth runTruth) {
 	resp, err := http.Get(url + "/_truth")
 	if err != nil {
 		tb.Fatal(err)
@@ -98,13 +112,16 @@ func fetchTruth(tb testing.TB, url string, ws, we int64) (tokens int64) {
 		if r.Fault != "" || r.Max <= 1 {
 			continue
 		}
+		var total int64
 		for _, c := range r.Chunks {
+			total += c[1]
 			if c[0] >= ws && c[0] < we {
-				tokens += c[1]
+				truth.window += c[1]
 			}
 		}
+		truth.totals = append(truth.totals, total)
 	}
-	return tokens
+	return truth
 }
 
 // cellInProcess runs one decode cell against url with C streams.
@@ -213,34 +230,82 @@ func TestManyStreams(t *testing.T) {
 		}
 	}
 	wsWall := run.epoch.UnixNano() + run.ws
-	truth := fetchTruth(t, url, wsWall, wsWall+(run.we-run.ws))
+	truth := fetchRunTruth(t, url, wsWall, wsWall+(run.we-run.ws))
 	t.Logf("2048 streams: %d requests, %d window tokens (server sent %d), %.0f tok/s, avg active %.1f, TTFT p50 %.1f ms",
-		len(run.recs), f.tokens, truth, f.totalTokS, f.activeAvg, median(f.ttft))
+		len(run.recs), f.tokens, truth.window, f.totalTokS, f.activeAvg, median(f.ttft))
 	if f.errored != 0 || len(inWindow) != 2048 {
 		t.Fatalf("%d errors, %d of 2048 streams produced tokens in the window", f.errored, len(inWindow))
 	}
-	// The server's own pace decides which bound applies. While it sends at
-	// least 97% of its modelled rate (2,048 streams × one token per 20 ms)
-	// the delivery lag between its write and the client's read is steady,
-	// so the client's window count must be within 1% of what the server
-	// sent in the same window. Past that (on this 2-core machine both
-	// processes starve at 2,048 streams and the server falls to ~90%) the
-	// lag grows during the window and moves tokens across its edges: a
-	// 25 ms drift over 2 s is 1.2% (the window is 4 s to halve that). The
-	// count must still be within 3%, which a client that drops or
-	// double-counts chunks would miss.
+	// The server's own pace decides whether the window count can be held
+	// to the server's: while it sends at least 97% of its modelled rate
+	// (2,048 streams × one token per 20 ms) the delivery lag between its
+	// write and the client's read is steady, so the client's window count
+	// must be within 1% of what the server sent in the same window. Past
+	// that (a starved machine: at load 44 on 2 cores the server fell to
+	// 17%) the lag grows during the window and moves tokens across its
+	// edges by any amount, so the window comparison says nothing about the
+	// client; BenchmarkClientCPUPerToken reports it (truth-diff-%) and the
+	// exact counts below check what a client that drops or double-counts
+	// chunks would get wrong, whatever the load.
 	// Note: the issue asks for 1% "up to the point where the server on the
 	// same machine saturates"; the README reports where that is.
 	window := float64(run.we-run.ws) / float64(time.Second)
-	pace := float64(truth) / window / (2048 * 50)
-	off := math.Abs(float64(f.tokens-truth)) / float64(truth)
-	t.Logf("server pace %.1f%% of its modelled rate; client count off by %.2f%%", 100*pace, 100*off)
+	pace := float64(truth.window) / window / (2048 * 50)
+	off := math.Abs(float64(f.tokens-truth.window)) / float64(truth.window)
+	t.Logf("server pace %.1f%% of its modelled rate; client window count off by %.2f%%", 100*pace, 100*off)
 	if pace >= 0.97 && off > 0.01 {
-		t.Fatalf("server kept its pace (%.1f%%) but window tokens %d, server sent %d", 100*pace, f.tokens, truth)
+		t.Fatalf("server kept its pace (%.1f%%) but window tokens %d, server sent %d", 100*pace, f.tokens, truth.window)
 	}
-	if off > 0.03 {
-		t.Fatalf("window tokens %d, server sent %d: off by %.1f%% even for a saturated server", f.tokens, truth, 100*off)
+	checkExactCounts(t, run, truth)
+}
+
+// checkExactCounts compares the client's records of a cell with the
+// simulator's record of the same requests, by counts that no delivery lag
+// moves: the server saw every request the client sent and got an answer
+// to, and none it did not send, and every
+// request the client saw finish carried, by its chunks as counted and by
+// its final usage, as many tokens as one the server finished sending.
+func checkExactCounts(t *testing.T, run cellRun, truth runTruth) {
+	t.Helper()
+	// A request cut at the window's end may not have reached the server;
+	// one that received a token did, and a retried one was sent twice.
+	sends, answered := len(run.recs), 0
+	for _, q := range run.recs {
+		sends += int(q.retries)
+		if q.first >= 0 {
+			answered++
+		}
 	}
+	if len(truth.totals) < answered || len(truth.totals) > sends {
+		t.Fatalf("the client sent %d requests and %d were answered, the server saw %d", sends, answered, len(truth.totals))
+	}
+	sent := map[int64]int{} // tokens a request was sent in all → requests
+	for _, n := range truth.totals {
+		sent[n]++
+	}
+	done := 0
+	for _, q := range run.recs {
+		if q.failed() || !q.done {
+			continue
+		}
+		done++
+		var chunks int64
+		if q.t1 > q.t0 {
+			chunks = int64(run.streams[q.slot].log[q.t1-1].cum)
+		}
+		if chunks != q.tokens {
+			t.Fatalf("request %d/%d: its chunks count %d tokens, its usage %d", q.slot, q.seq, chunks, q.tokens)
+		}
+		if sent[q.tokens] == 0 {
+			t.Fatalf("request %d/%d finished with %d tokens; no request the server sent has that many (server totals %v)",
+				q.slot, q.seq, q.tokens, sent)
+		}
+		sent[q.tokens]--
+	}
+	if done == 0 {
+		t.Fatal("no request finished")
+	}
+	t.Logf("%d requests sent, %d answered, %d seen by the server; %d finished with the server's exact token counts", sends, answered, len(truth.totals), done)
 }
 
 // TestNoPerTokenAllocation streams one long request from the simulator in

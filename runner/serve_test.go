@@ -71,8 +71,8 @@ func widestGap(xs []float64) (mid, gap float64) {
 // TestServeAgainstSimTruth offers open-loop rates to the simulator and
 // checks the serve rows against what the simulator recorded it did:
 // below saturation the achieved rate within 1% of the asked one, TTFT
-// and TBT p50/p90/p99 within 2% of the simulator's (or 1 ms; TTFT or
-// the client's own send-lag p99, when a loaded machine starves it), goodput's count of
+// and TBT p50/p90/p99 within 2% of the simulator's (or 1 ms, or the
+// client's own send-lag p99 when a loaded machine starves it), goodput's count of
 // good requests exact against the simulator's record; above
 // saturation the queue shows in TTFT.
 func TestServeAgainstSimTruth(t *testing.T) {
@@ -184,7 +184,14 @@ func TestServeAgainstSimTruth(t *testing.T) {
 		// send-lag p99, a fraction of a millisecond on a quiet machine,
 		// tens of milliseconds under a full test suite on 2 loaded
 		// cores). One late read moves the p99 of 100 TTFTs by that much,
-		// so a TTFT may differ by the larger of 2% and that lag.
+		// so a TTFT may differ by the larger of 2% and that lag. A TBT
+		// is the gap between two reads, either of which may be late by
+		// as much: one late read lengthens one gap and shortens the next
+		// (at load 44 on 2 cores the client's TBT p99 was 32.2 ms against
+		// the simulator's 34.7), so a TBT may differ by that lag too. A
+		// client that mis-stamps or mis-splits its tokens is off by a
+		// whole decode step (~30 ms here) or a share of all TBTs, not by
+		// the lag it measured itself.
 		slack := max(1, extra["send_lag_p99_ms"])
 		for _, q := range []struct {
 			name string
@@ -194,7 +201,7 @@ func TestServeAgainstSimTruth(t *testing.T) {
 			abs  float64
 		}{
 			{"ttft p50", x.TTFTP50Ms, tr.ttft, 0.5, slack}, {"ttft p90", x.TTFTP90Ms, tr.ttft, 0.9, slack}, {"ttft p99", x.TTFTP99Ms, tr.ttft, 0.99, slack},
-			{"tbt p50", x.TBTP50Ms, tr.tbt, 0.5, 1}, {"tbt p90", x.TBTP90Ms, tr.tbt, 0.9, 1}, {"tbt p99", x.TBTP99Ms, tr.tbt, 0.99, 1},
+			{"tbt p50", x.TBTP50Ms, tr.tbt, 0.5, slack}, {"tbt p90", x.TBTP90Ms, tr.tbt, 0.9, slack}, {"tbt p99", x.TBTP99Ms, tr.tbt, 0.99, slack},
 		} {
 			want := pct(q.xs, q.p)
 			if q.got == nil || !within(*q.got, want, 0.02, q.abs) {

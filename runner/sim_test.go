@@ -91,6 +91,25 @@ func simTruth(recs []sim.RequestRecord, epoch time.Time, ws, we int64) truth {
 	return tr
 }
 
+// edgeTokens returns the tokens the simulator sent within lag of the
+// window's start or end: those a reader late by up to lag may count on the
+// other side of the edge.
+func edgeTokens(recs []sim.RequestRecord, epoch time.Time, ws, we, lag int64) int64 {
+	var n int64
+	for _, r := range recs {
+		if r.Fault != "" || r.MaxTokens <= 1 {
+			continue
+		}
+		for _, c := range r.Chunks {
+			t := int64(c.At.Sub(epoch))
+			if (t >= ws-lag && t < ws+lag) || (t >= we-lag && t < we+lag) {
+				n += int64(c.Tokens)
+			}
+		}
+	}
+	return n
+}
+
 func within(got, want, rel, abs float64) bool {
 	return math.Abs(got-want) <= math.Max(rel*math.Abs(want), abs)
 }
@@ -159,7 +178,9 @@ func TestCellAgainstSimTruth(t *testing.T) {
 					if sc := c.probe(context.Background(), prompt.Text); sc.failed() {
 						t.Fatal(sc.err)
 					}
+					lag := startSchedLag()
 					run := c.runCell(context.Background(), cfg, pool)
+					_, L90, L := lag.end()
 					if run.ws < 0 || run.errReason != "" {
 						t.Fatalf("cell did not run: %q", run.errReason)
 					}
@@ -167,16 +188,31 @@ func TestCellAgainstSimTruth(t *testing.T) {
 					var m schema.Measurement
 					f.fill(&m)
 					tr := simTruth(srv.Requests(), run.epoch, run.ws, run.we)
-					t.Logf("client: %d tokens %.1f tok/s, per-request %.1f, TTFT %.2f ms, TBT %.3f ms; truth: %d tokens, per-request %.1f, TTFT %.2f, TBT %.3f",
-						f.tokens, f.totalTokS, *m.PerRequestTokS, *m.TTFTMs, *m.TBTMs, tr.tokens, tr.perRequest, tr.ttft, tr.tbt)
+					// Slack for the machine's load, from what this cell
+					// measured: a client read (or a simulator write, both in
+					// this process) can be late by the largest scheduling
+					// overrun L seen during the cell, which moves the tokens
+					// the server sent within L of a window edge across it.
+					// The medians (TTFT, TBT, per-request rate) move by a
+					// typical delay, not the worst: a TTFT by up to 2×L90
+					// (the request's way in, the first token's way out; L90
+					// the overruns' 90th percentile), a request's in-window
+					// span by up to 2×L90 at its two ends. On a quiet machine
+					// both are tens of microseconds and the bounds are the
+					// plain 1%/2%/1 ms.
+					edge := edgeTokens(srv.Requests(), run.epoch, run.ws, run.we, int64(L))
+					lagMs := 2 * float64(L90) / 1e6
+					spanRel := 2 * float64(L90) / float64(run.we-run.ws)
+					t.Logf("client: %d tokens %.1f tok/s, per-request %.1f, TTFT %.2f ms, TBT %.3f ms; truth: %d tokens, per-request %.1f, TTFT %.2f, TBT %.3f; scheduling lag p90 %v max %v (%d tokens sent within it of an edge)",
+						f.tokens, f.totalTokS, *m.PerRequestTokS, *m.TTFTMs, *m.TBTMs, tr.tokens, tr.perRequest, tr.ttft, tr.tbt, L90, L, edge)
 					if tt.exactOK && f.tokens != tr.tokens {
 						// Chunks within microseconds of a window edge can fall on
 						// the other side; allow one chunk per stream at each edge.
-						if d := math.Abs(float64(f.tokens - tr.tokens)); d > float64(2*tt.c*p.ChunkTokens) {
+						if d := math.Abs(float64(f.tokens - tr.tokens)); d > float64(2*tt.c*p.ChunkTokens)+float64(edge) {
 							fail("window tokens %d, truth %d", f.tokens, tr.tokens)
 						}
 					}
-					if tt.approx && !within(float64(f.tokens), float64(tr.tokens), 0.02, 0) {
+					if tt.approx && !within(float64(f.tokens), float64(tr.tokens), 0.02, float64(edge)) {
 						fail("window tokens %d, truth %d (want within 2%%)", f.tokens, tr.tokens)
 					}
 					truthTokS := float64(tr.tokens) / f.seconds
@@ -184,19 +220,19 @@ func TestCellAgainstSimTruth(t *testing.T) {
 					if tt.approx {
 						tol = 0.02
 					}
-					if !within(f.totalTokS, truthTokS, tol, 0) {
+					if !within(f.totalTokS, truthTokS, tol, float64(edge)/f.seconds) {
 						fail("total tok/s %.2f, truth %.2f", f.totalTokS, truthTokS)
 					}
 					if tt.rateOnly {
 						return
 					}
-					if !within(*m.PerRequestTokS, tr.perRequest, 0.02, 0) {
+					if !within(*m.PerRequestTokS, tr.perRequest, 0.02+spanRel, 0) {
 						fail("per-request tok/s %.2f, truth %.2f", *m.PerRequestTokS, tr.perRequest)
 					}
-					if !within(*m.TTFTMs, tr.ttft, 0.02, 1) {
+					if !within(*m.TTFTMs, tr.ttft, 0.02, max(1, lagMs)) {
 						fail("TTFT %.3f ms, truth %.3f", *m.TTFTMs, tr.ttft)
 					}
-					if !within(*m.TBTMs, tr.tbt, 0.02, 1) {
+					if !within(*m.TBTMs, tr.tbt, 0.02+spanRel, 1) {
 						fail("TBT %.3f ms, truth %.3f", *m.TBTMs, tr.tbt)
 					}
 					// Every finished request's token count is exact.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -85,8 +84,19 @@ func TestOllamaRates(t *testing.T) {
 		if deref(x.OutputTokens) != engineOut || deref(x.InputTokensTotal) != enginePrompt {
 			t.Errorf("%s: %d output and %d input tokens, the engine counted %d and %d", label, deref(x.OutputTokens), deref(x.InputTokensTotal), engineOut, enginePrompt)
 		}
-		if a := extra["achieved_request_rate"]; math.Abs(a-rate) > 0.01*rate {
-			t.Errorf("%s: achieved %v requests/s", label, a)
+		// The achieved rate is (sent−1) over the first to the last send;
+		// each send may be late by up to the run's own measured send-lag
+		// max (a loaded machine: 2.3 s at p99 once), which stretches or
+		// shrinks that span by at most the lag. Beyond that slack (and
+		// 1%) the schedule itself is wrong.
+		n, lag := extra["requests_sent"], extra["send_lag_max_ms"]/1e3
+		span := (n - 1) / rate
+		lo, hi := 0.99*(n-1)/(span+lag), 1.01*(n-1)/max(span-lag, 1e-9)
+		if lag == 0 {
+			lo, hi = 0.99*rate, 1.01*rate
+		}
+		if a := extra["achieved_request_rate"]; a < lo || a > hi {
+			t.Errorf("%s: achieved %v requests/s, want %v to %v (rate %v, %v sent, send lag max %v s)", label, a, lo, hi, rate, n, lag)
 		}
 		if x.GoodputReqS == nil || x.TTFTP99Ms == nil || x.TBTP50Ms == nil || x.E2EP50Ms == nil || x.AvgActiveRequests == nil {
 			t.Errorf("%s: figures missing: %+v", label, x)

@@ -139,10 +139,12 @@ func TestOllamaEndToEnd(t *testing.T) {
 	var stdout bytes.Buffer
 	stderr := &stampedLines{}
 	began := time.Now()
+	probe := startSchedLag()
 	code := run(ctx, []string{"-url", srv.URL, "-model", o.Model, "-contexts", "128,256", "-concurrency", "1,4",
 		"-duration", "1s", "-max-tokens", fmt.Sprint(maxTokens), "-engine", "ollama", "-archive", arch, "-out", out},
 		strings.NewReader(""), &stdout, stderr)
-	t.Logf("run took %v", time.Since(began).Round(time.Millisecond))
+	_, lag, lagMax := probe.end()
+	t.Logf("run took %v; scheduling lag p90 %v max %v", time.Since(began).Round(time.Millisecond), lag, lagMax)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr)
 	}
@@ -216,7 +218,7 @@ func TestOllamaEndToEnd(t *testing.T) {
 				samples = append(samples, s)
 			}
 		}
-		checkDecodeCell(t, sp, x, samples, cell)
+		checkDecodeCell(t, sp, x, samples, cell, lag)
 	}
 }
 
@@ -295,7 +297,7 @@ func checkPrefillCell(t *testing.T, sp cellSpan, x schema.Measurement, reqs []*p
 
 // checkDecodeCell sets one decode cell's figures against the requests the
 // proxy saw during it.
-func checkDecodeCell(t *testing.T, sp cellSpan, x schema.Measurement, samples []schema.Sample, cell []*proxied) {
+func checkDecodeCell(t *testing.T, sp cellSpan, x schema.Measurement, samples []schema.Sample, cell []*proxied, lag time.Duration) {
 	t.Helper()
 	name := fmt.Sprintf("decode %s ×%d", sp.label, sp.c)
 	// The counts differ only by requests cut at the window's end, at most
@@ -385,8 +387,12 @@ func checkDecodeCell(t *testing.T, sp cellSpan, x schema.Measurement, samples []
 	// the proxy saw (its TTFT starts when it has read the request, a
 	// little after the runner sent it; its chunks pass a little before
 	// the runner reads them). TTFT may differ by 25 ms or 25%, TBT by
-	// 1 ms or 15%.
+	// 1 ms or 15%, plus what the machine's load adds: each end of a
+	// request's in-window span may be read late by the scheduling lag the
+	// test measured during the run (its 90th percentile, lag), which moves
+	// a per-request TBT by up to 2×lag over its fewest in-window gaps.
 	var runTTFT, runTBT, engTTFT, engTBT []float64
+	fewest := 0 // the fewest in-window gaps of a request
 	for _, s := range samples {
 		if s.TTFTMs != nil {
 			runTTFT = append(runTTFT, *s.TTFTMs)
@@ -409,6 +415,9 @@ func checkDecodeCell(t *testing.T, sp cellSpan, x schema.Measurement, samples []
 		}
 		if len(in) > 1 {
 			engTBT = append(engTBT, ms(in[len(in)-1].Sub(in[0]))/float64(len(in)-1))
+			if fewest == 0 || len(in)-1 < fewest {
+				fewest = len(in) - 1
+			}
 		}
 	}
 	rt, et, rb, eb := medianOf(runTTFT), medianOf(engTTFT), medianOf(runTBT), medianOf(engTBT)
@@ -428,8 +437,9 @@ func checkDecodeCell(t *testing.T, sp cellSpan, x schema.Measurement, samples []
 	if !(rt > 0 && rt < 60000) || math.Abs(rt-et) > max(25, 0.25*et) {
 		t.Errorf("%s: TTFT median %.2f ms, the engine's %.2f ms", name, rt, et)
 	}
-	if !(rb > 0 && rb < 1000) || math.Abs(rb-eb) > max(1, 0.15*eb) {
-		t.Errorf("%s: TBT median %.3f ms, the engine's %.3f ms", name, rb, eb)
+	tbtSlack := max(1, 0.15*eb) + 2*ms(lag)/float64(max(fewest, 1))
+	if !(rb > 0 && rb < 1000) || math.Abs(rb-eb) > tbtSlack {
+		t.Errorf("%s: TBT median %.3f ms, the engine's %.3f ms (tolerance %.3f ms with the scheduling lag %v)", name, rb, eb, tbtSlack, lag)
 	}
 }
 
