@@ -234,7 +234,7 @@ func checkPrefill(raw *rawDoc, rows []*tableRow, sc *scratch) error {
 			return errorf(raw.Name, p.Line, "%s: a prefill figure but All measurements (line %d) has no Prefill row at that context", cellName(schema.PhasePrefill, label, 0), raw.Table.HeaderLine)
 		}
 		f := figure{source: "prefill figure", line: p.Line, tok: p.TokS, ttft: p.TTFT, glued: p.Glued, phase: schema.PhasePrefill, label: label}
-		if agreesExactly(f, r, colTotal) {
+		if agreesExactly(f, r, colTotal) || agreesWithRepeat(f, rows, ctx) {
 			continue
 		}
 		if _, _, err := agreeReading(raw.Name, f, r, colTotal); err != nil {
@@ -242,6 +242,19 @@ func checkPrefill(raw *rawDoc, rows []*tableRow, sc *scratch) error {
 		}
 	}
 	return nil
+}
+
+// agreesWithRepeat reports whether a prefill figure agrees exactly with
+// any prefill row of its context: a run with repeats (llama-bench's -r,
+// a vLLM sweep's run_number) has a row each, and its document prints a
+// figure for each.
+func agreesWithRepeat(f figure, rows []*tableRow, ctx int64) bool {
+	for _, x := range rows {
+		if x.m.Phase == schema.PhasePrefill && x.ctx == ctx && agreesExactly(f, x, colTotal) {
+			return true
+		}
+	}
+	return false
 }
 
 // gluedAsRow reports whether a glued cell is the row's tok/s and TTFT

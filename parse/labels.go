@@ -27,6 +27,21 @@ func contextTokens(label string) (int64, error) {
 // readContextTokens is contextTokens for any label (s is it trimmed).
 func readContextTokens(label, s string) (int64, error) {
 	s = strings.TrimSuffix(strings.TrimSuffix(s, " tokens"), " context")
+	if prompt, depth, ok := strings.Cut(s, "@"); ok && strings.HasPrefix(trimSpace(depth), "d") {
+		depth = trimSpace(depth)[1:]
+		// llama-bench's prompt at a depth ("512 @ d4K", or "512@d4K" as a
+		// text document's prefill figure is read): the prompt after
+		// the depth's tokens already in the KV cache, the two together.
+		p, err := readContextTokens(label, trimSpace(prompt))
+		if err != nil {
+			return 0, err
+		}
+		d, err := readContextTokens(label, trimSpace(depth))
+		if err != nil {
+			return 0, err
+		}
+		return p + d, nil
+	}
 	if s == "" {
 		return 0, fmt.Errorf("empty context")
 	}

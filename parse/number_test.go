@@ -144,6 +144,11 @@ func TestNumberContextTokens(t *testing.T) {
 		{in: "8192", want: 8192},
 		{in: "8 K", want: 8192},
 		{in: "8K context", want: 8192},
+		{in: "512 @ d4K", want: 4608}, // llama-bench's prompt at a depth
+		{in: "512@d4K", want: 4608},   // as a text document's prefill figure reads it
+		{in: "2K @ d8K", want: 10240},
+		{in: "512 @ 4K", bad: true},
+		{in: "512 @ dx", bad: true},
 		{in: "", bad: true},
 		{in: "K", bad: true},
 		{in: "eightK", bad: true},

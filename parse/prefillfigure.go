@@ -32,6 +32,23 @@ func findPrefillFigure(s string) (c0, c1, end int, ok bool) {
 	return 0, 0, 0, false
 }
 
+// depthStart is where a prefill figure's context starts when the length
+// at s[p] is a depth after a prompt, as llama-bench names its tests
+// ("512 @ d4K context"): at the prompt's length; else p.
+func depthStart(s string, p int) int {
+	if p < len(" @ d") || s[p-len(" @ d"):p] != " @ d" {
+		return p
+	}
+	q := p - len(" @ d")
+	for q > 0 && (isDigitByte(s[q-1]) || strings.IndexByte(",.KkMm", s[q-1]) >= 0) {
+		q--
+	}
+	if q == p-len(" @ d") || !isDigitByte(s[q]) {
+		return p
+	}
+	return q
+}
+
 // prefillFigureFrom matches prefillFigure at s[p], a digit.
 func prefillFigureFrom(s string, p int) (c1, end int, ok bool) {
 	i := p + 1

@@ -197,6 +197,7 @@ func (x *textExtractor) run() error {
 				continue // prefill figures are read in their section only
 			}
 			if c0, c1, end, ok := findPrefillFigure(s); ok {
+				c0 = depthStart(s, c0)
 				p := rawPrefill{Context: strings.ReplaceAll(s[c0:c1], " ", ""), Glued: trimSpace(s[end:]), Line: l.no}
 				if p.Glued == "" {
 					// A card flattened one element per line: "8K context",
