@@ -308,7 +308,7 @@ func TestViews(t *testing.T) {
 		target string
 		has    []string
 	}{
-		{"/compare?sel=" + ta.bf16 + "&sel=" + ta.int4, []string{"delivers 0.756× the decode throughput", "<svg ", `class="sm-bar"`, `/static/app.js`}},
+		{"/compare?sel=" + ta.bf16 + "&sel=" + ta.int4, []string{"delivers 0.756× the decode throughput", "within ±3% (-tolerance)", "<svg ", `class="sm-bar"`, `/static/app.js`}},
 		{"/compare?sel=" + ta.int4 + "&sel=" + ta.evil, []string{"&lt;script&gt;alert"}},
 		{"/landscape", []string{`<svg id="landscape"`, `<a href="/run?id=`, "<title>", "tok/s per GPU"}},
 		{"/landscape?gpu=RTX&ctx=8K", []string{"per GPU at", "2× RTX PRO", `<option selected>8K</option>`}},
