@@ -1,7 +1,7 @@
 // Command compare compares speed-test runs: the first argument is the
 // baseline, the others are compared with it cell by cell.
 //
-//	compare [-archive DIR] [-format text|markdown|csv|json] [-table NAME] [-plots DIR] [-html FILE]
+//	compare [-archive DIR [-skip-damaged]] [-format text|markdown|csv|json] [-table NAME] [-plots DIR] [-html FILE]
 //	        [-min-user-tps T] [-max-ttft MS] [-max-tbt MS] [-tolerance 3%] [-all-contexts]
 //	        [-metrics COLS] [-labels L,…] BASELINE OTHER...
 //	compare -archive DIR -list [SELECTOR...]

@@ -21,6 +21,7 @@ import (
 type inputs struct {
 	dir         string // -archive, or ""
 	lockTimeout time.Duration
+	skipDamaged bool // -skip-damaged: go on without a damaged batch, naming it
 	stdin       io.Reader
 	stderr      io.Writer // hears who holds the archive's lock while compare waits
 
@@ -50,8 +51,12 @@ func (in *inputs) archive() (*archive.Archive, error) {
 		return nil, err
 	}
 	a.LockTimeout = in.lockTimeout
+	a.SkipDamaged = in.skipDamaged
 	if in.stderr != nil {
 		a.NoticeLockWait(in.stderr, "compare")
+		a.OnDamaged = func(d archive.Damage) {
+			fmt.Fprintf(in.stderr, "compare: skipping batch %s: %s: %v\n", d.Stem, d.Path, d.Err)
+		}
 	}
 	in.arc = a
 	return a, nil

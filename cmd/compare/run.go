@@ -39,6 +39,7 @@ func (c *cellFlags) Set(v string) error { *c = append(*c, v); return nil }
 type options struct {
 	archive        string
 	lockTimeout    time.Duration
+	skipDamaged    bool
 	format         report.Format
 	plotsDir, html string
 	minUser        float64
@@ -70,6 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := &options{}
 	fs.StringVar(&o.archive, "archive", "", "archive `DIR` to select runs from (arguments may then be selectors)")
 	fs.DurationVar(&o.lockTimeout, "lock-timeout", 0, archive.LockTimeoutUsage)
+	fs.BoolVar(&o.skipDamaged, "skip-damaged", false, "go on without the archive's batches holding a damaged or foreign file, naming each on stderr")
 	format := fs.String("format", "text", "output `format`: text, markdown, csv or json")
 	fs.StringVar(&o.plotsDir, "plots", "", "write each chart as PNG and SVG into `DIR`")
 	fs.StringVar(&o.html, "html", "", "write one self-contained HTML report to `FILE`")
@@ -89,7 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	order := fs.String("order", "version", "trend `order`: version (engine version) or date")
 	threshold := fs.String("threshold", "5%", "flag trend changes beyond this relative `change`")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: compare [-archive DIR [-lock-timeout D]] [-format text|markdown|csv|json] [-plots DIR] [-html FILE]")
+		fmt.Fprintln(stderr, "usage: compare [-archive DIR [-lock-timeout D] [-skip-damaged]] [-format text|markdown|csv|json] [-plots DIR] [-html FILE]")
 		fmt.Fprintln(stderr, "               [-min-user-tps T] [-max-ttft MS -max-tbt MS] [-metrics COLS] [-labels L,...] BASELINE OTHER...")
 		fmt.Fprintln(stderr, "       compare -archive DIR -list [SELECTOR...]")
 		fmt.Fprintln(stderr, "       compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date] [-threshold 5%] [SELECTOR...]")
@@ -198,7 +200,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return exitUsage
 	}
-	in := &inputs{dir: o.archive, lockTimeout: o.lockTimeout, stdin: stdin, stderr: stderr}
+	in := &inputs{dir: o.archive, lockTimeout: o.lockTimeout, skipDamaged: o.skipDamaged, stdin: stdin, stderr: stderr}
 	switch {
 	case o.list:
 		err = list(ctx, in, o, stdout)
