@@ -106,7 +106,11 @@ func withEveryColumn(m *schema.Matrix) *schema.Matrix {
 		f := v.Field(i)
 		switch f.Type() {
 		case reflect.TypeFor[*float64]():
-			f.Set(reflect.ValueOf(schema.F64(float64(i) + 0.123456789012)))
+			val := float64(i) + 0.123456789012
+			if n := v.Type().Field(i).Name; n == "ServerPrefixCacheHits" || n == "ServerSpecAcceptRate" {
+				val = float64(i)/100 + 0.000123456789 // a fraction (0–1): parse refuses more
+			}
+			f.Set(reflect.ValueOf(schema.F64(val)))
 		case reflect.TypeFor[*int64]():
 			if v.Type().Field(i).Name != "ContextTokens" {
 				f.Set(reflect.ValueOf(schema.I64(int64(1000003 * i))))
