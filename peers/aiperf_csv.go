@@ -48,6 +48,28 @@ var aiperfCSVNames = map[string]string{
 	"http connection reused":       "http_req_connection_reused",
 	"http connection overhead":     "http_req_connection_overhead",
 	"http total time":              "http_req_total",
+	// Newer AIPerf metrics (issue 27). "Completed Requests (Success +
+	// Error)" reaches here as the label "Completed Requests" (its last
+	// parentheses read as the unit); the CO-aware effective latency
+	// keeps "(CO-aware)" in its label, its unit (ms) after it.
+	"completed requests":           "completed_request_count",
+	"effective latency (co-aware)": "effective_latency",
+}
+
+// aiperfCSVKey gives the figure name of a CSV label that
+// aiperfCSVNames does not list: the label in snake case ("OSL Mismatch
+// Diff %" → osl_mismatch_diff_pct), an error-adjusted metric ("Output
+// Token Throughput Error Adjusted", "Error-Adjusted Goodput") under the
+// JSON's adj_ tag (adj_output_token_throughput, adj_goodput).
+func aiperfCSVKey(label string) string {
+	key := metricKey(strings.ReplaceAll(label, "%", " pct "))
+	if base, ok := strings.CutSuffix(key, "_error_adjusted"); ok && base != "" {
+		return "adj_" + base
+	}
+	if base, ok := strings.CutPrefix(key, "error_adjusted_"); ok && base != "" {
+		return "adj_" + base
+	}
+	return key
 }
 
 // Formats of the profile export CSV of AIPerf and of GenAI-Perf.
@@ -135,8 +157,7 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 		label, unit := splitUnit(rec[metricCol])
 		key, ok := aiperfCSVNames[strings.ToLower(label)]
 		if !ok {
-			// "OSL Mismatch Diff %" is the JSON's osl_mismatch_diff_pct.
-			key = metricKey(strings.ReplaceAll(label, "%", " pct "))
+			key = aiperfCSVKey(label)
 		}
 		gpu := gpuCol >= 0 && gpuCol < len(rec)
 		if gpu {

@@ -308,7 +308,8 @@ func TestAIPerfAggregates(t *testing.T) {
 // the two decimals the CSV prints.
 // The 0.10 pair adds sizes (HTTP Data Sent in KB: _kb in the name, as in
 // the JSON) and a label with "%" (OSL Mismatch Diff %: the JSON's
-// osl_mismatch_diff_pct).
+// osl_mismatch_diff_pct); the newer-metrics pair labels whose JSON tag
+// is another name.
 func TestAIPerfExportsAgree(t *testing.T) {
 	for _, pair := range []struct {
 		json, csv string
@@ -318,6 +319,12 @@ func TestAIPerfExportsAgree(t *testing.T) {
 		{"aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.json", "aiperf/aiperf-0.1.1-example-run1-profile_export_aiperf.csv", 60, nil},
 		{"aiperf/profile_export_aiperf-v0.10-http.json", "aiperf/profile_export_aiperf-v0.10-http.csv", 40,
 			[]string{"http_req_data_sent_avg_kb", "http_req_data_received_p99_kb", "osl_mismatch_diff_pct_avg", "time_to_second_token_p90_ms"}},
+		// Newer metrics whose CSV label is not the JSON tag in snake case
+		// (issue 27): "Completed Requests (Success + Error)" is
+		// completed_request_count, "… Error Adjusted" adj_…, "Effective
+		// Latency (CO-aware)" effective_latency.
+		{"aiperf/profile_export_aiperf-newer-metrics.json", "aiperf/profile_export_aiperf-newer-metrics.csv", 40,
+			[]string{"completed_request_count_avg", "adj_output_token_throughput_avg", "effective_latency_p99_ms", "effective_latency_avg_ms"}},
 	} {
 		t.Run(filepath.Base(pair.csv), func(t *testing.T) { aiperfExportsAgree(t, pair.json, pair.csv, pair.min, pair.names) })
 	}

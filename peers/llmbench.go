@@ -106,7 +106,8 @@ var llmBenchReader = reader{
 // prefill rows from the prefill map (tok_per_sec → total_tok_s,
 // ttft_seconds × 1000 → ttft_ms), decode rows from results[]
 // (aggregate_tps → total_tok_s, per_request_avg_tps → per_request_tok_s,
-// ttft_p50 × 1000 → ttft_ms, inter_token_latency_p50 × 1000 → tbt_ms,
+// ttft_p50 × 1000 → ttft_ms (ttft_avg → ttft_mean_ms only, never the
+// median column), inter_token_latency_p50 × 1000 → tbt_ms,
 // effective_concurrency or avg_running_reqs → avg_active_requests,
 // num_completed → completed_requests, total_tokens → output_tokens,
 // measurement_seconds → measured_s). Negative aggregate_tps are statuses:
@@ -227,7 +228,7 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 			llmBenchExtras(&row, raw)
 			llmBenchCellNotes(m, &row, raw)
 			llmBenchSpecRate(m, &row, c, &warned)
-			if row.TotalTokS == nil && row.PerRequestTokS == nil && row.TTFTMs == nil && row.TBTMs == nil {
+			if row.TotalTokS == nil && row.PerRequestTokS == nil && row.TTFTMs == nil && row.TTFTMeanMs == nil && row.TBTMs == nil {
 				return nil, errorf(name, int(row.SourceLine), "results[%d]: a cell without aggregate_tps, per_request_avg_tps, ttft or inter-token latency (keys: %s)",
 					i, strings.Join(slices.Sorted(maps.Keys(raw)), ", "))
 			}
@@ -299,10 +300,10 @@ func llmBenchRow(c llmBenchCell) schema.Measurement {
 	}
 	row.TotalTokS = c.AggregateTPS.ptr()
 	row.PerRequestTokS = c.PerRequestAvgTPS.ptr()
+	// Note: ttft_ms is the median; a cell with only ttft_avg leaves it
+	// empty and gives the mean to ttft_mean_ms alone (it filled ttft_ms
+	// before, a mean read as a median).
 	row.TTFTMs = c.TTFTP50.scaled(1000)
-	if row.TTFTMs == nil {
-		row.TTFTMs = c.TTFTAvg.scaled(1000)
-	}
 	row.TTFTP50Ms = c.TTFTP50.scaled(1000)
 	row.TTFTMeanMs = c.TTFTAvg.scaled(1000)
 	row.TTFTP99Ms = c.TTFTP99.scaled(1000)

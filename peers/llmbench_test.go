@@ -214,3 +214,27 @@ func TestLLMBenchJSONStatuses(t *testing.T) {
 		t.Errorf("old file run: version %q budget %v", old.Run.BenchVersion, old.Run.KVBudgetTokens)
 	}
 }
+
+// TestLLMBenchMeanOnlyTTFT reads llm_decode_bench cells that give the
+// time to first token as a mean only (ttft_avg, no ttft_p50): the mean
+// goes to ttft_mean_ms and ttft_ms, documented as the median, stays
+// empty; a cell with both keeps each in its column.
+func TestLLMBenchMeanOnlyTTFT(t *testing.T) {
+	m, err := readPeer(t, "llm-inference-bench/mean-only-ttft.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Measurements) != 2 {
+		t.Fatalf("%d cells, want 2", len(m.Measurements))
+	}
+	only, both := m.Measurements[0], m.Measurements[1]
+	if only.TTFTMs != nil {
+		t.Errorf("mean-only cell: ttft_ms %g, want empty (it is the median)", *only.TTFTMs)
+	}
+	if only.TTFTMeanMs == nil || *only.TTFTMeanMs != 48 {
+		t.Errorf("mean-only cell: ttft_mean_ms %v, want 48", only.TTFTMeanMs)
+	}
+	if both.TTFTMs == nil || *both.TTFTMs != 110 || both.TTFTMeanMs == nil || *both.TTFTMeanMs != 125 {
+		t.Errorf("cell with both: ttft_ms %v, ttft_mean_ms %v, want 110 and 125", both.TTFTMs, both.TTFTMeanMs)
+	}
+}

@@ -38,7 +38,9 @@ var sglangReader = reader{
 // random_output_len / random_range_ratio and every other number → extra
 // (the context is the mean length the random dataset's settings give,
 // else the measured mean prompt length); backend, dataset_name, tag →
-// run metadata; server_info (newer versions) → model, engine version,
+// run metadata; server_info (newer versions) → model, engine version
+// (behind a prefill/decode router the prefill server's, with each role's
+// versions in run metadata "Engine versions" when they differ),
 // tensor parallel, quantization, KV budget (max_total_num_tokens). Older lines carry no model name and no
 // server_info; the run's model is then empty.
 func parseSGLangBench(b []byte, name string) ([]*schema.Matrix, error) {
@@ -74,6 +76,7 @@ func parseSGLangBench(b []byte, name string) ([]*schema.Matrix, error) {
 		if si.PrefillServers+si.DecodeServers > 0 {
 			addField(&m.Run, "Run", "Disaggregation", fmt.Sprintf("%d prefill server(s) at tp %d, %d decode server(s) at tp %d",
 				si.PrefillServers, si.PrefillTP, si.DecodeServers, si.TPSize))
+			addField(&m.Run, "Run", "Engine versions", si.RoleVersions)
 		}
 		if si.MaxTotalNumTokens > 0 {
 			m.Run.KVBudgetTokens = schema.I64(si.MaxTotalNumTokens)
@@ -159,6 +162,10 @@ type sglangServerInfo struct {
 	// disaggregated deployment (zero otherwise).
 	PrefillServers, DecodeServers int   `json:"-"`
 	PrefillTP                     int32 `json:"-"`
+	// RoleVersions names each role's versions when the servers of a
+	// disaggregated deployment do not all run one ("0.5.5 (prefill) /
+	// 0.5.6 (decode)"); empty otherwise.
+	RoleVersions string `json:"-"`
 }
 
 // serverInfo reads a line's server_info (zero when absent or not an
@@ -200,5 +207,41 @@ func (f *flatResult) serverInfo() sglangServerInfo {
 	if len(pd.Prefill) > 0 {
 		si.PrefillTP = pd.Prefill[0].TPSize
 	}
+	si.RoleVersions = roleVersions(pd.Prefill, pd.Decode)
 	return si
+}
+
+// roleVersions names the versions each role's servers run, prefill
+// first, when they are not all one version; empty otherwise.
+//
+// Note: engine_version stays one version as printed (the prefill
+// server's, as for a run of one version), so that runs group and compare
+// by it; a combined string there would match no other run. The decode
+// servers' version goes into run metadata instead.
+func roleVersions(prefill, decode []sglangServerInfo) string {
+	var all []string
+	versions := func(servers []sglangServerInfo) []string {
+		var vs []string
+		for _, s := range servers {
+			if s.Version != "" && !slices.Contains(vs, s.Version) {
+				vs = append(vs, s.Version)
+			}
+			if s.Version != "" && !slices.Contains(all, s.Version) {
+				all = append(all, s.Version)
+			}
+		}
+		return vs
+	}
+	p, d := versions(prefill), versions(decode)
+	if len(all) < 2 {
+		return ""
+	}
+	var parts []string
+	if len(p) > 0 {
+		parts = append(parts, strings.Join(p, ", ")+" (prefill)")
+	}
+	if len(d) > 0 {
+		parts = append(parts, strings.Join(d, ", ")+" (decode)")
+	}
+	return strings.Join(parts, " / ")
 }

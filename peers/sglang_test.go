@@ -145,3 +145,36 @@ func TestSGLangBenchOneBatchNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestSGLangDisaggMixedVersions reads a prefill/decode run whose prefill
+// server runs SGLang 0.5.5 and whose decode servers run 0.5.6: the engine
+// version is the prefill server's, as for a run of one version, and the
+// run's metadata keeps both (decode's version was lost before).
+func TestSGLangDisaggMixedVersions(t *testing.T) {
+	m, err := readPeer(t, "sglang/disagg-mixed-versions.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Run.EngineVersion != "0.5.5" {
+		t.Errorf("engine version %q, want the prefill server's 0.5.5", m.Run.EngineVersion)
+	}
+	var got string
+	for _, f := range m.Run.Metadata {
+		if f.Key == "Engine versions" {
+			got = f.Value
+		}
+	}
+	if want := "0.5.5 (prefill) / 0.5.6 (decode)"; got != want {
+		t.Errorf("Engine versions %q, want %q", got, want)
+	}
+	// One version across the servers adds nothing.
+	one, err := readPeer(t, "sglang/disagg-server-info.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range one.Run.Metadata {
+		if f.Key == "Engine versions" {
+			t.Errorf("one version, yet Engine versions %q", f.Value)
+		}
+	}
+}
