@@ -352,7 +352,7 @@ func TestImpossibleExtraAndRunFigures(t *testing.T) {
 	})
 
 	t.Run("signed extras kept", func(t *testing.T) {
-		for _, name := range []string{"schedule_delay_min_ms", "usage_prompt_tokens_diff_pct_min", "ttft_trials_ci_low_ms", "tokens_delta", "requested_rate_raw"} {
+		for _, name := range []string{"schedule_delay_min_ms", "send_lag_max_ms", "usage_prompt_tokens_diff_pct_min", "ttft_trials_ci_low_ms", "tokens_delta", "requested_rate_raw"} {
 			if schema.ExtraChecked(name) {
 				t.Errorf("ExtraChecked(%q) is true: the name says the figure is signed", name)
 			}

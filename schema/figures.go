@@ -190,8 +190,8 @@ func (m *Measurement) ClearFigure(field string) bool {
 // bound to NonNegative: a word of the snake_case name is ms, count,
 // requests or tokens, two words are tok and s (tok_s), or the last word
 // is s (a duration: wall_time_s). A name holding a word that says the
-// figure is signed is not checked: delay (a delay against a schedule is
-// early or late), diff, delta, change, offset, skew, drift, ci (a
+// figure is signed is not checked: delay and lag (against a schedule a
+// request is early or late), diff, delta, change, offset, skew, drift, ci (a
 // confidence bound below a small mean), corr or correlation, slope,
 // residual, bias, gain, improvement.
 //
@@ -203,7 +203,7 @@ func ExtraChecked(name string) bool {
 	checked, prev := false, ""
 	for w := range strings.SplitSeq(strings.ToLower(name), "_") {
 		switch w {
-		case "delay", "diff", "delta", "change", "offset", "skew", "drift", "ci",
+		case "delay", "lag", "diff", "delta", "change", "offset", "skew", "drift", "ci",
 			"corr", "correlation", "slope", "residual", "bias", "gain", "improvement":
 			return false
 		case "ms", "count", "requests", "tokens":
