@@ -33,7 +33,8 @@
 // A named pipe (FIFO) given as a file is waited for at most
 // Options.PipeWait (PipeWait, 10 s) for a writer, and every read of a
 // pipe or a device at most as long for its bytes; then the document fails
-// with a message that says so, instead of waiting forever.
+// with a message that says so, instead of waiting forever. ReadList reads
+// a list of file names (ingest -files-from) the same way.
 //
 // Parse is the same reading without the archive (for printing the parsed
 // documents). Neither writes to standard output or error: failed

@@ -115,3 +115,64 @@ func TestReadDocFIFO(t *testing.T) {
 		t.Fatal("a document read from a pipe parsed differently from its bytes")
 	}
 }
+
+// TestReadListFIFO: a list of files (-files-from) that is a named pipe
+// is read as a document is: from its writer, and with no writer it fails
+// after the wait, naming the pipe, instead of waiting forever. The test
+// bounds its own wait.
+func TestReadListFIFO(t *testing.T) {
+	const wait = 200 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		writer bool
+		want   []string
+		err    string
+	}{
+		{"writer", true, []string{"a.txt", "b c.md"}, ""},
+		{"no writer", false, nil, ": a named pipe (FIFO) that nothing opened for writing within 200ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "list")
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { // ends an open(2) that still waits for a writer
+				if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					w.Close()
+				}
+			})
+			if tc.writer {
+				go func() {
+					if w, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+						w.WriteString("a.txt\r\n\nb c.md\n")
+						w.Close()
+					}
+				}()
+			}
+			type result struct {
+				names []string
+				err   error
+			}
+			done := make(chan result, 1)
+			go func() {
+				names, err := ReadList(t.Context(), p, wait)
+				done <- result{names, err}
+			}()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(20 * wait):
+				t.Fatalf("reading a list from a named pipe (%s) still waits after %v", tc.name, 20*wait)
+			}
+			switch {
+			case tc.err == "" && r.err != nil:
+				t.Fatal(r.err)
+			case tc.err != "" && (r.err == nil || !strings.HasPrefix(r.err.Error(), p+tc.err)):
+				t.Fatalf("error %v, want %q", r.err, p+tc.err)
+			}
+			if !reflect.DeepEqual(r.names, tc.want) {
+				t.Errorf("names %q, want %q", r.names, tc.want)
+			}
+		})
+	}
+}

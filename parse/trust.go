@@ -22,8 +22,14 @@ import (
 // of its own. The run id is computed after, from what is stored.
 func admit(m *schema.Matrix, name string, peer bool) error {
 	redact.Walk(m)
+	if err := admitRunFigures(&m.Run, name, peer); err != nil {
+		return err
+	}
 	for i := range m.Measurements {
 		if err := admitFigures(&m.Measurements[i], name, peer); err != nil {
+			return err
+		}
+		if err := admitExtra(&m.Measurements[i], &m.Run, name, peer); err != nil {
 			return err
 		}
 	}
@@ -37,6 +43,70 @@ func admitRows(ms []schema.Measurement, name string) error {
 		if err := admitFigures(&ms[i], name, false); err != nil {
 			return err
 		}
+		if err := admitExtra(&ms[i], nil, name, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sentinelNote ends the warning of a figure dropped as a tool's sentinel.
+const sentinelNote = "not a measurement (the tool divided by a zero duration or count)"
+
+// KeyDroppedFigure is the run metadata key (section "speedmatrix") of
+// each figure admit dropped from another tool's file because it was
+// Infinity or NaN there: an extra metric or a run figure has no status
+// to carry the reason, so the run's metadata does.
+const KeyDroppedFigure = "dropped figure"
+
+// admitExtra checks a measurement's extra metrics that are, by their
+// names, rates, latencies, durations, counts or token totals
+// (schema.ExtraChecked). A negative one, or any outside another tool's
+// file, is an error at the cell's line naming the metric; an infinite or
+// undefined one in another tool's file (its sentinel) is dropped from
+// Extra, and a warning naming cell, metric and value is kept in the
+// run's metadata (run is nil for rows read in pieces: documents only).
+func admitExtra(x *schema.Measurement, run *schema.Run, name string, peer bool) error {
+	drop := 0
+	for _, e := range x.Extra {
+		fe := schema.CheckExtra(e)
+		if fe == nil {
+			continue
+		}
+		if !peer || !fe.NonFinite() || run == nil {
+			return errorf(name, int(x.SourceLine), "%s: extra figure %v", describeCell(x), fe)
+		}
+		drop++
+	}
+	if drop == 0 {
+		return nil
+	}
+	kept := x.Extra[:0:0]
+	for _, e := range x.Extra {
+		if schema.CheckExtra(e) == nil {
+			kept = append(kept, e)
+			continue
+		}
+		run.Metadata = append(run.Metadata, schema.Field{Section: "speedmatrix", Key: KeyDroppedFigure,
+			Value: fmt.Sprintf("%s: extra figure %s is %s in the source: %s", describeCell(x), e.Name, schema.FormatFigure(e.Value), sentinelNote)})
+	}
+	x.Extra = kept
+	return nil
+}
+
+// admitRunFigures checks the run's figures (schema's Run.CheckFigures:
+// vram_gb, gpu_memory_utilization, measure_seconds) as admitFigures
+// does a cell's: an error naming the field, except an infinite or
+// undefined one in another tool's file, which is set to null with a
+// warning in the run's metadata.
+func admitRunFigures(run *schema.Run, name string, peer bool) error {
+	for _, e := range run.CheckFigures() {
+		if !peer || !e.NonFinite() {
+			return errorf(name, 0, "run: %v", e)
+		}
+		run.ClearFigure(e.Field)
+		run.Metadata = append(run.Metadata, schema.Field{Section: "speedmatrix", Key: KeyDroppedFigure,
+			Value: fmt.Sprintf("run: %s is %s in the source: %s", e.Field, schema.FormatFigure(e.Value), sentinelNote)})
 	}
 	return nil
 }
@@ -60,7 +130,7 @@ func admitFigures(x *schema.Measurement, name string, peer bool) error {
 		x.ClearFigure(e.Field)
 		sentinels = append(sentinels, fmt.Sprintf("%s is %s in the source", e.Field, schema.FormatFigure(e.Value)))
 	}
-	reason := strings.Join(sentinels, "; ") + ": not a measurement (the tool divided by a zero duration or count)"
+	reason := strings.Join(sentinels, "; ") + ": " + sentinelNote
 	if x.StatusReason != "" {
 		reason = x.StatusReason + "; " + reason
 	}

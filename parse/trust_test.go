@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -246,4 +248,119 @@ func TestImpossibleFigures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// vllmFileWith returns the vLLM result testdata/peers/vllm/
+// latency-ms-derivative-2024.json with each key's value replaced.
+func vllmFileWith(t *testing.T, set map[string]string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/peers/vllm/latency-ms-derivative-2024.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range set {
+		re := []byte(`"` + k + `": `)
+		i := bytes.Index(b, re)
+		if i < 0 {
+			t.Fatalf("no %s", k)
+		}
+		j := i + len(re) + bytes.IndexAny(b[i+len(re):], ",}")
+		b = append(b[:i+len(re)], append([]byte(v), b[j:]...)...)
+	}
+	return b
+}
+
+// TestImpossibleExtraAndRunFigures: the figures beyond the measurement
+// columns are checked too. An extra metric that is by its name a rate,
+// latency, count or token total (std_ttft_ms) is an error at the cell's
+// line naming it when negative, and, when another tool wrote Infinity
+// or NaN, is dropped from Extra with a warning in the run's metadata;
+// an extra whose name says it is signed is kept negative. A document's
+// VRAM and GPU memory utilization outside their bounds are errors naming
+// the field.
+func TestImpossibleExtraAndRunFigures(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		file    string
+		input   func(t *testing.T) []byte
+		wantErr []string
+	}{
+		{"peer negative extra latency", "neg.json", func(t *testing.T) []byte {
+			return vllmFileWith(t, map[string]string{"std_ttft_ms": "-3.5"})
+		}, []string{"neg.json:1:", "std_ttft_ms -3.5", "a rate, latency, count or token total"}},
+		{"document negative VRAM", "doc.txt", func(t *testing.T) []byte {
+			return seedWith(t, "- VRAM\n- 96 GB", "- VRAM\n- -96 GB")
+		}, []string{"doc.txt: run: vram_gb -96"}},
+		{"document GPU memory utilization above 1", "doc.txt", func(t *testing.T) []byte {
+			return seedWith(t, "--gpu-memory-utilization 0.75", "--gpu-memory-utilization 7.5")
+		}, []string{"doc.txt: run: gpu_memory_utilization 7.5", "a fraction"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseAllBytes(c.input(t), c.file, "")
+			var pe *Error
+			if err == nil || !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want a positioned error naming %q", err, c.wantErr)
+			}
+			for _, w := range c.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+
+	t.Run("peer Infinity and NaN extras dropped with a warning", func(t *testing.T) {
+		// vLLM's reader keeps a text value of a field it does not know in
+		// metadata; other readers (and readers to come) put Python's
+		// Infinity and NaN into Extra, as this matrix has them.
+		ms, err := ParseAllBytes(vllmFileWith(t, nil), "inf.json", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range ms[0].Measurements[0].Extra {
+			switch e.Name {
+			case "std_ttft_ms":
+				ms[0].Measurements[0].Extra[i].Value = math.Inf(1)
+			case "std_itl_ms":
+				ms[0].Measurements[0].Extra[i].Value = math.NaN()
+			}
+		}
+		if err := admit(ms[0], "inf.json", true); err != nil {
+			t.Fatal(err)
+		}
+		var warnings []string
+		for _, f := range ms[0].Run.Metadata {
+			if f.Section == "speedmatrix" && f.Key == KeyDroppedFigure {
+				warnings = append(warnings, f.Value)
+			}
+		}
+		for _, name := range []string{"std_ttft_ms is Infinity", "std_itl_ms is NaN"} {
+			if !slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, name) }) {
+				t.Errorf("no warning says %q: %q", name, warnings)
+			}
+		}
+		for _, x := range ms[0].Measurements {
+			if x.Status != schema.StatusValid {
+				t.Errorf("cell %s: %s %q; a dropped extra leaves the cell valid", describeCell(&x), x.Status, x.StatusReason)
+			}
+			for _, e := range x.Extra {
+				if math.IsInf(e.Value, 0) || math.IsNaN(e.Value) {
+					t.Errorf("extra %s %v kept", e.Name, e.Value)
+				}
+			}
+		}
+	})
+
+	t.Run("signed extras kept", func(t *testing.T) {
+		for _, name := range []string{"schedule_delay_min_ms", "send_lag_max_ms", "usage_prompt_tokens_diff_pct_min", "ttft_trials_ci_low_ms", "tokens_delta", "requested_rate_raw"} {
+			if schema.ExtraChecked(name) {
+				t.Errorf("ExtraChecked(%q) is true: the name says the figure is signed", name)
+			}
+		}
+		for _, name := range []string{"std_ttft_ms", "output_tokens_per_second_mean", "ttfts_count", "wall_time_s", "total_requests", "client_tok_s", "peak_tok_s_mean"} {
+			if !schema.ExtraChecked(name) {
+				t.Errorf("ExtraChecked(%q) is false", name)
+			}
+		}
+	})
 }

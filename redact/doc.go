@@ -3,7 +3,8 @@
 // keys, the user information of a URL), by position in a shell command
 // (the value of --api-key, of HF_TOKEN=…, after &&, ;, | and inside
 // bash -c "…"), and by value (the API key the client itself sends, which
-// a server may echo in an error), and by key: the value of any key that
+// a server may echo in an error), by flag (curl -u/--user user:password),
+// and by key: the value of any key that
 // names a secret (SecretKey: api_key, x-api-key, hf_token, password,
 // authorization, … at any depth of JSON or YAML, in key=value, in a
 // header, in a schema.KV or schema.Field pair), Basic credentials, and

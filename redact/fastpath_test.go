@@ -187,7 +187,7 @@ func referenceText(s string) string {
 			s = re.ReplaceAllString(s, "${1}"+Marker)
 		}
 	}
-	return keyedText(s)
+	return keyedText(userFlagText(s)) // a rule added after the fast paths
 }
 
 // oldMayHoldSecret is mayHoldSecret as it was: a ContainsAny, nine

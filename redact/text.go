@@ -85,9 +85,10 @@ func hasFoldAt(s string, i int, w string) bool {
 // user information (replaced whole: "http://<redacted>@host"), then the
 // value of every key that names a secret (SecretKey: "api_key": "…",
 // x-api-key: …, HF_TOKEN=…, --password …), Basic credentials and the
-// other key forms keyedText knows.
+// other key forms keyedText knows, and the user:password of curl's
+// -u/--user (userFlagText).
 func Text(s string) string {
-	return keyedText(inlineText(s))
+	return keyedText(userFlagText(inlineText(s)))
 }
 
 // inlineText is Text of the inline patterns only.

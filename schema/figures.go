@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Bound says which values a figure can take, by what it measures.
@@ -180,6 +181,87 @@ func (m *Measurement) ClearFigure(field string) bool {
 			*f.i(m) = nil
 		}
 		return true
+	}
+	return false
+}
+
+// ExtraChecked reports whether an extra metric (Measurement.Extra) is,
+// by its name, a rate, latency, duration, count or token total, and so
+// bound to NonNegative: a word of the snake_case name is ms, count,
+// requests or tokens, two words are tok and s (tok_s), or the last word
+// is s (a duration: wall_time_s). A name holding a word that says the
+// figure is signed is not checked: delay and lag (against a schedule a
+// request is early or late), diff, delta, change, offset, skew, drift, ci (a
+// confidence bound below a small mean), corr or correlation, slope,
+// residual, bias, gain, improvement.
+//
+// Note: by the name, because an extra has no column to declare its
+// bound; a name outside these rules is stored as read. The words were
+// chosen against every extra the readers make of testdata (1,316
+// names): schedule_delay_*_ms and *_diff_pct are negative there.
+func ExtraChecked(name string) bool {
+	checked, prev := false, ""
+	for w := range strings.SplitSeq(strings.ToLower(name), "_") {
+		switch w {
+		case "delay", "lag", "diff", "delta", "change", "offset", "skew", "drift", "ci",
+			"corr", "correlation", "slope", "residual", "bias", "gain", "improvement":
+			return false
+		case "ms", "count", "requests", "tokens":
+			checked = true
+		case "s":
+			if prev == "tok" {
+				checked = true
+			}
+		}
+		prev = w
+	}
+	return checked || prev == "s"
+}
+
+// CheckExtra returns the error of an extra metric that ExtraChecked
+// binds and whose value is negative, infinite or NaN (Field is the
+// metric's name), nil for a possible one or one not checked.
+func CheckExtra(e Metric) *FigureError {
+	if NonNegative.ok(e.Value) || !ExtraChecked(e.Name) {
+		return nil
+	}
+	return &FigureError{Field: e.Name, Value: e.Value}
+}
+
+// runFigures lists the figures of a run that have a bound.
+var runFigures = []struct {
+	name  string
+	bound Bound
+	f     func(r *Run) **float64
+}{
+	{"vram_gb", NonNegative, func(r *Run) **float64 { return &r.VRAMGB }},
+	{"gpu_memory_utilization", Fraction, func(r *Run) **float64 { return &r.GPUMemoryUtilization }},
+	{"measure_seconds", NonNegative, func(r *Run) **float64 { return &r.MeasureSeconds }},
+}
+
+// CheckFigures returns every figure of the run outside its bound: the
+// GPU memory (vram_gb) and the measuring time (measure_seconds) are
+// finite and non-negative, gpu_memory_utilization a fraction from 0 to
+// 1 (vLLM's --gpu-memory-utilization). nil when all are possible.
+func (r *Run) CheckFigures() []*FigureError {
+	var out []*FigureError
+	for _, f := range runFigures {
+		if p := *f.f(r); p != nil && !f.bound.ok(*p) {
+			out = append(out, &FigureError{Field: f.name, Value: *p, Bound: f.bound})
+		}
+	}
+	return out
+}
+
+// ClearFigure sets the run's figure named field (a name of a
+// FigureError of Run.CheckFigures) to null; it reports whether the run
+// has such a field.
+func (r *Run) ClearFigure(field string) bool {
+	for _, f := range runFigures {
+		if f.name == field {
+			*f.f(r) = nil
+			return true
+		}
 	}
 	return false
 }

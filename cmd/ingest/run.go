@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	files := fs.Args()
 	if *filesFrom != "" {
-		more, err := readList(*filesFrom)
+		more, err := ingest.ReadList(ctx, *filesFrom, 0)
 		if err != nil {
 			fmt.Fprintln(stderr, "ingest: -files-from:", err)
 			return exitUsage
@@ -153,21 +153,6 @@ func warn(stderr io.Writer, err error) {
 		return
 	}
 	fmt.Fprintln(stderr, err)
-}
-
-// readList reads file names, one per line; blank lines are skipped.
-func readList(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSuffix(l, "\r"); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out, nil
 }
 
 // explain adds what to do to an error naming a damaged file.
