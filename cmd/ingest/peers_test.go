@@ -86,8 +86,8 @@ func TestIngestPeerFiles(t *testing.T) {
 		{"serve cells per tool",
 			`SELECT r.source_format, count(*) AS n FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE m.phase = 'serve' GROUP BY ALL ORDER BY ALL`,
-			`[{"source_format":"aiperf","n":"10"},{"source_format":"aiperf-csv","n":"4"},{"source_format":"genai-bench","n":"3"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
-				`{"source_format":"guidellm","n":"4"},{"source_format":"hf-inference-benchmarker","n":"4"},{"source_format":"inference-perf","n":"8"},{"source_format":"llmperf","n":"5"},{"source_format":"sglang-bench-serving","n":"13"},{"source_format":"vllm-bench-serve","n":"26"}]`},
+			`[{"source_format":"aiperf","n":"11"},{"source_format":"aiperf-csv","n":"5"},{"source_format":"genai-bench","n":"3"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
+				`{"source_format":"guidellm","n":"4"},{"source_format":"hf-inference-benchmarker","n":"4"},{"source_format":"inference-perf","n":"8"},{"source_format":"llmperf","n":"5"},{"source_format":"sglang-bench-serving","n":"14"},{"source_format":"vllm-bench-serve","n":"26"}]`},
 		{"repeats numbered, a benchmark with nothing completed is an error without figures",
 			`SELECT m.status, m.repeat, m.completed_requests, m.ttft_ms, m.total_tok_s FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE r.source_format = 'vllm-bench-serve' AND (m.status <> 'valid' OR m.repeat IS NOT NULL) ORDER BY ALL`,
