@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"speedmatrix/internal/testtool"
 	"speedmatrix/runner/sim"
 	"speedmatrix/schema"
 )
@@ -178,9 +179,9 @@ func TestCellAgainstSimTruth(t *testing.T) {
 					if sc := c.probe(context.Background(), prompt.Text); sc.failed() {
 						t.Fatal(sc.err)
 					}
-					lag := startSchedLag()
+					lag := testtool.StartSchedLag()
 					run := c.runCell(context.Background(), cfg, pool)
-					_, L90, L := lag.end()
+					_, L90, L := lag.End()
 					if run.ws < 0 || run.errReason != "" {
 						t.Fatalf("cell did not run: %q", run.errReason)
 					}

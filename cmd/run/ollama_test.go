@@ -139,11 +139,11 @@ func TestOllamaEndToEnd(t *testing.T) {
 	var stdout bytes.Buffer
 	stderr := &stampedLines{}
 	began := time.Now()
-	probe := startSchedLag()
+	probe := testtool.StartSchedLag()
 	code := run(ctx, []string{"-url", srv.URL, "-model", o.Model, "-contexts", "128,256", "-concurrency", "1,4",
 		"-duration", "1s", "-max-tokens", fmt.Sprint(maxTokens), "-engine", "ollama", "-archive", arch, "-out", out},
 		strings.NewReader(""), &stdout, stderr)
-	_, lag, lagMax := probe.end()
+	_, lag, lagMax := probe.End()
 	t.Logf("run took %v; scheduling lag p90 %v max %v", time.Since(began).Round(time.Millisecond), lag, lagMax)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr)

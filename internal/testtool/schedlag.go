@@ -1,4 +1,4 @@
-package runner
+package testtool
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// schedLag measures how late this process's goroutines are woken while a
+// SchedLag measures how late this process's goroutines are woken while a
 // test runs: a goroutine asks for a 1 ms sleep over and over and records
 // by how much each one overran. On a quiet machine that is tens of
 // microseconds; on 2 cores at load 44 it is tens of milliseconds, and
@@ -14,16 +14,16 @@ import (
 // that late. Timing bounds derived from it hold at any load and stay
 // tight on a quiet machine, and it is measured apart from the code under
 // test, so a client that mis-stamps its own events cannot widen it.
-type schedLag struct {
+type SchedLag struct {
 	stop chan struct{}
 	done chan struct{}
 	mu   sync.Mutex
 	over []time.Duration
 }
 
-// startSchedLag starts measuring; end stops it.
-func startSchedLag() *schedLag {
-	l := &schedLag{stop: make(chan struct{}), done: make(chan struct{})}
+// StartSchedLag starts measuring; End stops it.
+func StartSchedLag() *SchedLag {
+	l := &SchedLag{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		for {
@@ -43,9 +43,9 @@ func startSchedLag() *schedLag {
 	return l
 }
 
-// end stops the measurement and returns the overruns' median, 90th
+// End stops the measurement and returns the overruns' median, 90th
 // percentile and maximum.
-func (l *schedLag) end() (p50, p90, most time.Duration) {
+func (l *SchedLag) End() (p50, p90, most time.Duration) {
 	close(l.stop)
 	<-l.done
 	if len(l.over) == 0 {
