@@ -188,7 +188,7 @@ func keyedText(s string) string {
 func Secrets(s string) []string {
 	var out []string
 	if mayHoldKeyed(s)&heldKey != 0 {
-		eachSecretPair(s, func(value string, _, _ int) {
+		eachSecretPair(s, func(_, value string, _, _ int) {
 			out = append(out, strings.Trim(value, `"'`))
 		})
 	}
@@ -206,10 +206,11 @@ func Secrets(s string) []string {
 // userinfo finds a URL's user information (as inline's last pattern).
 var userinfo = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://([^/\s"'<>@]*(?:@[^/\s"'<>@]*)*)@`)
 
-// eachSecretPair calls yield with the value of each secret pair of s and
-// the span where its replacement goes (from the scheme, when one stands
-// before the value).
-func eachSecretPair(s string, yield func(value string, at, end int)) {
+// eachSecretPair calls yield with the scheme (or "") and the value of
+// each secret pair of s and the span where its replacement goes (from the
+// scheme, when one stands before the value). A match whose key is not a
+// secret is passed at its value, which is searched in turn.
+func eachSecretPair(s string, yield func(scheme, value string, at, end int)) {
 	for pos := 0; pos < len(s); {
 		loc := keyed.FindStringSubmatchIndex(s[pos:])
 		if loc == nil {
@@ -233,7 +234,7 @@ func eachSecretPair(s string, yield func(value string, at, end int)) {
 			pos = at
 			continue
 		}
-		yield(value, at, loc[1])
+		yield(scheme, value, at, loc[1])
 		pos = loc[1]
 	}
 }
@@ -244,37 +245,15 @@ func eachSecretPair(s string, yield func(value string, at, end int)) {
 func keyedValues(s string) string {
 	var b strings.Builder
 	done := 0 // s[:done] is written to b
-	for pos := 0; pos < len(s); {
-		loc := keyed.FindStringSubmatchIndex(s[pos:])
-		if loc == nil {
-			break
-		}
-		for i := range loc {
-			if loc[i] >= 0 {
-				loc[i] += pos
-			}
-		}
-		pre, key, value := s[loc[2]:loc[3]], s[loc[4]:loc[5]], s[loc[8]:loc[9]]
-		scheme := ""
-		if loc[6] >= 0 {
-			scheme = s[loc[6]:loc[7]]
-		}
-		at := loc[6] // where the value (with its scheme) begins
-		if at < 0 {
-			at = loc[8]
-		}
-		if !redactsPair(pre, key, scheme, value) {
-			pos = at
-			continue
-		}
+	eachSecretPair(s, func(scheme, value string, at, end int) {
 		q := ""
 		if len(value) >= 2 && (value[0] == '"' || value[0] == '\'') {
 			q = value[:1]
 		}
 		b.WriteString(s[done:at])
 		b.WriteString(scheme + q + Marker + q)
-		done, pos = loc[1], loc[1]
-	}
+		done = end
+	})
 	if done == 0 {
 		return s
 	}
