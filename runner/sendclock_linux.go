@@ -65,12 +65,12 @@ func newPreciseClock(ctx context.Context, epoch time.Time) (sendClock, error) {
 		f.Close()
 		return nil, fmt.Errorf("timerfd not pollable: %w", err)
 	}
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+	mono0, err := monoAt(epoch)
+	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("clock_gettime: %w", err)
+		return nil, err
 	}
-	c := &preciseClock{ctx: ctx, epoch: epoch, f: f, fd: fd, mono0: ts.Nano() - int64(time.Since(epoch))}
+	c := &preciseClock{ctx: ctx, epoch: epoch, f: f, fd: fd, mono0: mono0}
 	wake := func() { f.SetReadDeadline(time.Unix(1, 0)) }
 	c.stop = context.AfterFunc(ctx, wake)
 	c.backstop = time.AfterFunc(time.Hour, wake)
@@ -118,11 +118,24 @@ type sleepClock struct {
 
 // newSleepClock returns the hybrid clock of a load that starts at epoch.
 func newSleepClock(ctx context.Context, epoch time.Time) (sendClock, error) {
+	mono0, err := monoAt(epoch)
+	if err != nil {
+		return nil, err
+	}
+	return &sleepClock{timerClock{ctx, epoch}, mono0}, nil
+}
+
+// monoAt returns CLOCK_MONOTONIC at epoch, in ns, never earlier than it
+// was: the runtime's clock is read first, so the moments between the two
+// reads make the estimate late, not early (read the other way round,
+// clock_nanosleep returned 1.3 µs before its send time in CI).
+func monoAt(epoch time.Time) (int64, error) {
+	since := int64(time.Since(epoch))
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
-		return nil, fmt.Errorf("clock_gettime: %w", err)
+		return 0, fmt.Errorf("clock_gettime: %w", err)
 	}
-	return &sleepClock{timerClock{ctx, epoch}, ts.Nano() - int64(time.Since(epoch))}, nil
+	return ts.Nano() - since, nil
 }
 
 func (c *sleepClock) until(at int64) bool {
@@ -134,6 +147,10 @@ func (c *sleepClock) until(at int64) bool {
 	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
 	ts := unix.NsecToTimespec(c.mono0 + at)
 	for unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil) == unix.EINTR {
+	}
+	// The same guard as the other clocks: never return before the send
+	// time by the runtime's clock, whatever the estimate of mono0.
+	for time.Until(c.epoch.Add(time.Duration(at))) > 0 {
 	}
 	return c.ctx.Err() == nil
 }
