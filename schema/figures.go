@@ -127,6 +127,9 @@ var figures = []figure{
 	{name: "server_prefix_cache_hit_rate", bound: Fraction, f: func(m *Measurement) **float64 { return &m.ServerPrefixCacheHits }},
 	{name: "server_spec_accept_rate", bound: Fraction, f: func(m *Measurement) **float64 { return &m.ServerSpecAcceptRate }},
 	{name: "server_running_avg", f: func(m *Measurement) **float64 { return &m.ServerRunningAvg }},
+	{name: "energy_j", f: func(m *Measurement) **float64 { return &m.EnergyJ }},
+	{name: "avg_power_w", f: func(m *Measurement) **float64 { return &m.AvgPowerW }},
+	{name: "output_tok_per_j", f: func(m *Measurement) **float64 { return &m.OutputTokPerJ }},
 	{name: "loop_period_chars", i: func(m *Measurement) **int64 { return &m.LoopPeriodChars }},
 	{name: "loop_cycles", i: func(m *Measurement) **int64 { return &m.LoopCycles }},
 }

@@ -152,6 +152,14 @@ type Run struct {
 	Endpoint       string     `json:"endpoint,omitempty"`
 	KVBudgetTokens *int64     `json:"kv_budget_tokens,omitempty"`
 	Dataset        string     `json:"dataset,omitempty"`
+
+	// PowerSource names where a run's energy figures came from (a DCGM
+	// exporter, nvidia-smi, amd-smi, a Prometheus query, or the tool whose
+	// file was read); empty when no energy was recorded.
+	PowerSource string `json:"power_source,omitempty"`
+	// IdlePowerW is the power of all the server's GPUs, in watts, measured
+	// before any load, so that a cell's share above idle can be read.
+	IdlePowerW *float64 `json:"idle_power_w,omitempty"`
 }
 
 // Measurement is one row of the measurements table: one cell of a matrix
@@ -216,6 +224,13 @@ type Measurement struct {
 	ServerPrefixCacheHits  *float64 `json:"server_prefix_cache_hit_rate,omitempty"`
 	ServerSpecAcceptRate   *float64 `json:"server_spec_accept_rate,omitempty"`
 	ServerRunningAvg       *float64 `json:"server_running_avg,omitempty"`
+
+	// Energy over the cell's window, of all the server's GPUs:
+	// EnergyJ joules, AvgPowerW = EnergyJ ÷ MeasuredS watts, and
+	// OutputTokPerJ = OutputTokens ÷ EnergyJ (docs/schema.md).
+	EnergyJ       *float64 `json:"energy_j,omitempty"`
+	AvgPowerW     *float64 `json:"avg_power_w,omitempty"`
+	OutputTokPerJ *float64 `json:"output_tok_per_j,omitempty"`
 
 	// Loop evidence for looped cells.
 	LoopPeriodChars *int64 `json:"loop_period_chars,omitempty"`
