@@ -90,6 +90,13 @@ type llamaTest struct {
 	tool string
 	// conc is llama-benchy's concurrency when its test names one ("(c4)").
 	conc int32
+	// reqTS and reqSamplesTS are llama-benchy's tokens per second of one
+	// request at a concurrency above 1 (t/s (req)); t/s is then the total.
+	reqTS        *float64
+	reqSamplesTS []float64
+	// ttftSamples are llama-benchy's e2e_ttft of each run (ms), beside
+	// samplesTS.
+	ttftSamples []float64
 	// build is the build line that follows a Markdown table.
 	buildCommit, buildNumber string
 	// gpus are GPU names a console log printed above the table.
@@ -391,10 +398,19 @@ func llamaRows(t *llamaTest, manyGens bool, name string) ([]schema.Measurement, 
 			row.Extra = append(row.Extra, schema.Metric{Name: name, Value: *p * k})
 		}
 	}
-	fill := func(row *schema.Measurement, ts float64) {
+	fill := func(row *schema.Measurement, ts float64, i int) {
 		row.TotalTokS = schema.F64(ts)
 		if ts <= 0 {
 			return
+		}
+		// One request's rate: the total at concurrency 1, else
+		// llama-benchy's per-request figure when it gave one.
+		per := &ts
+		if t.conc > 1 {
+			per = t.reqTS
+			if i >= 0 && i < len(t.reqSamplesTS) {
+				per = &t.reqSamplesTS[i]
+			}
 		}
 		if row.Phase == schema.PhasePrefill {
 			// llama-benchy measured the time to first token; llama-bench's
@@ -405,9 +421,12 @@ func llamaRows(t *llamaTest, manyGens bool, name string) ([]schema.Measurement, 
 					row.TTFTMs = schema.F64(e.Value)
 				}
 			}
-		} else {
-			row.PerRequestTokS = schema.F64(ts)
-			row.TBTMs = schema.F64(1000 / ts)
+			if i >= 0 && i < len(t.ttftSamples) {
+				row.TTFTMs = schema.F64(t.ttftSamples[i])
+			}
+		} else if per != nil && *per > 0 {
+			row.PerRequestTokS = schema.F64(*per)
+			row.TBTMs = schema.F64(1000 / *per)
 		}
 	}
 	stats := func(row *schema.Measurement) {
@@ -428,7 +447,7 @@ func llamaRows(t *llamaTest, manyGens bool, name string) ([]schema.Measurement, 
 			if len(t.samplesTS) > 1 {
 				row.Repeat = schema.I32(int32(i))
 			}
-			fill(&row, ts)
+			fill(&row, ts, i)
 			if len(t.samplesNS) > 0 {
 				row.MeasuredS = schema.F64(t.samplesNS[i] / 1e9)
 				row.Extra = append(row.Extra, schema.Metric{Name: "test_ms", Value: t.samplesNS[i] / 1e6})
@@ -442,7 +461,7 @@ func llamaRows(t *llamaTest, manyGens bool, name string) ([]schema.Measurement, 
 		return nil, errorf(name, t.line, "test %s has no tokens per second", llamaTestLabel(t))
 	}
 	row := base
-	fill(&row, *t.avgTS)
+	fill(&row, *t.avgTS, -1)
 	if t.avgNS != nil {
 		row.MeasuredS = schema.F64(*t.avgNS / 1e9)
 	}

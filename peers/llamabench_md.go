@@ -64,7 +64,7 @@ func llamaHeaderTool(cells []string) string {
 	if !has("model") || !has("test") || !has("t/s") && !has("t/s (total)") {
 		return ""
 	}
-	if has("ttfr (ms)") || has("e2e_ttft (ms)") || has("est_ppt (ms)") {
+	if has("ttfr (ms)") || has("e2e_ttft (ms)") || has("est_ppt (ms)") || has("t/s (req)") || has("peak t/s") {
 		return "llama-benchy"
 	}
 	if has("size") && has("params") {
@@ -209,6 +209,9 @@ func llamaMDTest(header, cells []string, tool, name string, line int) (llamaTest
 			mean, sd, ok := meanStddev(c)
 			if !ok {
 				return t, errorf(name, line, "%s %q is not a mean ± standard deviation", h, c)
+			}
+			if h == "t/s (req)" {
+				t.reqTS = mean
 			}
 			n := figureName(h)
 			if mean != nil {

@@ -1,6 +1,8 @@
 package peers
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -249,6 +251,37 @@ func llamaSourceNumbers(t *testing.T, path string, b []byte) map[string]float64 
 	out := map[string]float64{}
 	lines := strings.Split(string(b), "\n")
 	tr := trimLead(b)
+	if looksLlamaBenchyCSV(tr) { // every figure column of every row
+		for i, l := range lines[1:] {
+			for j, f := range strings.Split(strings.TrimSpace(l), ",") {
+				if v, err := strconv.ParseFloat(f, 64); err == nil && j >= 2 {
+					out[fmt.Sprintf("%d/%d", i+2, j)] = v
+				}
+			}
+		}
+		return out
+	}
+	if len(tr) > 0 && tr[0] == '{' && bytes.Contains(b, []byte(`"benchmarks"`)) { // llama-benchy's JSON: every statistic's mean and std, the runs' rates
+		var top struct{ Benchmarks []map[string]json.RawMessage }
+		if err := json.Unmarshal(b, &top); err != nil {
+			t.Fatal(err)
+		}
+		for i, bm := range top.Benchmarks {
+			for k, raw := range bm {
+				var st benchyStat
+				if json.Unmarshal(raw, &st) != nil || st.Mean == nil {
+					continue
+				}
+				out[fmt.Sprintf("%d/%s/mean", i, k)], out[fmt.Sprintf("%d/%s/std", i, k)] = *st.Mean, *st.Std
+				if k == "pp_throughput" || k == "tg_throughput" {
+					for j, v := range st.Values {
+						out[fmt.Sprintf("%d/%s/%d", i, k, j)] = v
+					}
+				}
+			}
+		}
+		return out
+	}
 	if len(tr) > 0 && (tr[0] == '[' || tr[0] == '{') {
 		tests, err := llamaBenchJSON(b, path)
 		if err != nil {
