@@ -17,7 +17,7 @@ import (
 // usage and its -format check print it.
 func TestFormatsOrder(t *testing.T) {
 	want := []string{"llm-inference-bench-json", "guidellm", "llmperf", "aiperf", "genai-perf", "aiperf-csv", "genai-perf-csv",
-		"genai-bench", "inference-perf", "hf-inference-benchmarker", "vllm-bench-serve", "sglang-bench-serving", "llama-bench", "llama-benchy"}
+		"genai-bench", "inference-perf", "hf-inference-benchmarker", "vllm-bench-serve", "sglang-bench-serving", "llama-bench", "llama-benchy", "lmbench-csv"}
 	if !slices.Equal(Formats, want) {
 		t.Errorf("Formats = %q\nwant %q", Formats, want)
 	}
@@ -47,7 +47,7 @@ func TestDetectionOrder(t *testing.T) {
 		"10 genai-perf-csv text", "11 aiperf-csv text", "20 guidellm text refused", "30 aiperf text refused",
 		"40 vllm-bench-serve text", "50 guidellm text",
 		"60 llama-bench text", "61 llama-bench text", "62 llama-bench text", "63 llama-benchy text", "64 llama-benchy text refused",
-		"65 llama-benchy text", "95 llama-bench json", "96 llama-benchy json", "100 llm-inference-bench-json json", "110 guidellm json", "120 genai-bench json", "130 inference-perf json",
+		"65 llama-benchy text", "66 lmbench-csv text", "95 llama-bench json", "96 llama-benchy json", "100 llm-inference-bench-json json", "110 guidellm json", "120 genai-bench json", "130 inference-perf json",
 		"140 hf-inference-benchmarker json", "150 llmperf json", "151 llmperf json", "160 aiperf json", "170 aiperf json",
 		"180 genai-perf json", "181 aiperf json", "190 vllm-bench-serve json", "191 vllm-bench-serve json",
 		"200 sglang-bench-serving json", "210 vllm-bench-serve json",

@@ -236,9 +236,9 @@ func TestLlamaQuant(t *testing.T) {
 
 // sinceSwitch reports whether Detect's answer comes from a shape added
 // after the switch TestDetectMatchesSwitch compares it with: llama-bench
-// and llama-benchy, and Markdown tables of no tool.
+// and llama-benchy, LMBench, and Markdown tables of no tool.
 func sinceSwitch(got string, err error) bool {
-	if got == FormatLlamaBench || got == FormatLlamaBenchy {
+	if got == FormatLlamaBench || got == FormatLlamaBenchy || got == FormatLMBench {
 		return true
 	}
 	return err != nil && (strings.HasPrefix(err.Error(), "a Markdown table of no tool") || strings.HasPrefix(err.Error(), "llama-benchy's progress"))

@@ -99,6 +99,7 @@ var readers = []*reader{
 	&llmBenchReader, &guideLLMReader, &llmperfReader, &aiperfReader, &genAIPerfReader,
 	&aiperfCSVReader, &genAIPerfCSVReader, &genAIBenchReader, &inferencePerfReader,
 	&hfBenchmarkerReader, &vllmReader, &sglangReader, &llamaBenchReader, &llamaBenchyReader,
+	&lmbenchReader,
 }
 
 // Formats lists the formats of other tools' result files.

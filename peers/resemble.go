@@ -228,7 +228,7 @@ func csvTable(t []byte) string {
 	if len(cols) > 8 {
 		cols = append(cols[:8], "…")
 	}
-	return fmt.Sprintf("a CSV table of no benchmark tool speedmatrix reads (columns: %s), such as one made from results for a plot or a paper: ingest the result files it was made from (speedmatrix reads vLLM's, SGLang's, guidellm's, AIPerf's, GenAI-Perf's, llmperf's, genai-bench's, inference-perf's and inference-benchmarker's, and vllm bench sweep's and AIPerf's own CSV)", strings.Join(cols, ", "))
+	return fmt.Sprintf("a CSV table of no benchmark tool speedmatrix reads (columns: %s), such as one made from results for a plot or a paper: ingest the result files it was made from (speedmatrix reads vLLM's, SGLang's, guidellm's, AIPerf's, GenAI-Perf's, llmperf's, genai-bench's, inference-perf's and inference-benchmarker's, vllm bench sweep's, AIPerf's, llama-bench's and llama-benchy's own CSV, and LMBench's per-request CSV)", strings.Join(cols, ", "))
 }
 
 // servingResultBanner is the line above the summary vLLM's bench serve
