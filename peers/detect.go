@@ -76,6 +76,9 @@ func Detect(b []byte) (string, error) {
 	}
 	for _, d := range detection {
 		if d.shape.text == nil && d.shape.keys.matches(keys, t) {
+			if d.shape.refuse != "" {
+				return "", errors.New(d.shape.refuse)
+			}
 			return d.format, nil
 		}
 	}

@@ -49,7 +49,7 @@ func TestDetectionOrder(t *testing.T) {
 		"60 llama-bench text", "61 llama-bench text", "62 llama-bench text", "63 llama-benchy text", "64 llama-benchy text refused",
 		"65 llama-benchy text", "66 lmbench-csv text", "95 llama-bench json", "96 llama-benchy json", "100 llm-inference-bench-json json", "110 guidellm json", "120 genai-bench json", "130 inference-perf json",
 		"140 hf-inference-benchmarker json", "150 llmperf json", "151 llmperf json", "160 aiperf json", "170 aiperf json",
-		"180 genai-perf json", "181 aiperf json", "190 vllm-bench-serve json", "191 vllm-bench-serve json",
+		"180 genai-perf json", "181 aiperf json", "185 vllm-bench-serve json refused", "190 vllm-bench-serve json", "191 vllm-bench-serve json",
 		"200 sglang-bench-serving json", "210 vllm-bench-serve json",
 	}
 	if !slices.Equal(got, want) {

@@ -76,3 +76,14 @@ func TestLMBenchRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestTogetherRunnerNamed: an InferenceX together_runner result is named
+// and refused with what to ingest instead, not read as a vLLM result
+// with its figures one level down nor given the generic key list.
+func TestTogetherRunnerNamed(t *testing.T) {
+	b := []byte(`{"conc": 16, "metrics": {"total_token_throughput": 9123.4, "output_token_throughput": 4561.7, "median_tpot_ms": 21.3}}`)
+	_, err := readAll(b, "conc16.json", "")
+	if err == nil || !strings.Contains(err.Error(), "InferenceX together_runner") || !strings.Contains(err.Error(), "bench_serving result JSON") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -26,8 +26,17 @@ var vllmReader = reader{
 		{rank: 190, keys: signature{any: []string{"best_of", "burstiness", "tokenizer_id"}, suffixes: []string{"_e2el_ms"}}},
 		{rank: 191, keys: signature{suffixes: []string{"_tpot_ms"}, none: []string{"total_output_tokens_retokenized"}}},
 		{rank: 210, keys: signature{all: []string{"model_id"}, suffixes: []string{"_ttft_ms"}}},
+		{rank: 185, keys: signature{all: []string{"conc", "metrics"}, holds: map[string][]string{"metrics": {`"total_token_throughput"`, `"output_token_throughput"`}}}, refuse: togetherRunnerRefusal},
 	},
 }
+
+// togetherRunnerRefusal names InferenceX's together_runner results
+// (together_runner/record_baselines.sh reads d['conc'] and
+// d['metrics']['total_token_throughput'], …['median_tpot_ms']): a
+// benchmark's figures under "metrics" in bench_serving's names, the
+// concurrency under "conc". No such file is published (the runner's
+// .gitignore keeps results/ local), so its other keys are not known.
+const togetherRunnerRefusal = "an InferenceX together_runner result (the concurrency under \"conc\", bench_serving's figures under \"metrics\"): its shape is known only from the runner's scripts, not from a published file, so speedmatrix does not read it yet; ingest the bench_serving result JSON of the same run (vllm bench serve --save-result or sglang.bench_serving --output-file), or send us a sample"
 
 // parseVLLMBench reads the result file of vLLM's serving benchmark
 // (`vllm bench serve --save-result`, benchmarks/benchmark_serving.py):
