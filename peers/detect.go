@@ -65,6 +65,9 @@ func Detect(b []byte) (string, error) {
 		if r := consoleSummary(t); r != "" {
 			return "", errors.New(r)
 		}
+		if r := llmDecodeBenchConsole(t); r != "" {
+			return "", errors.New(r)
+		}
 		if r := markdownTable(t); r != "" {
 			return "", errors.New(r)
 		}

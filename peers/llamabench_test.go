@@ -241,7 +241,7 @@ func sinceSwitch(got string, err error) bool {
 	if got == FormatLlamaBench || got == FormatLlamaBenchy || got == FormatLMBench {
 		return true
 	}
-	return err != nil && (strings.HasPrefix(err.Error(), "a Markdown table of no tool") || strings.HasPrefix(err.Error(), "llama-benchy's progress"))
+	return err != nil && (strings.HasPrefix(err.Error(), "the console report of llm_decode_bench") || strings.HasPrefix(err.Error(), "a Markdown table of no tool") || strings.HasPrefix(err.Error(), "llama-benchy's progress"))
 }
 
 // llamaSourceNumbers are the figures of a llama-bench or llama-benchy

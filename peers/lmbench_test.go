@@ -87,3 +87,13 @@ func TestTogetherRunnerNamed(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestLLMDecodeBenchConsoleNamed: llm_decode_bench's console report is
+// named, with the JSON to ingest, not read as a broken speed-test
+// document.
+func TestLLMDecodeBenchConsoleNamed(t *testing.T) {
+	_, err := Detect(mustRead(t, fixtures+"/bad/llm-decode-bench-console.txt"))
+	if err == nil || !strings.Contains(err.Error(), "console report of llm_decode_bench.py") || !strings.Contains(err.Error(), "benchmark_results.json") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -256,3 +256,21 @@ func consoleSummary(t []byte) string {
 	}
 	return fmt.Sprintf("the console summary of vLLM's bench serve (benchmark_serving.py) or SGLang's bench_serving (%d \"Serving Benchmark Result\" block(s)), which names neither the model nor the input and output lengths: speedmatrix reads the result file the same run writes (vLLM: --save-result's JSON; SGLang: --output-file's JSON Lines)", n)
 }
+
+// llmDecodeBenchConsole names the console report of llm_decode_bench.py
+// (llm-inference-bench, the tool behind the seed documents): Rich tables
+// titled "Aggregate tok/s" and "Per-Request tok/s", rows "ctx \\ conc"
+// (llm_decode_bench.py at 429f63e prints them at the end of a run). It
+// was once told it lacked an All measurements table.
+//
+// Note: the tables round the figures and hide over-capacity cells, so
+// the JSON the same run saved is asked for rather than the tables read.
+func llmDecodeBenchConsole(t []byte) string {
+	if !bytes.Contains(t, []byte("Aggregate tok/s")) && !bytes.Contains(t, []byte("Aggregate decode tok/s")) {
+		return ""
+	}
+	if !bytes.Contains(t, []byte(`ctx \ conc`)) || bytes.Contains(bytes.ToLower(t), []byte("all measurements")) {
+		return ""
+	}
+	return "the console report of llm_decode_bench.py (llm-inference-bench: tables \"Aggregate tok/s\", \"Per-Request tok/s\" by ctx \\ conc), whose figures are rounded and whose over-capacity cells are hidden: speedmatrix reads the JSON the same run saved (--output, benchmark_results.json by default) or the document it writes"
+}
