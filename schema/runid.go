@@ -5,8 +5,11 @@ import (
 	"encoding/hex"
 	"hash"
 	"io"
+	"reflect"
 	"sync"
 	"unsafe"
+
+	"speedmatrix/internal/canonjson"
 )
 
 // RunIDLen is the number of hex digits in a run id.
@@ -37,13 +40,14 @@ const RunIDLen = 16
 // figure of a measurement set to null (a pointer) or 0 (an extra figure)
 // and listed in NonFinite as "row.Field=value" ("3.RequestRate=+Inf",
 // "3.extra.name=NaN"), which encoding/json cannot encode. It is written by
-// canonEncoder rather than by encoding/json: Marshal of a whole matrix
-// copies every measurement and walks it by reflection on each call, which
-// made the id a fifth of the time of parsing a document. The encoder's
-// per-type field lists are built once by reflection over the JSON tags,
-// so a field added to Run or Measurement joins the hash without touching
-// this file, and runid_canon_test.go checks that its bytes equal
-// Marshal's (runid_seed_test.go pins the seed documents' ids).
+// internal/canonjson rather than by encoding/json: Marshal of a whole
+// matrix copies every measurement and walks it by reflection on each
+// call, which made the id a fifth of the time of parsing a document.
+// canonjson's per-type plans are built once by reflection over the JSON
+// tags, so a field added to Run or Measurement joins the hash without
+// touching this file, and runid_canon_test.go checks that its bytes equal
+// Marshal's (marshalContent, runidoracle.go; runid_seed_test.go pins the
+// seed documents' ids).
 //
 // Note: the canonical encoder stays because it pays for itself end to
 // end: with goccy/go-json writing the same bytes (a Marshal of the run
@@ -85,19 +89,33 @@ const flushAt = 64 << 10
 // computes ids on every core at once.
 var encoders = sync.Pool{New: func() any { return &canonEncoder{} }}
 
-// canonEncoder writes the canonical JSON of a matrix (see ComputeRunID).
+// canonEncoder writes the canonical JSON of a matrix (see ComputeRunID)
+// with internal/canonjson's encoder.
 type canonEncoder struct {
+	enc canonjson.Encoder
 	buf []byte
 	// digest is ComputeRunID's hash, reused with the encoder.
 	digest hash.Hash
 	// sink, when set, receives the encoding in pieces as it grows past
 	// flushAt; encode then returns only the rest.
 	sink io.Writer
-	// nonFinite and extraNonFinite collect one row's NaN/±Inf figures:
-	// columns first, then extra figures, as the list is ordered.
-	nonFinite      []string
-	extraNonFinite []string
-	rowNonFinite   []string
+	// nonFinite lists the matrix's NaN/±Inf figures, row by row.
+	nonFinite []string
+}
+
+// The plans of Run and Measurement, built once.
+var (
+	runPlan, measurementPlan *canonjson.Plan
+	// canonOK is false when a plan could not be built; ids are then
+	// computed with encoding/json (the same bytes, slower).
+	canonOK bool
+)
+
+func init() {
+	var ok1, ok2 bool
+	runPlan, ok1 = canonjson.NewPlan(reflect.TypeFor[Run](), runLeftOut)
+	measurementPlan, ok2 = canonjson.NewPlan(reflect.TypeFor[Measurement](), measurementLeftOut)
+	canonOK = ok1 && ok2
 }
 
 // The content of the id leaves these fields out (encodes them as their
@@ -133,7 +151,7 @@ func (e *canonEncoder) encode(m *Matrix) []byte {
 func (e *canonEncoder) begin(b []byte, r *Run) []byte {
 	e.nonFinite = e.nonFinite[:0]
 	b = append(b, `{"run":`...)
-	b = e.appendStruct(b, unsafe.Pointer(r), runPlan, -1)
+	b = e.enc.AppendStruct(b, unsafe.Pointer(r), runPlan, -1)
 	return append(b, `,"measurements":[`...)
 }
 
@@ -144,9 +162,8 @@ func (e *canonEncoder) rows(b []byte, ms []Measurement, first int) []byte {
 		if first+i > 0 {
 			b = append(b, ',')
 		}
-		e.rowNonFinite, e.extraNonFinite = e.rowNonFinite[:0], e.extraNonFinite[:0]
-		b = e.appendStruct(b, unsafe.Pointer(&ms[i]), measurementPlan, first+i)
-		e.nonFinite = append(append(e.nonFinite, e.rowNonFinite...), e.extraNonFinite...)
+		b = e.enc.AppendStruct(b, unsafe.Pointer(&ms[i]), measurementPlan, first+i)
+		e.nonFinite = e.enc.NonFinite(e.nonFinite)
 		if e.sink != nil && len(b) >= flushAt {
 			e.sink.Write(b)
 			b = b[:0]
@@ -164,7 +181,7 @@ func (e *canonEncoder) end(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, s)
+			b = canonjson.AppendString(b, s)
 		}
 		b = append(b, ']')
 	}

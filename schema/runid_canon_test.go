@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 // canonBytes is the canonical JSON ComputeRunID hashes, as canonEncoder
@@ -172,65 +169,5 @@ func TestComputeRunIDStreamed(t *testing.T) {
 	sum := sha256.Sum256(whole)
 	if got, want := ComputeRunID(m), hex.EncodeToString(sum[:])[:RunIDLen]; got != want {
 		t.Errorf("streamed id %s, want %s (the hash of the whole encoding)", got, want)
-	}
-}
-
-// TestMeasurementNilRuns checks that the measurement plan skips the
-// adjacent pointers a seed's rows leave nil as one run, and that every
-// run is made of adjacent nilOmitted pointers.
-func TestMeasurementNilRuns(t *testing.T) {
-	longest := 0
-	for i, p := range measurementPlan {
-		if p.nilRun == 0 {
-			continue
-		}
-		longest = max(longest, p.nilRun)
-		for j := i; j < i+p.nilRun; j++ {
-			q := measurementPlan[j]
-			if !q.nilOmitted || q.offset != p.offset+uintptr(j-i)*unsafe.Sizeof(uintptr(0)) {
-				t.Fatalf("run at %s: field %s is not an adjacent omitted pointer", p.name, q.name)
-			}
-		}
-	}
-	if longest < 31 {
-		t.Errorf("longest run of omitted pointers %d, want the 31 of TTFTMeanMs … LoopCycles", longest)
-	}
-}
-
-// TestNilOmittedPointers checks that every omitempty pointer field of
-// the plans, a marshaler's (*time.Time) included, is skipped when nil
-// before the encoder looks at its type.
-func TestNilOmittedPointers(t *testing.T) {
-	for _, typ := range []reflect.Type{reflect.TypeFor[Run](), reflect.TypeFor[Measurement]()} {
-		plan, _ := planOf(typ, nil)
-		for _, p := range plan {
-			f, _ := typ.FieldByName(p.name)
-			if f.Type.Kind() == reflect.Pointer && p.omitEmpty && !p.nilOmitted {
-				t.Errorf("%s.%s: an omitempty pointer not skipped when nil", typ.Name(), p.name)
-			}
-		}
-	}
-}
-
-// TestAppendStringMatchesMarshal compares appendString with
-// encoding/json on strings of runs of plain bytes broken by every kind
-// of byte it escapes or decodes.
-func TestAppendStringMatchesMarshal(t *testing.T) {
-	pieces := []string{"a", "plain text ", "0123456789abcdef", "\"", "\\", "<", ">", "&", "\n", "\x00", "\x1f", "\x7f",
-		"é", "·", "\u2028", "\u2029", "🚀", "\xff", "\xe2\x82", " ", "%", "'"}
-	r := rand.New(rand.NewPCG(4, 8))
-	for range 20000 {
-		var sb strings.Builder
-		for n := r.IntN(12); n > 0; n-- {
-			sb.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		s := sb.String()
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendString([]byte("x"), s)[1:]; !bytes.Equal(got, want) {
-			t.Fatalf("appendString(%q) = %s, encoding/json writes %s", s, got, want)
-		}
 	}
 }

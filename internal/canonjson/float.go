@@ -1,4 +1,4 @@
-package schema
+package canonjson
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package schema
+package canonjson
 
 import (
 	"encoding"
@@ -87,7 +87,7 @@ const (
 	opString             // a string (of any string type)
 	opFloatPtr           // a *float64: null, a figure, or a non-finite one set aside
 	opIntPtr             // a pointer to a signed integer of size bytes
-	opExtra              // a measurement's []Metric of extra figures
+	opFigures            // a slice of {Name string; Value float64} (see figuresType)
 )
 
 var (
@@ -151,7 +151,7 @@ func planOf(t reflect.Type, leftOut map[string]bool) ([]fieldPlan, bool) {
 		if !validTagName(name) {
 			name = f.Name
 		}
-		key := "," + string(appendString(nil, name)) + ":"
+		key := "," + string(AppendString(nil, name)) + ":"
 		p := fieldPlan{offset: f.Offset, name: f.Name, key: key, null: key + "null", tc: codecOf(f.Type)}
 		for o := range strings.SplitSeq(opts, ",") {
 			switch o {
@@ -181,8 +181,8 @@ func planOf(t reflect.Type, leftOut map[string]bool) ([]fieldPlan, bool) {
 		switch tc := p.tc; {
 		case f.Type == reflect.TypeFor[*float64]():
 			p.op = opFloatPtr
-		case f.Type == reflect.TypeFor[[]Metric]():
-			p.op = opExtra
+		case isFigures(f.Type):
+			p.op = opFigures
 		case tc.codec == codecString:
 			p.op = opString
 		case tc.codec == codecPointer && tc.elem.codec == codecInt:
@@ -254,21 +254,39 @@ func isEmpty(v reflect.Value) bool {
 	return false
 }
 
-// The plans of Run and Measurement, built once.
-var (
-	runPlan, measurementPlan []fieldPlan
-	// canonOK is false when a plan could not be built; ids are then
-	// computed with encoding/json (the same bytes, slower).
-	canonOK bool
-)
+// Plan is how values of one struct type are written.
+type Plan struct {
+	fields []fieldPlan
+}
 
-func init() {
-	var ok1, ok2 bool
-	runPlan, ok1 = planOf(reflect.TypeFor[Run](), runLeftOut)
-	measurementPlan, ok2 = planOf(reflect.TypeFor[Measurement](), measurementLeftOut)
-	// appendExtra writes Metric's two fields itself.
-	mt := reflect.TypeFor[Metric]()
-	metricOK := mt.NumField() == 2 && mt.Field(0).Tag.Get("json") == "name" && mt.Field(0).Type.Kind() == reflect.String &&
-		mt.Field(1).Tag.Get("json") == "value" && mt.Field(1).Type == reflect.TypeFor[float64]()
-	canonOK = ok1 && ok2 && metricOK
+// NewPlan returns the plan of struct type t, whose fields named in
+// leftOut (Go names) are written as their zero values. It reports false
+// for a struct whose field rules it does not reproduce (embedded
+// fields, the ",string" and ",omitzero" options); such a value must be
+// written by encoding/json.
+func NewPlan(t reflect.Type, leftOut map[string]bool) (*Plan, bool) {
+	if t.Kind() != reflect.Struct {
+		return nil, false
+	}
+	fields, ok := planOf(t, leftOut)
+	if !ok {
+		return nil, false
+	}
+	return &Plan{fields: fields}, true
+}
+
+// isFigures reports whether t is a slice of a struct of exactly two
+// fields, a string tagged "name" and a float64 tagged "value" (schema's
+// []Metric): the list of a row's figures without a column of their own,
+// whose non-finite values AppendStruct sets aside in a row. Its elements
+// are read as figure, which has their layout.
+func isFigures(t reflect.Type) bool {
+	if t.Kind() != reflect.Slice || t.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	e := t.Elem()
+	return e.NumField() == 2 && e.Size() == reflect.TypeFor[figure]().Size() &&
+		e.Field(0).Tag.Get("json") == "name" && e.Field(0).Type == reflect.TypeFor[string]() && e.Field(0).Offset == 0 &&
+		e.Field(1).Tag.Get("json") == "value" && e.Field(1).Type == reflect.TypeFor[float64]() &&
+		e.Field(1).Offset == reflect.TypeFor[figure]().Field(1).Offset
 }

@@ -1,11 +1,10 @@
-package schema
+package canonjson
 
 import (
 	"encoding/json"
 	"math"
 	"reflect"
 	"strconv"
-	"time"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -70,10 +69,37 @@ func uintAt(p unsafe.Pointer, size uintptr) uint64 {
 	return *(*uint64)(p)
 }
 
-// appendStruct writes the struct at base by plan. row is the
-// measurement's index, or -1 outside measurements (where a NaN or ±Inf
-// cannot be encoded).
-func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldPlan, row int) []byte {
+// Encoder writes structs by their plans. It keeps the non-finite
+// figures of the last row it wrote (see AppendStruct); its zero value is
+// ready to use, and one Encoder is not for concurrent use.
+type Encoder struct {
+	// rowNonFinite and figureNonFinite collect one row's NaN/±Inf
+	// figures: columns first, then the figures list, as NonFinite
+	// returns them.
+	rowNonFinite    []string
+	figureNonFinite []string
+}
+
+// AppendStruct appends the canonical JSON of the struct at p, of the
+// type plan was made for, to b. row is the index of the struct among the
+// rows of a table, or -1 outside a table: in a row, a NaN or ±Inf
+// *float64 is written as null (or omitted when omitempty) and a NaN or
+// ±Inf figure as 0, each listed as "row.Field=value" (a figure
+// "row.extra.name=value") for NonFinite; outside a row they panic, as
+// encoding/json fails on them.
+func (e *Encoder) AppendStruct(b []byte, p unsafe.Pointer, plan *Plan, row int) []byte {
+	e.rowNonFinite, e.figureNonFinite = e.rowNonFinite[:0], e.figureNonFinite[:0]
+	return e.appendStruct(b, p, plan.fields, row)
+}
+
+// NonFinite appends to dst the non-finite figures of the row the last
+// AppendStruct wrote: its columns in field order, then its figures.
+func (e *Encoder) NonFinite(dst []string) []string {
+	return append(append(dst, e.rowNonFinite...), e.figureNonFinite...)
+}
+
+// appendStruct writes the struct at base by plan (see AppendStruct).
+func (e *Encoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldPlan, row int) []byte {
 	// Every field's text begins with a comma: the first one's becomes
 	// the opening brace.
 	start := len(b)
@@ -99,7 +125,7 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 				b = append(b, p.key...)
 				b = appendFloat(b, *x)
 			case row < 0:
-				panic("schema: run id: json: unsupported value: " + strconv.FormatFloat(*x, 'g', -1, 64))
+				panic("canonjson: json: unsupported value: " + strconv.FormatFloat(*x, 'g', -1, 64))
 			default:
 				e.rowNonFinite = append(e.rowNonFinite, strconv.Itoa(row)+"."+p.name+"="+strconv.FormatFloat(*x, 'g', -1, 64))
 				if !p.omitEmpty {
@@ -116,10 +142,10 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 		case opString:
 			if s := *(*string)(f); s != "" || !p.omitEmpty {
 				b = append(b, p.key...)
-				b = appendString(b, s)
+				b = AppendString(b, s)
 			}
-		case opExtra:
-			ms := *(*[]Metric)(f)
+		case opFigures:
+			ms := *(*[]figure)(f)
 			if p.omitEmpty && len(ms) == 0 {
 				continue
 			}
@@ -127,7 +153,7 @@ func (e *canonEncoder) appendStruct(b []byte, base unsafe.Pointer, plan []fieldP
 			if row < 0 {
 				b = e.appendValue(b, f, p.tc)
 			} else {
-				b = e.appendExtra(b, ms, row)
+				b = e.appendFigures(b, ms, row)
 			}
 		default:
 			if p.omitEmpty && empty(f, p.tc) {
@@ -162,9 +188,15 @@ func allNil(p unsafe.Pointer, n int) bool {
 	return or == 0
 }
 
-// appendExtra writes a measurement's extra figures, a NaN or ±Inf one as
-// 0 (listed as non-finite).
-func (e *canonEncoder) appendExtra(b []byte, ms []Metric, row int) []byte {
+// figure is the layout of a figures list's element (see opFigures).
+type figure struct {
+	Name  string
+	Value float64
+}
+
+// appendFigures writes a row's list of named figures, a NaN or ±Inf one
+// as 0 (listed as non-finite).
+func (e *Encoder) appendFigures(b []byte, ms []figure, row int) []byte {
 	if len(ms) == 0 {
 		return append(b, "null"...) // the copy encoding/json saw was nil
 	}
@@ -175,11 +207,11 @@ func (e *canonEncoder) appendExtra(b []byte, ms []Metric, row int) []byte {
 		}
 		v := x.Value
 		if math.IsInf(v, 0) || math.IsNaN(v) {
-			e.extraNonFinite = append(e.extraNonFinite, strconv.Itoa(row)+".extra."+x.Name+"="+strconv.FormatFloat(v, 'g', -1, 64))
+			e.figureNonFinite = append(e.figureNonFinite, strconv.Itoa(row)+".extra."+x.Name+"="+strconv.FormatFloat(v, 'g', -1, 64))
 			v = 0
 		}
 		b = append(b, `{"name":`...)
-		b = appendString(b, x.Name)
+		b = AppendString(b, x.Name)
 		b = append(b, `,"value":`...)
 		b = appendFloat(b, v)
 		b = append(b, '}')
@@ -188,10 +220,10 @@ func (e *canonEncoder) appendExtra(b []byte, ms []Metric, row int) []byte {
 }
 
 // appendValue writes the value at p as encoding/json does.
-func (e *canonEncoder) appendValue(b []byte, p unsafe.Pointer, tc *typeCodec) []byte {
+func (e *Encoder) appendValue(b []byte, p unsafe.Pointer, tc *typeCodec) []byte {
 	switch tc.codec {
 	case codecString:
-		return appendString(b, *(*string)(p))
+		return AppendString(b, *(*string)(p))
 	case codecBool:
 		return strconv.AppendBool(b, *(*bool)(p))
 	case codecInt:
@@ -201,7 +233,7 @@ func (e *canonEncoder) appendValue(b []byte, p unsafe.Pointer, tc *typeCodec) []
 	case codecFloat64:
 		x := *(*float64)(p)
 		if math.IsInf(x, 0) || math.IsNaN(x) {
-			panic("schema: run id: json: unsupported value: " + strconv.FormatFloat(x, 'g', -1, 64))
+			panic("canonjson: json: unsupported value: " + strconv.FormatFloat(x, 'g', -1, 64))
 		}
 		return appendFloat(b, x)
 	case codecPointer:
@@ -232,15 +264,15 @@ func (e *canonEncoder) appendValue(b []byte, p unsafe.Pointer, tc *typeCodec) []
 		// Only NaN/Inf floats (or a time past year 9999) make Marshal
 		// fail; measurements' non-finite figures were set aside, so any
 		// left are a programming error.
-		panic("schema: run id: " + err.Error())
+		panic("canonjson: " + err.Error())
 	}
 	return append(b, j...)
 }
 
-// appendString writes s as a JSON string the way encoding/json does:
+// AppendString appends s as a JSON string the way encoding/json does:
 // HTML-safe (<, >, & escaped), invalid UTF-8 as U+FFFD, U+2028 and
 // U+2029 escaped.
-func appendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	n := plainRun(s)
 	b = append(b, '"')
 	if n == len(s) {
@@ -250,7 +282,7 @@ func appendString(b []byte, s string) []byte {
 	return appendEscaped(b, s, n)
 }
 
-// appendEscaped goes on with appendString of s after the opening quote,
+// appendEscaped goes on with AppendString of s after the opening quote,
 // from its first byte i that is not plainASCII.
 func appendEscaped(b []byte, s string, i int) []byte {
 	const hex = "0123456789abcdef"
@@ -313,10 +345,10 @@ func plainRun(s string) int {
 	return len(s)
 }
 
-// plainASCII marks the bytes appendString copies as they are: ASCII
+// plainASCII marks the bytes AppendString copies as they are: ASCII
 // but for control characters, " \ < > &.
 //
-// Note: appendString was 42K of a seed parse's 1.1M instructions outside
+// Note: AppendString was 42K of a seed parse's 1.1M instructions outside
 // SHA-256 (`valgrind --tool=cachegrind parse.test -test.bench
 // '^BenchmarkParseText$/000' -test.benchtime 1000x -test.cpu 1`), about
 // 130 a string: its loop kept its variables on the stack, 14
@@ -331,58 +363,3 @@ var plainASCII = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// marshalContent is the canonical JSON of m written by encoding/json: the
-// definition canonEncoder reproduces, used when a plan cannot be built.
-func marshalContent(m *Matrix) []byte {
-	r := m.Run
-	r.RunID, r.SourcePath, r.SourceSHA256, r.SourceFormat = "", "", "", ""
-	r.IngestedAt = time.Time{}
-	r.Cells = nil
-	r.SchemaVersion = 0
-	r.Subtitle = ""
-	ms := make([]Measurement, len(m.Measurements))
-	var nonFinite []string
-	for i, x := range m.Measurements {
-		x.RunID = ""
-		x.SourceLine = 0
-		x.Printed = nil
-		x.Extra = append([]Metric(nil), x.Extra...) // cleared below; keep the caller's
-		nonFinite = append(nonFinite, clearNonFinite(i, &x)...)
-		ms[i] = x
-	}
-	b, err := json.Marshal(struct {
-		Run          Run           `json:"run"`
-		Measurements []Measurement `json:"measurements"`
-		NonFinite    []string      `json:"non_finite,omitempty"`
-	}{r, ms, nonFinite})
-	if err != nil {
-		panic("schema: run id: " + err.Error())
-	}
-	return b
-}
-
-// clearNonFinite sets every *float64 field of m holding NaN or ±Inf (such
-// as a request rate of "inf") to nil and returns them as "row.field=value"
-// strings, because encoding/json cannot encode them.
-func clearNonFinite(row int, m *Measurement) []string {
-	var out []string
-	v := reflect.ValueOf(m).Elem()
-	t := v.Type()
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Field(i)
-		p, ok := f.Interface().(*float64)
-		if !ok || p == nil || !(math.IsInf(*p, 0) || math.IsNaN(*p)) {
-			continue
-		}
-		out = append(out, strconv.Itoa(row)+"."+t.Field(i).Name+"="+strconv.FormatFloat(*p, 'g', -1, 64))
-		f.Set(reflect.Zero(f.Type()))
-	}
-	for j, e := range m.Extra {
-		if math.IsInf(e.Value, 0) || math.IsNaN(e.Value) {
-			out = append(out, strconv.Itoa(row)+".extra."+e.Name+"="+strconv.FormatFloat(e.Value, 'g', -1, 64))
-			m.Extra[j].Value = 0
-		}
-	}
-	return out
-}

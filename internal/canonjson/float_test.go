@@ -1,4 +1,4 @@
-package schema
+package canonjson
 
 import (
 	"encoding/json"
@@ -111,3 +111,8 @@ func BenchmarkSlowFloat(b *testing.B) {
 		}
 	}
 }
+
+// oddFloats are floats whose JSON encoding has special cases (cutoffs
+// of the exponent form, negative zero, the largest values).
+var oddFloats = []float64{0, math.Copysign(0, -1), 1, -1, 325.2, 1e-6, 9.99e-7, 1e-7, 1.5e-9, 1e20, 1e21, 1.2345e22,
+	math.MaxFloat64, math.SmallestNonzeroFloat64, 0.1 + 0.2, 6091.1, -3.5e-300}
