@@ -2,10 +2,7 @@ package peers
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
-	"errors"
-	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -39,40 +36,22 @@ func looksLlamaBenchSQL(t []byte) bool {
 // llamaBenchCSV reads -o csv: a header of field names, one quoted row
 // per test.
 func llamaBenchCSV(b []byte, name string) ([]llamaTest, error) {
-	r := csv.NewReader(bytes.NewReader(b))
-	r.FieldsPerRecord = -1
-	header, err := r.Read()
-	if err != nil {
-		return nil, errorf(name, 1, "CSV: %v", err)
-	}
-	header[0] = strings.TrimPrefix(strings.TrimSpace(header[0]), "\ufeff")
 	var tests []llamaTest
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		line, _ := r.FieldPos(0)
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.Line
-			}
-			return nil, errorf(name, max(line, 1), "CSV: %v", err)
-		}
+	err := csvRows(b, name, func(header []string, line int, rec []string) error {
 		if len(rec) != len(header) {
-			return nil, errorf(name, line, "%d fields where the header names %d", len(rec), len(header))
+			return errorf(name, line, "%d fields where the header names %d", len(rec), len(header))
 		}
 		t := llamaTest{line: line, tool: "llama-bench"}
 		for i, h := range header {
 			t.fields = append(t.fields, schema.KV{Key: h, Value: rec[i]})
 		}
 		if err := t.fromFields(name); err != nil {
-			return nil, err
+			return err
 		}
 		tests = append(tests, t)
-	}
-	return tests, nil
+		return nil
+	})
+	return tests, err
 }
 
 // llamaBenchInsert matches one INSERT of -o sql.

@@ -179,18 +179,8 @@ func llamaMDTest(header, cells []string, tool, name string, line int) (llamaTest
 		c := cells[j]
 		switch {
 		case h == "test":
-			kind, np, ng, nd, conc, ok := parseLlamaTest(c)
-			t.conc = int32(conc)
-			if !ok {
+			if t.setTest(c) != nil {
 				return t, errorf(name, line, "test %q is not a pp<N>, tg<N> or pp<N>+tg<M> test (at an optional depth @ d<N>)", c)
-			}
-			t.printedTest = c
-			t.nPrompt, t.nGen, t.nDepth = np, ng, nd
-			switch kind {
-			case "ctx_pp": // llama-benchy loading the context: a cold prompt of the depth
-				t.nPrompt, t.nDepth = nd, 0
-			case "ctx_tg":
-				t.nGen = 1
 			}
 		case h == "t/s" || h == "t/s (total)":
 			mean, sd, ok := meanStddev(c)

@@ -2,11 +2,8 @@ package peers
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,12 +262,15 @@ type benchyExtra struct {
 	s    *benchyStat
 }
 
-// setTest names the test and reads its tokens from the name, as a
-// Markdown row's test cell is read.
+// setTest names the test and reads its tokens and concurrency from the
+// name (a Markdown row's test cell, a CSV's test_name).
 func (t *llamaTest) setTest(test string) error {
-	kind, np, ng, nd, _, ok := parseLlamaTest(test)
+	kind, np, ng, nd, conc, ok := parseLlamaTest(test)
 	if !ok {
 		return fmt.Errorf("test %q is not a pp<N>, tg<N> or ctx_pp/ctx_tg test", test)
+	}
+	if conc > 0 {
+		t.conc = int32(conc)
 	}
 	t.printedTest = test
 	t.nPrompt, t.nGen, t.nDepth = np, ng, nd
@@ -293,28 +293,17 @@ var benchyCSVFigures = map[string]string{
 // llamaBenchyCSV reads llama-benchy --format csv: one row per test of
 // the Markdown table, each figure's mean and std in columns.
 func llamaBenchyCSV(b []byte, name string) ([]*schema.Matrix, error) {
-	r := csv.NewReader(bytes.NewReader(b))
-	header, err := r.Read()
-	if err != nil {
-		return nil, errorf(name, 1, "CSV: %v", err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
-	}
 	var tests []llamaTest
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		line, _ := r.FieldPos(0)
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.Line
+	var col map[string]int
+	err := csvRows(b, name, func(header []string, line int, rec []string) error {
+		if col == nil {
+			col = map[string]int{}
+			for i, h := range header {
+				col[strings.TrimSpace(h)] = i
 			}
-			return nil, errorf(name, max(line, 1), "CSV: %v", err)
+		}
+		if len(rec) != len(header) {
+			return errorf(name, line, "%d fields where the header names %d", len(rec), len(header))
 		}
 		get := func(k string) string {
 			if i, ok := col[k]; ok {
@@ -335,23 +324,22 @@ func llamaBenchyCSV(b []byte, name string) ([]*schema.Matrix, error) {
 		}
 		t := llamaTest{line: line, tool: "llama-benchy"}
 		if err := t.setTest(get("test_name")); err != nil {
-			return nil, errorf(name, line, "%v", err)
+			return errorf(name, line, "%v", err)
 		}
-		_, _, _, _, conc, _ := parseLlamaTest(get("test_name"))
-		t.conc = int32(conc)
 		t.fields = append(t.fields, schema.KV{Key: "model", Value: get("model")})
+		var err error
 		if t.avgTS, err = num("t_s_mean"); err != nil {
-			return nil, err
+			return err
 		}
 		if t.stddevTS, err = num("t_s_std"); err != nil {
-			return nil, err
+			return err
 		}
 		if t.avgTS == nil {
-			return nil, errorf(name, line, "test %s without t_s_mean", get("test_name"))
+			return errorf(name, line, "test %s without t_s_mean", get("test_name"))
 		}
 		if t.conc > 1 {
 			if t.reqTS, err = num("t_s_req_mean"); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		for _, h := range header[4:] {
@@ -364,19 +352,23 @@ func llamaBenchyCSV(b []byte, name string) ([]*schema.Matrix, error) {
 			n, known := benchyCSVFigures[stat]
 			if !ok || !known {
 				if get(h) != "" {
-					return nil, errorf(name, line, "column %q is not one llama-benchy writes", h)
+					return errorf(name, line, "column %q is not one llama-benchy writes", h)
 				}
 				continue
 			}
 			v, err := num(h)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if v != nil {
 				t.extra = append(t.extra, schema.Metric{Name: n + which, Value: *v})
 			}
 		}
 		tests = append(tests, t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(tests) == 0 {
 		return nil, errorf(name, 1, "a llama-benchy CSV without rows")

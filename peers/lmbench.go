@@ -2,9 +2,6 @@ package peers
 
 import (
 	"bytes"
-	"encoding/csv"
-	"errors"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -63,37 +60,25 @@ type lmbenchRequest struct {
 // nor a concurrency; the run's metadata says so rather than guess them
 // from the file name.
 func parseLMBench(b []byte, name string) (*schema.Matrix, error) {
-	r := csv.NewReader(bytes.NewReader(b))
-	header, err := r.Read()
-	if err != nil {
-		return nil, errorf(name, 1, "CSV: %v", err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
-	}
-	var extraCols []string
-	for _, h := range header {
-		if !slices.Contains(lmbenchColumns, strings.TrimSpace(h)) {
-			extraCols = append(extraCols, h)
-		}
-	}
-	if len(extraCols) > 0 {
-		return nil, errorf(name, 1, "columns %s are not LMBench's (%s)", strings.Join(extraCols, ", "), strings.Join(lmbenchColumns, ", "))
-	}
+	var col map[string]int
 	var reqs []lmbenchRequest
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		line, _ := r.FieldPos(0)
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.Line
+	err := csvRows(b, name, func(header []string, line int, rec []string) error {
+		if col == nil {
+			var extraCols []string
+			col = map[string]int{}
+			for i, h := range header {
+				h = strings.TrimSpace(h)
+				col[h] = i
+				if !slices.Contains(lmbenchColumns, h) {
+					extraCols = append(extraCols, h)
+				}
 			}
-			return nil, errorf(name, max(line, 1), "CSV: %v", err)
+			if len(extraCols) > 0 {
+				return errorf(name, 1, "columns %s are not LMBench's (%s)", strings.Join(extraCols, ", "), strings.Join(lmbenchColumns, ", "))
+			}
+		}
+		if len(rec) != len(col) {
+			return errorf(name, line, "%d fields where the header names %d", len(rec), len(col))
 		}
 		q := lmbenchRequest{line: line, user: rec[col["user_id"]], question: rec[col["question_id"]]}
 		for _, f := range []struct {
@@ -103,14 +88,18 @@ func parseLMBench(b []byte, name string) (*schema.Matrix, error) {
 			s := strings.TrimSpace(rec[col[f.k]])
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return nil, errorf(name, line, "%s %q is not a non-negative number", f.k, s)
+				return errorf(name, line, "%s %q is not a non-negative number", f.k, s)
 			}
 			*f.p = v
 		}
 		if q.finish < q.launch {
-			return nil, errorf(name, line, "finish_time %v before launch_time %v", q.finish, q.launch)
+			return errorf(name, line, "finish_time %v before launch_time %v", q.finish, q.launch)
 		}
 		reqs = append(reqs, q)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(reqs) == 0 {
 		return nil, errorf(name, 1, "an LMBench CSV without requests")
