@@ -16,8 +16,9 @@ var completionHelp = cliflag.Help{
 	Name:     "completion",
 	Synopsis: []string{"speedmatrix completion bash|zsh"},
 	Example: []string{
-		"source <(speedmatrix completion bash)                      # bash, this shell",
-		"speedmatrix completion zsh > \"${fpath[1]}/_speedmatrix\"     # zsh, from the next shell on",
+		"speedmatrix completion bash > ~/.local/share/bash-completion/completions/speedmatrix   # bash, from the next shell on",
+		"speedmatrix completion zsh > \"${fpath[1]}/_speedmatrix\"                              # zsh, from the next shell on",
+		"source <(speedmatrix completion bash)                                                 # this shell only",
 	},
 	Exit:  []string{"0  printed", "1  a command's flags could not be listed", "2  usage error"},
 	Notes: []string{"Prints a script that completes the commands, each command's flags (read from the flag sets\nof this build) and file names."},
