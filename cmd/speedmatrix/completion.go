@@ -20,7 +20,7 @@ var completionHelp = cliflag.Help{
 		"speedmatrix completion zsh > \"${fpath[1]}/_speedmatrix\"                              # zsh, from the next shell on",
 		"source <(speedmatrix completion bash)                                                 # this shell only",
 	},
-	Exit:  []string{"0  printed", "1  a command's flags could not be listed", "2  usage error"},
+	Exit:  []string{"0  printed (a command whose flags cannot be listed is named on stderr)", "2  usage error"},
 	Notes: []string{"Prints a script that completes the commands, each command's flags (read from the flag sets\nof this build) and file names."},
 }
 
@@ -40,8 +40,9 @@ func completionMain(ctx context.Context, args []string, stdin io.Reader, stdout,
 	}
 	specs, err := commandFlags(ctx)
 	if err != nil {
+		// Note: a command that does not parse with cliflag lists no
+		// flags; the script still completes the others and its name.
 		fmt.Fprintln(stderr, "completion:", err)
-		return exitFail
 	}
 	if fs.Arg(0) == "bash" {
 		writeBash(stdout, specs)
@@ -59,9 +60,11 @@ type spec struct {
 }
 
 // commandFlags lists every command's flags by running its Main with
-// cliflag.ListArg.
+// cliflag.ListArg. A command whose listing fails keeps its name and no
+// flags; the error names each such command.
 func commandFlags(ctx context.Context) ([]spec, error) {
 	var out []spec
+	var errs []error
 	for _, c := range all() {
 		s := spec{name: c.name, summary: c.summary}
 		switch c.name {
@@ -70,22 +73,29 @@ func commandFlags(ctx context.Context) ([]spec, error) {
 		case "completion":
 			s.words = []string{"bash", "zsh"}
 		}
-		if c.name == "help" { // takes a command's name, no flags
-			out = append(out, s)
-			continue
+		if c.name != "help" { // help takes a command's name, no flags
+			fl, err := listFlags(ctx, c)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			s.flags = fl
 		}
-		var list, errs bytes.Buffer
-		if code := c.main(ctx, []string{cliflag.ListArg}, strings.NewReader(""), &list, &errs); code != exitOK {
-			return nil, fmt.Errorf("%s lists no flags (exit %d): %s", c.name, code, strings.TrimSpace(errs.String()))
-		}
-		fl, err := cliflag.ParseList(list.String())
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.name, err)
-		}
-		s.flags = fl
 		out = append(out, s)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
+}
+
+// listFlags returns the flags of c's flag set.
+func listFlags(ctx context.Context, c command) ([]cliflag.Flag, error) {
+	var list, errs bytes.Buffer
+	if code := c.main(ctx, []string{cliflag.ListArg}, strings.NewReader(""), &list, &errs); code != exitOK {
+		return nil, fmt.Errorf("%s lists no flags (exit %d, %q): the script completes none of them", c.name, code, strings.TrimSpace(errs.String()))
+	}
+	fl, err := cliflag.ParseList(list.String())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.name, err)
+	}
+	return fl, nil
 }
 
 func flagNames(fl []cliflag.Flag) string {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,5 +153,24 @@ func TestZshCompletion(t *testing.T) {
 	}
 	if got := run(3, "speedmatrix", "ingest", "-"); !slices.Contains(got, "-archive[archive directory (created when missing)]:value:_files") || !slices.Contains(got, "*:file:_files") {
 		t.Errorf("ingest's specs: %q", got)
+	}
+}
+
+// TestCompletionWithoutListing adds a command that does not parse with
+// cliflag: the script still completes its name and every other
+// command's flags, and stderr names it.
+func TestCompletionWithoutListing(t *testing.T) {
+	defer func(c []command) { commands = c }(commands)
+	commands = append(commands[:len(commands):len(commands)], command{"plain", "a command without cliflag",
+		func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			fmt.Fprintf(stderr, "plain: unknown argument %q\n", args[0])
+			return exitUsage
+		}})
+	code, out, errs := call(t, "completion", "bash")
+	if code != exitOK || !strings.Contains(errs, `completion: plain lists no flags (exit 2, "plain: unknown argument \"`+cliflag.ListArg+`\"")`) {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, `plain) flags="-h"`) || !strings.Contains(out, " -archive ") || !strings.Contains(out, `"ingest run compare serve plain version completion help"`) {
+		t.Errorf("script:\n%s", out)
 	}
 }
