@@ -3,10 +3,10 @@ package runner
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
+	"speedmatrix/internal/version"
 	"speedmatrix/schema"
 )
 
@@ -73,22 +73,7 @@ func (r *Runner) fillRun(m *schema.Matrix, info ServerInfo, started time.Time) {
 	}
 }
 
-// ClientVersion returns the module version of the running binary
-// ("0.0.0-devel" plus the VCS revision when built from a checkout), in a
-// form documents print after the tool's name and parsers split off.
-func ClientVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "0.0.0-devel"
-	}
-	v := strings.TrimPrefix(bi.Main.Version, "v")
-	if v == "" || v == "(devel)" {
-		v = "0.0.0-devel"
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += "+" + s.Value[:12]
-			}
-		}
-	}
-	return v
-}
+// ClientVersion returns the running binary's version as documents
+// record it after the tool's name: the module version, plus the commit
+// and ".dirty" when the build carries them (package version).
+func ClientVersion() string { return version.Read().Document() }

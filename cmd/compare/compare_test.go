@@ -1,4 +1,4 @@
-package main
+package comparecmd
 
 import (
 	"bytes"
@@ -147,7 +147,7 @@ func TestUsage(t *testing.T) {
 		{"negative target", []string{"-min-user-tps", "-5", seedBF16, seedINT4}, exitUsage, "positive"},
 		{"labels count", []string{"-labels", "a", seedBF16, seedINT4}, exitUsage, "-labels"},
 		{"bad metric", []string{"-metrics", "TotalTokS", seedBF16, seedINT4}, exitUsage, "column name"},
-		{"help", []string{"-h"}, exitOK, "usage: compare"},
+		{"help", []string{"-h"}, exitOK, "usage: speedmatrix compare"},
 		{"missing file", []string{seedBF16, "no/such/file.txt"}, exitFail, "no/such/file.txt"},
 		{"same run twice", []string{seedBF16, seedBF16}, exitFail, "same run"},
 		{"not a document", []string{seedBF16, "compare_test.go"}, exitFail, "compare_test.go"},

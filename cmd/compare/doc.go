@@ -1,11 +1,12 @@
-// Command compare compares speed-test runs: the first argument is the
-// baseline, the others are compared with it cell by cell.
+// Package comparecmd is the `speedmatrix compare` subcommand, which
+// compares speed-test runs: the first argument is the baseline, the
+// others are compared with it cell by cell.
 //
-//	compare [-archive DIR [-skip-damaged]] [-format text|markdown|csv|json] [-table NAME] [-plots DIR] [-html FILE]
+//	speedmatrix compare [-archive DIR [-skip-damaged]] [-format text|markdown|csv|json] [-table NAME] [-plots DIR] [-html FILE]
 //	        [-min-user-tps T] [-max-ttft MS] [-max-tbt MS] [-tolerance 3%] [-all-contexts]
 //	        [-metrics COLS] [-labels L,…] BASELINE OTHER...
-//	compare -archive DIR -list [SELECTOR...]
-//	compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date]
+//	speedmatrix compare -archive DIR -list [SELECTOR...]
+//	speedmatrix compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date]
 //	        [-threshold 5%] [SELECTOR|FILE...]
 //
 // An argument is a document file (any form ingest reads) or, with
@@ -34,4 +35,7 @@
 //
 // Exit status: 0 on success, 1 when inputs cannot be read or selected,
 // 2 on a usage error.
-package main
+//
+// The package is named comparecmd, not compare, so that it reads apart from the
+// library package it drivess (analysis, report); cmd/speedmatrix runs it through Main.
+package comparecmd

@@ -1,4 +1,4 @@
-package main
+package comparecmd
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"speedmatrix/schema"
 )
 
-// BenchmarkList100000 runs `compare -archive A -list` (a child process
-// built from this package) over an archive of 100,000 runs shaped like
+// BenchmarkList100000 runs `speedmatrix compare -archive A -list` (a
+// child process built from cmd/speedmatrix) over an archive of 100,000 runs shaped like
 // the seeds (their metadata, launch flags and 46 measurement rows each),
 // written in one ingest-like transaction, and reports the peak RSS and
 // CPU time of the listing. Building the archive takes a minute or two.
@@ -27,8 +27,8 @@ func BenchmarkList100000(b *testing.B) {
 	const n = 100000
 	ctx := context.Background()
 	tmp := b.TempDir()
-	bin := filepath.Join(tmp, "compare")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	bin := filepath.Join(tmp, "speedmatrix")
+	build := exec.Command("go", "build", "-o", bin, "speedmatrix/cmd/speedmatrix")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -77,7 +77,7 @@ func BenchmarkList100000(b *testing.B) {
 	var peak float64
 	var cpu time.Duration
 	for b.Loop() {
-		cmd := exec.Command(bin, "-archive", dir, "-list")
+		cmd := exec.Command(bin, "compare", "-archive", dir, "-list")
 		var out strings.Builder
 		cmd.Stdout = &out
 		cmd.Stderr = &out

@@ -1,15 +1,13 @@
-package main
+package comparecmd
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"syscall"
+	"io"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+// Main runs `speedmatrix compare` with args (the arguments after the
+// subcommand's name) and returns the exit status; cmd/speedmatrix calls
+// it with the process's context, arguments and standard streams.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(ctx, args, stdin, stdout, stderr)
 }

@@ -1,4 +1,4 @@
-package main
+package comparecmd
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
+	"speedmatrix/internal/cliflag"
 	"speedmatrix/plots"
 	"speedmatrix/redact"
 	"speedmatrix/report"
@@ -65,7 +66,7 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
-func parseFlags(args []string, stderr io.Writer) (*options, error) {
+func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &options{}
@@ -90,24 +91,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	metric := fs.String("metric", "total_tok_s", "measurements `column` a trend follows")
 	order := fs.String("order", "version", "trend `order`: version (engine version) or date")
 	threshold := fs.String("threshold", "5%", "flag trend changes beyond this relative `change`")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: compare [-archive DIR [-lock-timeout D] [-skip-damaged]] [-format text|markdown|csv|json] [-plots DIR] [-html FILE]")
-		fmt.Fprintln(stderr, "               [-min-user-tps T] [-max-ttft MS -max-tbt MS] [-metrics COLS] [-labels L,...] BASELINE OTHER...")
-		fmt.Fprintln(stderr, "       compare -archive DIR -list [SELECTOR...]")
-		fmt.Fprintln(stderr, "       compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date] [-threshold 5%] [SELECTOR...]")
-		fmt.Fprintln(stderr, "An argument is a document file, - for standard input, or with -archive a run-id prefix or key=value / key=~value filters.")
-		fmt.Fprintln(stderr, "Flags go before the runs. Selector keys: "+strings.Join(analysis.SelectorKeys(), ", ")+", or a metadata key the archive's runs carry.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args, help, stdout); err != nil {
 		return nil, err
 	}
-	o.args = fs.Args()
-	for _, a := range o.args {
-		if len(a) > 1 && strings.HasPrefix(a, "-") {
-			return nil, usagef("%s after the runs: flags go before BASELINE OTHER... (Go's flag package stops at the first run)", a)
-		}
-	}
+	o.args = fs.Args() // cliflag.Parse refused a flag after them
 	var err error
 	if o.format, err = report.ParseFormat(*format); err != nil {
 		return nil, usageError{err.Error()}
@@ -188,7 +175,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// written before issue 22's redaction may hold what it now removes.
 	var sc *redact.Scrubber
 	stdout, stderr = sc.Writer(stdout), sc.Writer(stderr)
-	o, err := parseFlags(args, stderr)
+	o, err := parseFlags(args, stdout, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -196,7 +183,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		var ue usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintln(stderr, "compare:", ue.msg)
-			fmt.Fprintln(stderr, "run compare -h for usage")
+			fmt.Fprintln(stderr, "speedmatrix compare -h prints every flag")
 		}
 		return exitUsage
 	}

@@ -1,9 +1,10 @@
-// Command ingest parses speed-test documents (text, HTML or Markdown) and
-// appends them to a Parquet archive.
+// Package ingestcmd is the `speedmatrix ingest` subcommand, which parses
+// speed-test documents (text, HTML or Markdown) and other tools' result
+// files and appends them to a Parquet archive.
 //
-//	ingest [-archive DIR] [-format text|html|markdown] [-json] [-compact]
+//	speedmatrix ingest [-archive DIR] [-format text|html|markdown] [-json] [-compact]
 //	       [-lock-timeout D] [-skip-damaged] [-files-from LIST] FILE...
-//	ingest [-archive DIR] -check [-move-damaged]
+//	speedmatrix ingest [-archive DIR] -check [-move-damaged]
 //
 // FILE "-" reads standard input; -files-from adds the names listed in a
 // file, one per line (100,000 names do not fit a command line). Each document gets one line on stdout:
@@ -33,4 +34,7 @@
 // when any; -move-damaged moves their batches to DIR/damaged/. A command
 // that meets such a file fails naming it, unless -skip-damaged, which goes
 // on without the file's batch and names it on stderr.
-package main
+//
+// The package is named ingestcmd, not ingest, so that it reads apart from the
+// library package it drives (speedmatrix/ingest); cmd/speedmatrix runs it through Main.
+package ingestcmd

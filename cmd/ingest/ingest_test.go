@@ -1,4 +1,4 @@
-package main
+package ingestcmd
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ const mainEnv = "INGEST_TEST_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
-		main()
+		os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -253,11 +253,11 @@ func TestUsage(t *testing.T) {
 		code int
 		err  string
 	}{
-		{"no files", []string{"-archive", "x"}, 2, "usage: ingest"},
-		{"unknown flag", []string{"-frobnicate", seed}, 2, "flag provided but not defined"},
+		{"no files", []string{"-archive", "x"}, 2, "usage: speedmatrix ingest"},
+		{"unknown flag", []string{"-frobnicate", seed}, 2, "unknown flag -frobnicate"},
 		{"bad format", []string{"-format", "pdf", seed}, 2, `-format "pdf"`},
 		{"json with compact", []string{"-json", "-compact", seed}, 2, "-json"},
-		{"help", []string{"-h"}, 0, "usage: ingest"},
+		{"help", []string{"-h"}, 0, "usage: speedmatrix ingest"},
 		{"missing file", []string{"-json", filepath.Join(t.TempDir(), "nope.txt")}, 1, "no such file"},
 	}
 	for _, tt := range tests {

@@ -1,4 +1,4 @@
-package main
+package ingestcmd
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"speedmatrix/archive"
 	"speedmatrix/ingest"
+	"speedmatrix/internal/cliflag"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -43,14 +44,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	skipDamaged := fs.Bool("skip-damaged", false, "go on without the batches holding a damaged or foreign file, naming each on stderr")
 	drop := fs.String("drop", "", "remove the runs with these `ids` (comma-separated) from the archive, with their measurements and samples, and print a line for each")
 	reread := fs.Bool("reread", false, "add a run read from a source the archive holds under other run ids (an earlier speedmatrix read it differently) beside the old ones; by default it is named and not added")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ingest [-archive DIR] [-format %s] [-json] [-compact] [-lock-timeout D] [-skip-damaged] [-reread] [-files-from LIST] FILE...\n", strings.Join(parse.Formats, "|"))
-		fmt.Fprintln(stderr, "       ingest [-archive DIR] -check [-move-damaged]")
-		fmt.Fprintln(stderr, "       ingest [-archive DIR] -drop RUN_ID[,RUN_ID…]")
-		fmt.Fprintln(stderr, "FILE - reads standard input. One line per run on stdout (a file of several configurations holds several): run_id, title, rows, added|duplicate|error.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args, help, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}

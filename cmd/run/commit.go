@@ -1,4 +1,4 @@
-package main
+package runcmd
 
 // The end of a run: its document written, its rows archived and its
 // checkpoint removed, in the order that neither loses nor doubles it.

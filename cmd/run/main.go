@@ -1,33 +1,30 @@
-// Command run measures a speed-test matrix against an OpenAI-compatible
-// streaming server (or the built-in simulator) and writes it into the
-// archive and as a document.
+// Package runcmd is the `speedmatrix run` subcommand: it measures a
+// speed-test matrix against an OpenAI-compatible streaming server (or
+// the built-in simulator) and writes it into the archive and as a
+// document.
 //
-//	run -url URL -model NAME -contexts 8K,16K -concurrency 1,2,4
+//	speedmatrix run -url URL -model NAME -contexts 8K,16K -concurrency 1,2,4
 //	    [-prefill-contexts 8K,128K] [-duration 30s] [-max-tokens 4096]
 //	    [-endpoint chat|completions] [-prefill warmup|standalone]
 //	    [-archive DIR] [-out FILE.md|.html|.txt] [-kv-tokens N]
 //	    [-gpu ... -vram-gb ... -quantization ... -engine ...
 //	     -engine-version ... -launch-command ...]
 //	    [-api-key-env OPENAI_API_KEY] [-resume] [-simulate default|FILE]
-//	run -simulate default|FILE -serve-sim ADDR   (serve the simulator to other clients)
-package main
+//	speedmatrix run -simulate default|FILE -serve-sim ADDR   (serve the simulator to other clients)
+//
+// The package is named runcmd, not run, so that it reads apart from
+// package runner (the library that measures) where both are imported.
+package runcmd
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"syscall"
+	"io"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// After the first Ctrl-C the run stops cleanly; a second one
-		// gets the default behaviour and ends the process at once.
-		<-ctx.Done()
-		stop()
-	}()
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+// Main runs `speedmatrix run` with args (the arguments after the
+// subcommand's name) and returns the exit status; cmd/speedmatrix calls
+// it with the process's context, arguments and standard streams. The
+// first interrupt (ctx's end) stops the run cleanly.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(ctx, args, stdin, stdout, stderr)
 }

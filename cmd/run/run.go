@@ -1,4 +1,4 @@
-package main
+package runcmd
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/archive"
 	"speedmatrix/docspec"
+	"speedmatrix/internal/cliflag"
 	"speedmatrix/parse"
 	"speedmatrix/redact"
 	"speedmatrix/render"
@@ -49,7 +50,7 @@ type options struct {
 	set map[string]bool
 }
 
-func parseFlags(args []string, stderr io.Writer) (*options, error) {
+func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -85,7 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", time.Minute, "bound on the wait, after the ramp-up, for /metrics to show the server's queue drained; past it the window opens and the cell says so")
 	fs.StringVar(&o.serveSim, "serve-sim", "", "with -simulate: serve the simulator on this `address` (e.g. 127.0.0.1:8000) for other clients until interrupted, instead of measuring; its URL goes to stdout")
 	o.serve.define(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args, help, stdout); err != nil {
 		return nil, err
 	}
 	o.set = map[string]bool{}
@@ -107,10 +108,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args, stderr)
+	o, err := parseFlags(args, stdout, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
+		}
+		if errors.Is(err, cliflag.ErrReported) {
+			return exitUsage
 		}
 		fmt.Fprintln(stderr, "run:", err)
 		return exitUsage

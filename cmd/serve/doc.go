@@ -1,12 +1,16 @@
-// Command serve serves a read-only web dashboard over an archive: the
-// Runs table (filter, sort, select), the comparison of selected runs,
-// the Landscape of tok/s per GPU against tok/s per user, and trends
-// across engine versions (package dashboard).
+// Package servecmd is the `speedmatrix serve` subcommand, which serves a
+// read-only web dashboard over an archive: the Runs table (filter, sort,
+// select), the comparison of selected runs, the Landscape of tok/s per
+// GPU against tok/s per user, and trends across engine versions
+// (package dashboard).
 //
-//	serve -archive DIR [-addr 127.0.0.1:8080] [-token T | -open]
+//	speedmatrix serve -archive DIR [-addr 127.0.0.1:8080] [-token T | -open]
 //
 // It binds the loopback address by default. Serving on any other
 // address needs -token T (every request must then carry it; the token
 // is never printed) or -open, which says at start that anyone who can
 // reach the address can read the archive.
-package main
+//
+// The package is named servecmd, not serve, so that it reads apart from the
+// library package it drives (dashboard); cmd/speedmatrix runs it through Main.
+package servecmd

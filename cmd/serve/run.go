@@ -1,4 +1,4 @@
-package main
+package servecmd
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"speedmatrix/archive"
 	"speedmatrix/dashboard"
+	"speedmatrix/internal/cliflag"
 )
 
 // Exit statuses.
@@ -34,7 +35,7 @@ type usageError struct{ msg string }
 // Error implements error.
 func (e usageError) Error() string { return e.msg }
 
-func parseFlags(args []string, stderr io.Writer) (*options, error) {
+func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &options{}
@@ -42,11 +43,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on `host:port` (a non-loopback host needs -token or -open)")
 	fs.StringVar(&o.token, "token", "", "require this `token` on every request (?token= once, then a cookie; or Authorization: Bearer)")
 	fs.BoolVar(&o.open, "open", false, "serve a non-loopback address without a token: anyone who reaches it reads the archive")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: serve -archive DIR [-addr HOST:PORT] [-token T | -open]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args, help, stdout); err != nil {
 		return nil, err
 	}
 	switch {
@@ -78,7 +75,7 @@ func loopback(host string) bool {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args, stderr)
+	o, err := parseFlags(args, stdout, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -86,7 +83,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		var ue usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintln(stderr, "serve:", ue.msg)
-			fmt.Fprintln(stderr, "run serve -h for usage")
+			fmt.Fprintln(stderr, "speedmatrix serve -h prints every flag")
 		}
 		return exitUsage
 	}
