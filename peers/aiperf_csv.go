@@ -122,6 +122,7 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
 	stats := map[string]*aiperfStats{}
+	var gpus []telemetryGPU
 	var header []string
 	metricCol, gpuCol := 0, -1
 	firstLine := 0
@@ -185,8 +186,9 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 		if gpu {
 			// GPU telemetry: the average per GPU and metric (all fifteen
 			// statistics of eight GPUs would outnumber the benchmark's
-			// own figures).
-			s.Stat = map[string]num{"avg": s.Stat["avg"]}
+			// own figures); every statistic is kept for telemetryEnergy.
+			gpus = csvTelemetryGPU(gpus, header, rec, metricCol, label, s)
+			s = &aiperfStats{Unit: unit, Stat: map[string]num{"avg": s.Stat["avg"]}, used: map[string]bool{}}
 		}
 		if firstLine == 0 {
 			firstLine = line
@@ -207,6 +209,7 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	telemetryEnergy(&m.Run, &c, tool, stats, gpus)
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
 }
@@ -238,4 +241,26 @@ func splitUnit(s string) (label, unit string) {
 		return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1 : len(s)-1])
 	}
 	return s, ""
+}
+
+// csvTelemetryGPU adds a row of the CSV's GPU telemetry section (the
+// statistics s of metric label of one GPU) to gpus, the GPU found by its
+// Endpoint, GPU_UUID and GPU_Index cells.
+func csvTelemetryGPU(gpus []telemetryGPU, header, rec []string, metricCol int, label string, s *aiperfStats) []telemetryGPU {
+	cell := func(name string) string {
+		i := slices.IndexFunc(header[:metricCol], func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), name) })
+		if i < 0 || i >= len(rec) {
+			return ""
+		}
+		return strings.TrimSpace(rec[i])
+	}
+	g := telemetryGPU{Endpoint: cell("endpoint"), UUID: cell("gpu_uuid"), Index: cell("gpu_index")}
+	i := slices.IndexFunc(gpus, func(o telemetryGPU) bool { return o.Endpoint == g.Endpoint && o.UUID == g.UUID && o.Index == g.Index })
+	if i < 0 {
+		g.Metrics = map[string]*aiperfStats{}
+		gpus = append(gpus, g)
+		i = len(gpus) - 1
+	}
+	gpus[i].Metrics[metricKey(label)] = s
+	return gpus
 }
