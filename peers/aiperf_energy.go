@@ -2,6 +2,7 @@ package peers
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,8 +153,8 @@ func telemetryEnergy(r *schema.Run, c *schema.Measurement, tool string, stats ma
 	case withPower > 0:
 		// The telemetry's mean power; its window is not the cell's in
 		// every version, so no energy is derived (setEnergy would).
-		if power < 0 || power/float64(len(distinct)) > maxGPUPowerW || power == 0 {
-			warn(r, "avg_power_w", "%s: %s gpu_power_usage %g W of %d GPU(s) refused: not between 0 and %d W per GPU", cellName(c), tool, power, len(distinct), maxGPUPowerW)
+		if math.IsNaN(power) || implausible(power/float64(len(distinct))) {
+			warn(r, "avg_power_w", "%s: %s gpu_power_usage %g W of %d GPU(s) refused: not between %d and %d W per GPU (a unit error?)", cellName(c), tool, power, len(distinct), minGPUPowerW, maxGPUPowerW)
 			return
 		}
 		c.AvgPowerW = schema.F64(power)

@@ -18,6 +18,11 @@ import (
 // cell's window, avg_power_w = energy_j ÷ measured_s, output_tok_per_j =
 // output_tokens ÷ energy_j.
 
+// minGPUPowerW is the least mean power one GPU is believed to draw over a
+// benchmark's window: an idle board draws tens of watts, so a figure below
+// 1 W per GPU is a unit error (MJ read as mJ), refused into a warning.
+const minGPUPowerW = 1
+
 // maxGPUPowerW is the largest power one GPU is believed to draw: a
 // figure above it is a unit error (mW written as W, a sum taken for a
 // mean), refused into a warning. The largest boards draw about 1.4 kW
@@ -113,11 +118,11 @@ func setEnergy(r *schema.Run, c *schema.Measurement, e cellEnergy) bool {
 		case bad(j):
 			warn(r, "energy_j", "%s: %s %g J refused: not a non-negative finite energy", where, e.What, j)
 			return false
-		case e.Window > 0 && j/e.Window/float64(gpus) > maxGPUPowerW:
-			warn(r, "energy_j", "%s: %s %g J over %g s refused: %.0f W per GPU is above %d W (a unit error?)", where, e.What, j, e.Window, j/e.Window/float64(gpus), maxGPUPowerW)
+		case e.Window > 0 && implausible(j/e.Window/float64(gpus)):
+			warn(r, "energy_j", "%s: %s %g J over %g s refused: %.3g W per GPU is not between %d and %d W (a unit error?)", where, e.What, j, e.Window, j/e.Window/float64(gpus), minGPUPowerW, maxGPUPowerW)
 			return false
-		case c.MeasuredS != nil && *c.MeasuredS > 0 && j / *c.MeasuredS / float64(gpus) > maxGPUPowerW:
-			warn(r, "energy_j", "%s: %s %g J over the cell's %g s refused: %.0f W per GPU is above %d W (a unit error?)", where, e.What, j, *c.MeasuredS, j / *c.MeasuredS / float64(gpus), maxGPUPowerW)
+		case c.MeasuredS != nil && *c.MeasuredS > 0 && implausible(j / *c.MeasuredS / float64(gpus)):
+			warn(r, "energy_j", "%s: %s %g J over the cell's %g s refused: %.3g W per GPU is not between %d and %d W (a unit error?)", where, e.What, j, *c.MeasuredS, j / *c.MeasuredS / float64(gpus), minGPUPowerW, maxGPUPowerW)
 			return false
 		}
 		c.EnergyJ = schema.F64(j)
@@ -126,14 +131,10 @@ func setEnergy(r *schema.Run, c *schema.Measurement, e cellEnergy) bool {
 		}
 	} else if e.PowerW != nil {
 		w := *e.PowerW
-		if bad(w) || w/float64(gpus) > maxGPUPowerW {
-			warn(r, "avg_power_w", "%s: %s %g W refused: not a power of %d GPU(s) between 0 and %d W each (a unit error?)", where, e.What, w, gpus, maxGPUPowerW)
-			return false
-		}
-		if w == 0 {
+		if bad(w) || implausible(w/float64(gpus)) {
 			// A monitor that read nothing writes 0 W: GPUs serving a
-			// benchmark draw power, so 0 is no measurement.
-			warn(r, "avg_power_w", "%s: %s 0 W refused: GPUs under load draw power, so the monitor read none", where, e.What)
+			// benchmark draw power, so 0 is no measurement either.
+			warn(r, "avg_power_w", "%s: %s %g W refused: not a power of %d GPU(s) between %d and %d W each (a unit error, or a monitor that read none?)", where, e.What, w, gpus, minGPUPowerW, maxGPUPowerW)
 			return false
 		}
 		c.AvgPowerW = schema.F64(w)
@@ -148,6 +149,10 @@ func setEnergy(r *schema.Run, c *schema.Measurement, e cellEnergy) bool {
 	}
 	return true
 }
+
+// implausible reports whether a mean power per GPU is outside what a GPU
+// draws: below minGPUPowerW or above maxGPUPowerW.
+func implausible(w float64) bool { return w < minGPUPowerW || w > maxGPUPowerW }
 
 // cellName names a cell in a warning: "serve at concurrency 4",
 // "decode 8K × 2".
