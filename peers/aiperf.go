@@ -411,10 +411,14 @@ func unitToMs(unit string) float64 {
 // per GPU, metric blocks) as the average of each metric per GPU, named as
 // the CSV export's rows are: gpu<index>_<metric>_<unit>_avg
 // ("gpu0_gpu_power_usage_w_avg"). The GPUs are found wherever they sit in
-// the block: an object with a gpu_index and metrics. It returns them, in
-// the block's key order, for telemetryEnergy.
+// the block: an object with a gpu_index and metrics. A GPU whose index a
+// GPU of an earlier endpoint (in key order) already named is named with
+// its endpoint's ordinal, endpoint<k>_gpu<index>_… (a second node, or
+// a second exporter of the same GPU), so that no name is written twice.
+// It returns the GPUs, in the block's key order, for telemetryEnergy.
 func gpuTelemetry(c *schema.Measurement, raw json.RawMessage) []telemetryGPU {
 	var gpus []telemetryGPU
+	names := gpuNames{}
 	var walk func(raw json.RawMessage, endpoint string)
 	walk = func(raw json.RawMessage, endpoint string) {
 		var obj map[string]json.RawMessage
@@ -425,9 +429,10 @@ func gpuTelemetry(c *schema.Measurement, raw json.RawMessage) []telemetryGPU {
 		if json.Unmarshal(obj["gpu_index"], &idx) == nil && idx.Set {
 			var metrics map[string]*aiperfStats
 			if json.Unmarshal(obj["metrics"], &metrics) == nil {
+				prefix := names.prefix(endpoint, strconv.Itoa(int(idx.V)))
 				for _, k := range slices.Sorted(maps.Keys(metrics)) {
 					if s := metrics[k]; s != nil {
-						name := strings.TrimSuffix("gpu"+strconv.Itoa(int(idx.V))+"_"+metricKey(k+" "+s.Unit), "_")
+						name := strings.TrimSuffix(prefix+"_"+metricKey(k+" "+s.Unit), "_")
 						metric(c, name+"_avg", s.Stat["avg"])
 					}
 				}

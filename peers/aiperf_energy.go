@@ -48,6 +48,30 @@ var (
 	telemetryPowerNames  = []string{"gpu_power_usage", "nvidia_power_usage", "nvidia_gpu_power_usage"}
 )
 
+// gpuNames names the GPUs of a telemetry block in extra: gpu<index>, or
+// endpoint<k>_gpu<index> for a GPU whose index a GPU of an earlier
+// endpoint took (k numbering the endpoints from 1 in the order seen).
+type gpuNames struct {
+	used      map[string]bool
+	endpoints map[string]int
+}
+
+// prefix returns the name prefix of GPU index of an endpoint.
+func (n *gpuNames) prefix(endpoint, index string) string {
+	if n.used == nil {
+		n.used, n.endpoints = map[string]bool{}, map[string]int{}
+	}
+	if _, ok := n.endpoints[endpoint]; !ok {
+		n.endpoints[endpoint] = len(n.endpoints) + 1
+	}
+	p := "gpu" + metricKey(index)
+	if n.used[p] {
+		p = "endpoint" + strconv.Itoa(n.endpoints[endpoint]) + "_" + p
+	}
+	n.used[p] = true
+	return p
+}
+
 // telemetryEnergy fills the run's GPU count and the cell's energy columns
 // from AIPerf's or GenAI-Perf's GPU telemetry, and names the source in
 // Run.PowerSource. The raw figures stay in extra as they are.

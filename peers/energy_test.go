@@ -225,3 +225,38 @@ func TestParallelGPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestTelemetryGPUNames checks that a GPU index two telemetry endpoints
+// both list names two figures, not one twice: the real file's GPU 0 as
+// scraped by localhost:9400 (129.8854497206704 W) and by :9402
+// (129.8930977653631 W); the CSV's telemetry section alike.
+func TestTelemetryGPUNames(t *testing.T) {
+	m := mustReadOne(t, filepath.Join(fixtures, "aiperf/aiperf-plot-qwen-concurrency1-telemetry.json"))
+	c := &m.Measurements[0]
+	checkFields(t, []fieldCheck{
+		{"first endpoint", extra(c, "gpu0_gpu_power_usage_w_avg"), 129.8854497206704},
+		{"second endpoint", extra(c, "endpoint2_gpu0_gpu_power_usage_w_avg"), 129.8930977653631},
+	})
+	seen := map[string]bool{}
+	for _, x := range c.Extra {
+		if seen[x.Name] {
+			t.Errorf("extra %s written twice", x.Name)
+		}
+		seen[x.Name] = true
+	}
+	csv := "Metric,avg\nRequest Throughput (requests/sec),2.5\nOutput Token Throughput (tokens/sec),250\n\n" +
+		"Endpoint,GPU_Index,GPU_Name,GPU_UUID,Metric,avg,min,max\n" +
+		"node1:9400,0,H100,GPU-a,GPU Power Usage (W),400,100,700\n" +
+		"node1:9400,0,H100,GPU-a,Energy Consumption (MJ),1.5,1.25,1.75\n" +
+		"node2:9400,0,H100,GPU-b,GPU Power Usage (W),300,100,700\n" +
+		"node2:9400,0,H100,GPU-b,Energy Consumption (MJ),2.5,2.25,2.5\n"
+	m = parsePeerText(t, "profile_export_aiperf.csv", csv)
+	c = &m.Measurements[0]
+	checkFields(t, []fieldCheck{
+		{"node1", extra(c, "gpu0_gpu_power_usage_w_avg"), 400},
+		{"node2", extra(c, "endpoint2_gpu0_gpu_power_usage_w_avg"), 300},
+		// Two GPUs (two UUIDs): (1.75 − 1.25) + (2.5 − 2.25) MJ = 750,000 J.
+		{"energy of both", c.EnergyJ, 750000},
+		{"gpu count", fp(m.Run.GPUCount), 2},
+	})
+}
