@@ -102,6 +102,12 @@
 //     the command that starts the server (after cd … &&, inside bash -c).
 //     No secret reaches any Run field: metadata values under secret keys
 //     and recognizable keys anywhere are redacted too.
+//   - GPU count: the title's "2×" or a Hardware "GPU count" pair; else
+//     the launch command's tensor × pipeline × data parallel sizes
+//     (docspec's Launch.GPUs: vLLM, SGLang, TensorRT-LLM, TGI, a size the
+//     command leaves out being the engine's default of 1). A stated count
+//     the command contradicts is kept, with a run metadata warning
+//     (section Warnings).
 //
 // # Errors
 //

@@ -105,6 +105,7 @@ func buildRun(raw *rawDoc, run *schema.Run) error {
 		if l.Flags != nil {
 			run.LaunchFlags = l.Flags
 		}
+		launchGPUs(run, l)
 	}
 	if run.Model == "" {
 		run.Model = run.ModelID
@@ -286,4 +287,23 @@ func runTime(v string) (*time.Time, error) {
 		return nil, err
 	}
 	return &t, nil
+}
+
+// launchGPUs fills the run's GPU count from the launch command's parallel
+// sizes (docspec's Launch.GPUs: tensor × pipeline × data parallel, each
+// size the command leaves out the engine's default of 1) when the
+// document states no count. A count the document states (its title's
+// "2×", a Hardware "GPU count") is the more direct source: it is kept,
+// and a launch command that implies another is a warning in run metadata
+// (section Warnings).
+func launchGPUs(run *schema.Run, l docspec.Launch) {
+	n, rule := l.GPUs()
+	switch {
+	case n < 1 || n > math.MaxInt32:
+	case run.GPUCount == nil:
+		run.GPUCount = schema.I32(int32(n))
+	case int(*run.GPUCount) != n:
+		run.Metadata = append(run.Metadata, schema.Field{Section: "Warnings", Key: "gpu_count",
+			Value: fmt.Sprintf("the launch command implies %d GPUs (%s); kept the %d the document states", n, rule, *run.GPUCount)})
+	}
 }

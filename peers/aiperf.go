@@ -232,12 +232,14 @@ func parseAIPerfJSON(b []byte, name string) (*schema.Matrix, error) {
 	addField(&m.Run, "Run", "Command", firstNonEmpty(info.CLICommand, cfg.Artifacts.CLICommand))
 	aiperfSLOs(&m.Run, cfg)
 	aiperfErrors(&m.Run, raw["error_summary"])
+	var gpus []telemetryGPU
 	if t, ok := raw["telemetry_data"]; ok {
-		gpuTelemetry(&c, t)
+		gpus = gpuTelemetry(&c, t)
 	}
 	if t, ok := raw["telemetry_stats"]; ok {
-		genaiTelemetry(&c, t)
+		gpus = genaiTelemetry(&c, t)
 	}
+	telemetryEnergy(&m.Run, &c, tool, stats, gpus)
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
 }
@@ -409,10 +411,16 @@ func unitToMs(unit string) float64 {
 // per GPU, metric blocks) as the average of each metric per GPU, named as
 // the CSV export's rows are: gpu<index>_<metric>_<unit>_avg
 // ("gpu0_gpu_power_usage_w_avg"). The GPUs are found wherever they sit in
-// the block: an object with a gpu_index and metrics.
-func gpuTelemetry(c *schema.Measurement, raw json.RawMessage) {
-	var walk func(raw json.RawMessage)
-	walk = func(raw json.RawMessage) {
+// the block: an object with a gpu_index and metrics. A GPU whose index a
+// GPU of an earlier endpoint (in key order) already named is named with
+// its endpoint's ordinal, endpoint<k>_gpu<index>_… (a second node, or
+// a second exporter of the same GPU), so that no name is written twice.
+// It returns the GPUs, in the block's key order, for telemetryEnergy.
+func gpuTelemetry(c *schema.Measurement, raw json.RawMessage) []telemetryGPU {
+	var gpus []telemetryGPU
+	names := gpuNames{}
+	var walk func(raw json.RawMessage, endpoint string)
+	walk = func(raw json.RawMessage, endpoint string) {
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(raw, &obj) != nil {
 			return
@@ -421,32 +429,45 @@ func gpuTelemetry(c *schema.Measurement, raw json.RawMessage) {
 		if json.Unmarshal(obj["gpu_index"], &idx) == nil && idx.Set {
 			var metrics map[string]*aiperfStats
 			if json.Unmarshal(obj["metrics"], &metrics) == nil {
+				prefix := names.prefix(endpoint, strconv.Itoa(int(idx.V)))
 				for _, k := range slices.Sorted(maps.Keys(metrics)) {
 					if s := metrics[k]; s != nil {
-						name := strings.TrimSuffix("gpu"+strconv.Itoa(int(idx.V))+"_"+metricKey(k+" "+s.Unit), "_")
+						name := strings.TrimSuffix(prefix+"_"+metricKey(k+" "+s.Unit), "_")
 						metric(c, name+"_avg", s.Stat["avg"])
 					}
 				}
 			}
+			g := telemetryGPU{Endpoint: endpoint, Index: strconv.Itoa(int(idx.V)), Metrics: metrics}
+			_ = json.Unmarshal(obj["gpu_uuid"], &g.UUID)
+			_ = json.Unmarshal(obj["hostname"], &g.Host)
+			gpus = append(gpus, g)
 			return
 		}
 		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if v := obj[k]; len(v) > 0 && v[0] == '{' {
-				walk(v)
+				ep := endpoint
+				if ep == "" && k != "endpoints" && k != "summary" && k != "gpus" {
+					ep = k // telemetry_data.endpoints.<endpoint>
+				}
+				walk(v, ep)
 			}
 		}
 	}
-	walk(raw)
+	walk(raw, "")
+	return gpus
 }
 
 // genaiTelemetry keeps GenAI-Perf's GPU telemetry (telemetry_stats:
 // {metric: {unit, gpu0: {avg, …}, …}}) as each GPU's average, named as
-// AIPerf's are: gpu<index>_<metric>_<unit>_avg.
-func genaiTelemetry(c *schema.Measurement, raw json.RawMessage) {
+// AIPerf's are: gpu<index>_<metric>_<unit>_avg. It returns the GPUs, each
+// with its metric blocks, for telemetryEnergy.
+func genaiTelemetry(c *schema.Measurement, raw json.RawMessage) []telemetryGPU {
 	var metrics map[string]map[string]json.RawMessage
 	if json.Unmarshal(raw, &metrics) != nil {
-		return
+		return nil
 	}
+	byIndex := map[string]*telemetryGPU{}
+	var order []string
 	for _, k := range slices.Sorted(maps.Keys(metrics)) {
 		var unit string
 		_ = json.Unmarshal(metrics[k]["unit"], &unit)
@@ -455,14 +476,23 @@ func genaiTelemetry(c *schema.Measurement, raw json.RawMessage) {
 			if !ok {
 				continue
 			}
-			var st struct {
-				Avg num `json:"avg"`
-			}
-			if json.Unmarshal(metrics[k][g], &st) == nil {
-				metric(c, strings.TrimSuffix("gpu"+idx+"_"+metricKey(k+" "+unit), "_")+"_avg", st.Avg)
+			st := &aiperfStats{}
+			if json.Unmarshal(metrics[k][g], st) == nil {
+				metric(c, strings.TrimSuffix("gpu"+idx+"_"+metricKey(k+" "+unit), "_")+"_avg", st.Stat["avg"])
+				st.Unit = unit
+				if byIndex[idx] == nil {
+					byIndex[idx] = &telemetryGPU{Index: idx, Metrics: map[string]*aiperfStats{}}
+					order = append(order, idx)
+				}
+				byIndex[idx].Metrics[k] = st
 			}
 		}
 	}
+	gpus := make([]telemetryGPU, 0, len(order))
+	for _, idx := range order {
+		gpus = append(gpus, *byIndex[idx])
+	}
+	return gpus
 }
 
 // aiperfSLOs writes --goodput's bounds into the run's metadata (section

@@ -122,6 +122,19 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
 	stats := map[string]*aiperfStats{}
+	var gpus []telemetryGPU
+	names := gpuNames{}
+	prefixes := map[string]string{} // endpoint, UUID and index → prefix
+	gpuPrefix := func(n *gpuNames, header, rec []string, metricCol, gpuCol int) string {
+		g := csvGPU(header, rec, metricCol)
+		id := g.Endpoint + "\x00" + g.UUID + "\x00" + g.Index
+		if p, ok := prefixes[id]; ok {
+			return p
+		}
+		p := n.prefix(g.Endpoint, rec[gpuCol])
+		prefixes[id] = p
+		return p
+	}
 	var header []string
 	metricCol, gpuCol := 0, -1
 	firstLine := 0
@@ -161,7 +174,7 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 		}
 		gpu := gpuCol >= 0 && gpuCol < len(rec)
 		if gpu {
-			key = "gpu" + metricKey(rec[gpuCol]) + "_" + metricKey(label+" "+unit)
+			key = gpuPrefix(&names, header, rec, metricCol, gpuCol) + "_" + metricKey(label+" "+unit)
 		}
 		s := &aiperfStats{Unit: unit, Stat: map[string]num{}, used: map[string]bool{}}
 		for i := metricCol + 1; i < len(rec) && i < len(header); i++ {
@@ -185,8 +198,9 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 		if gpu {
 			// GPU telemetry: the average per GPU and metric (all fifteen
 			// statistics of eight GPUs would outnumber the benchmark's
-			// own figures).
-			s.Stat = map[string]num{"avg": s.Stat["avg"]}
+			// own figures); every statistic is kept for telemetryEnergy.
+			gpus = csvTelemetryGPU(gpus, header, rec, metricCol, label, s)
+			s = &aiperfStats{Unit: unit, Stat: map[string]num{"avg": s.Stat["avg"]}, used: map[string]bool{}}
 		}
 		if firstLine == 0 {
 			firstLine = line
@@ -207,6 +221,7 @@ func parseStatsCSV(b []byte, name, format string) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	telemetryEnergy(&m.Run, &c, tool, stats, gpus)
 	m.Measurements = []schema.Measurement{c}
 	return m, nil
 }
@@ -238,4 +253,32 @@ func splitUnit(s string) (label, unit string) {
 		return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1 : len(s)-1])
 	}
 	return s, ""
+}
+
+// csvTelemetryGPU adds a row of the CSV's GPU telemetry section (the
+// statistics s of metric label of one GPU) to gpus, the GPU found by its
+// Endpoint, GPU_UUID and GPU_Index cells.
+func csvTelemetryGPU(gpus []telemetryGPU, header, rec []string, metricCol int, label string, s *aiperfStats) []telemetryGPU {
+	g := csvGPU(header, rec, metricCol)
+	i := slices.IndexFunc(gpus, func(o telemetryGPU) bool { return o.Endpoint == g.Endpoint && o.UUID == g.UUID && o.Index == g.Index })
+	if i < 0 {
+		g.Metrics = map[string]*aiperfStats{}
+		gpus = append(gpus, g)
+		i = len(gpus) - 1
+	}
+	gpus[i].Metrics[metricKey(label)] = s
+	return gpus
+}
+
+// csvGPU returns the GPU a row of the CSV's telemetry section is of, by
+// its Endpoint, GPU_UUID and GPU_Index cells.
+func csvGPU(header, rec []string, metricCol int) telemetryGPU {
+	cell := func(name string) string {
+		i := slices.IndexFunc(header[:metricCol], func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), name) })
+		if i < 0 || i >= len(rec) {
+			return ""
+		}
+		return strings.TrimSpace(rec[i])
+	}
+	return telemetryGPU{Endpoint: cell("endpoint"), UUID: cell("gpu_uuid"), Index: cell("gpu_index")}
 }

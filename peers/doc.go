@@ -28,6 +28,20 @@
 // (a cell's identity, duplicates and repeats), matrix.go (starting a
 // run and adding figures).
 //
+// Energy and GPU count (issue 26): energy.go holds the rules every reader
+// applies to what its tool says of power and parallelism. setEnergy
+// checks a cell's energy or mean power (a unit it knows, 1–2,000 W per
+// GPU) and fills energy_j, avg_power_w = energy_j ÷ measured_s and
+// output_tok_per_j = output_tokens ÷ energy_j, or refuses the figure into
+// a run metadata warning (section Warnings); setGPUCount keeps the most
+// direct source's count, warning of another that disagrees, and records
+// the source (Hardware "GPU count source"). The tools' own figures:
+// aiperf_energy.go (AIPerf and GenAI-Perf GPU telemetry: distinct GPUs,
+// total_gpu_energy, the energy_consumption counter), llmbench_energy.go
+// (the hardware monitor's gpu_count and power), sglang.go (server_info's
+// tp × pp × dp), vllm.go (a sweep's parallel sizes). The raw figures stay
+// in extra as before.
+//
 // Read is the entry point: it detects (or takes) the format, reads the
 // file, orders every row's extra figures alike and stamps each run with
 // its source and id (internal/source), as parse does for documents.

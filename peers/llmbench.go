@@ -269,6 +269,7 @@ func parseLLMBenchJSON(b []byte, name string) (*schema.Matrix, error) {
 		return nil, errorf(name, 1, "llm-inference-bench result with no prefill and no results")
 	}
 	sortMeasurements(m.Measurements)
+	llmBenchEnergy(m, f.HardwareRunSummary)
 	foldCellNotes(&m.Run)
 	return m, nil
 }

@@ -72,6 +72,7 @@ func parseSGLangBench(b []byte, name string) ([]*schema.Matrix, error) {
 		if si.TPSize > 0 {
 			m.Run.TensorParallel = schema.I32(si.TPSize)
 		}
+		setGPUCount(&m.Run, si.GPUs, "SGLang server_info (tp_size × pp_size × dp_size)")
 		m.Run.Quantization = si.Quantization
 		if si.PrefillServers+si.DecodeServers > 0 {
 			addField(&m.Run, "Run", "Disaggregation", fmt.Sprintf("%d prefill server(s) at tp %d, %d decode server(s) at tp %d",
@@ -155,13 +156,23 @@ type sglangServerInfo struct {
 	ServedModelName string `json:"served_model_name"`
 	Version         string `json:"version"`
 	TPSize          int32  `json:"tp_size"`
-	Quantization    string `json:"quantization"`
+	// DPSize and PPSize are the data and pipeline parallel sizes (nil
+	// when the answer has no such key); EnableDPAttention runs data
+	// parallelism inside the tensor parallel group.
+	DPSize            *int32 `json:"dp_size"`
+	PPSize            *int32 `json:"pp_size"`
+	EnableDPAttention bool   `json:"enable_dp_attention"`
+	Quantization      string `json:"quantization"`
 	// MaxTotalNumTokens is the KV cache's size in tokens.
 	MaxTotalNumTokens int64 `json:"max_total_num_tokens"`
 	// PrefillServers, DecodeServers and PrefillTP describe a
 	// disaggregated deployment (zero otherwise).
 	PrefillServers, DecodeServers int   `json:"-"`
 	PrefillTP                     int32 `json:"-"`
+	// GPUs is the number of GPUs the server (or every server behind a
+	// prefill/decode router) runs on, 0 when the answer does not say
+	// (serverGPUs).
+	GPUs int `json:"-"`
 	// RoleVersions names each role's versions when the servers of a
 	// disaggregated deployment do not all run one ("0.5.5 (prefill) /
 	// 0.5.6 (decode)"); empty otherwise.
@@ -179,6 +190,7 @@ func (f *flatResult) serverInfo() sglangServerInfo {
 	}
 	_ = json.Unmarshal(raw, &si)
 	if si.ModelPath != "" || si.Version != "" {
+		si.GPUs = si.serverGPUs()
 		return si
 	}
 	// Prefill/decode disaggregation (2025): the router answers with
@@ -208,7 +220,37 @@ func (f *flatResult) serverInfo() sglangServerInfo {
 		si.PrefillTP = pd.Prefill[0].TPSize
 	}
 	si.RoleVersions = roleVersions(pd.Prefill, pd.Decode)
+	for _, s := range servers {
+		n := s.serverGPUs()
+		if n == 0 {
+			si.GPUs = 0
+			break
+		}
+		si.GPUs += n
+	}
 	return si
+}
+
+// serverGPUs returns the GPUs one SGLang server runs on by its
+// /get_server_info answer (its ServerArgs): tp_size × pp_size × dp_size,
+// dp_size counting once when enable_dp_attention puts data parallelism
+// inside the tensor parallel group; 0 when tp_size or dp_size is not
+// there.
+//
+// Note: the answer dumps every server argument, so a key it lacks is an
+// option its version did not have: pp_size came in 2025 (no pipeline
+// parallelism before: 1). dp_size is required, since every version with
+// server_info in bench_serving's results has it and an answer without it
+// is one cut short.
+func (si sglangServerInfo) serverGPUs() int {
+	if si.TPSize < 1 || si.DPSize == nil {
+		return 0
+	}
+	pp := int32(1)
+	if si.PPSize != nil {
+		pp = *si.PPSize
+	}
+	return parallelGPUs(int(si.TPSize), int(pp), int(*si.DPSize), si.EnableDPAttention)
 }
 
 // roleVersions names the versions each role's servers run, prefill

@@ -208,6 +208,7 @@ func vllmCell(name string, f *flatResult) (schema.Measurement, error) {
 // (tensor parallel size, max model length, GPU memory utilization) there
 // too.
 func sweepServeParams(m *schema.Matrix, f *flatResult) {
+	sizes := map[string]int{}
 	for _, k := range serveParamKeys {
 		raw, ok := f.raw[k]
 		if !ok || string(raw) == "null" {
@@ -220,13 +221,24 @@ func sweepServeParams(m *schema.Matrix, f *flatResult) {
 			continue
 		}
 		switch k {
-		case "tensor_parallel_size":
-			m.Run.TensorParallel = i32(n)
+		case "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size":
+			sizes[k] = int(n.V)
+			if k == "tensor_parallel_size" {
+				m.Run.TensorParallel = i32(n)
+			}
 		case "max_model_len":
 			m.Run.MaxModelLen = n.int()
 		case "gpu_memory_utilization":
 			m.Run.GPUMemoryUtilization = n.ptr()
 		}
+	}
+	// Note: a sweep's parameters override the base `vllm serve` command,
+	// which the result does not hold: a size the combination leaves out
+	// may be the base command's, not vLLM's default of 1, so the GPU count
+	// needs all three.
+	if len(sizes) == 3 {
+		setGPUCount(&m.Run, parallelGPUs(sizes["tensor_parallel_size"], sizes["pipeline_parallel_size"], sizes["data_parallel_size"], false),
+			"vllm bench sweep --serve-params (tensor × pipeline × data parallel size)")
 	}
 }
 

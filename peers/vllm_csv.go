@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -43,7 +44,13 @@ func vllmSweepCSVToJSON(name string, b []byte) ([]byte, error) {
 			if err.Error() == "EOF" {
 				break
 			}
-			l, _ := r.FieldPos(0)
+			// Note: FieldPos panics after a failed Read (FuzzParsePeer found
+			// it); the error carries its own line.
+			l := 0
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				l = pe.StartLine
+			}
 			return nil, errorf(name, l, "CSV: %v", err)
 		}
 		l, _ := r.FieldPos(0)

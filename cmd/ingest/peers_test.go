@@ -86,7 +86,7 @@ func TestIngestPeerFiles(t *testing.T) {
 		{"serve cells per tool",
 			`SELECT r.source_format, count(*) AS n FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE m.phase = 'serve' GROUP BY ALL ORDER BY ALL`,
-			`[{"source_format":"aiperf","n":"11"},{"source_format":"aiperf-csv","n":"5"},{"source_format":"genai-bench","n":"3"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
+			`[{"source_format":"aiperf","n":"12"},{"source_format":"aiperf-csv","n":"5"},{"source_format":"genai-bench","n":"3"},{"source_format":"genai-perf","n":"4"},{"source_format":"genai-perf-csv","n":"1"},` +
 				`{"source_format":"guidellm","n":"4"},{"source_format":"hf-inference-benchmarker","n":"4"},{"source_format":"inference-perf","n":"8"},{"source_format":"llmperf","n":"5"},{"source_format":"sglang-bench-serving","n":"14"},{"source_format":"vllm-bench-serve","n":"26"}]`},
 		{"repeats numbered, a benchmark with nothing completed is an error without figures",
 			`SELECT m.status, m.repeat, m.completed_requests, m.ttft_ms, m.total_tok_s FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
@@ -99,6 +99,11 @@ func TestIngestPeerFiles(t *testing.T) {
 			 round([e.value FOR e IN m.extra IF e.name = 'p99_9_ttft_ms'][1], 3) AS ttft_p999
 			 FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id) WHERE r.model = 'gpt-oss-120b'`,
 			`[{"inf":true,"concurrency":16,"tbt_ms":9.039,"ttft_p999":698.208}]`},
+		{"energy of AIPerf's GPU telemetry",
+			`SELECT r.gpu_count, r.power_source, round(m.energy_j, 3) AS energy_j, round(m.avg_power_w, 3) AS avg_power_w,
+			 round(m.output_tok_per_j, 6) AS output_tok_per_j FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
+			 WHERE r.source_format = 'aiperf' AND m.energy_j IS NOT NULL`,
+			`[{"gpu_count":1,"power_source":"aiperf gpu telemetry","energy_j":26114.932,"avg_power_w":102.187,"output_tok_per_j":0.490103}]`},
 		{"seconds became milliseconds",
 			`SELECT round(m.ttft_ms, 2) AS ttft_ms, m.tbt_ms IS NULL AS no_tbt FROM ` + runs + ` r JOIN ` + meas + ` m USING (run_id)
 			 WHERE r.source_format = 'llmperf' ORDER BY ttft_ms`,
