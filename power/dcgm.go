@@ -37,6 +37,9 @@ type GPUValue struct {
 	// (formatted back by strconv: expfmt keeps no text).
 	Value float64
 	Text  string
+	// At is the sample's timestamp when the exposition gives one (a real
+	// dcgm-exporter does not; runner/sim does), else zero.
+	At time.Time
 }
 
 // DCGMScrape is what one /metrics answer of a DCGM exporter says about
@@ -47,8 +50,24 @@ type DCGMScrape struct {
 }
 
 // Reading sums the scrape over GPUs: the energy counter in joules when
-// every GPU with a power figure has one, and the power in watts.
-func (s DCGMScrape) Reading(at time.Time) (Reading, error) {
+// every GPU with a power figure has one, and the power in watts. It is
+// taken at the samples' timestamp when every energy sample (or, without
+// them, every power sample) carries the same one, else at arrived.
+func (s DCGMScrape) Reading(arrived time.Time) (Reading, error) {
+	at := arrived
+	stamped := s.Energy
+	if len(stamped) == 0 {
+		stamped = s.Power
+	}
+	if len(stamped) > 0 && !stamped[0].At.IsZero() {
+		same := true
+		for _, g := range stamped {
+			same = same && g.At.Equal(stamped[0].At)
+		}
+		if same {
+			at = stamped[0].At
+		}
+	}
 	r := Reading{At: at, GPUs: max(len(s.Energy), len(s.Power))}
 	for _, g := range s.Energy {
 		r.EnergyJ += g.Value / 1000
@@ -132,6 +151,9 @@ func gpuValues(f *dto.MetricFamily) []GPUValue {
 			continue
 		}
 		g.Text = strconv.FormatFloat(g.Value, 'g', -1, 64)
+		if m.TimestampMs != nil {
+			g.At = time.UnixMilli(m.GetTimestampMs())
+		}
 		out = append(out, g)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return lessGPU(out[i].GPU, out[j].GPU) })

@@ -78,9 +78,11 @@ func (s Spec) Source(o Options) (Source, error) {
 	return nil, fmt.Errorf("power source %q is found with Auto", s.Kind)
 }
 
-// Auto finds a source for the server at serverURL, trying in order a DCGM
-// exporter on the server's host at port 9400 (one scrape that must show
-// DCGM energy or power, bounded by probe), then, when the server is on
+// Auto finds a source for the server at serverURL, trying in order the
+// server's own /metrics and a DCGM exporter on the server's host at port
+// 9400 (one scrape each that must show DCGM energy or power, bounded by
+// probe; runner/sim serves DCGM's names on its own /metrics), then, when
+// the server is on
 // this machine (a loopback address), nvidia-smi and amd-smi in PATH. It
 // returns nil and what it tried when none is found.
 func Auto(ctx context.Context, serverURL string, probe time.Duration, o Options) (Source, []string) {
@@ -90,17 +92,21 @@ func Auto(ctx context.Context, serverURL string, probe time.Duration, o Options)
 		return nil, []string{fmt.Sprintf("server URL %q has no host", displayURL(serverURL))}
 	}
 	host := u.Hostname()
-	d := &DCGM{URL: "http://" + net.JoinHostPort(host, "9400") + "/metrics", Client: o.Client, Interval: o.Interval, Timeouts: o.Timeouts}
-	pctx, cancel := context.WithTimeout(ctx, probe)
-	s, at, err := d.Scrape(pctx)
-	cancel()
-	if err == nil {
-		_, err = s.Reading(at)
+	own := *u
+	own.Path, own.RawQuery, own.Fragment = "/metrics", "", ""
+	for _, m := range []string{own.String(), "http://" + net.JoinHostPort(host, "9400") + "/metrics"} {
+		d := &DCGM{URL: m, Client: o.Client, Interval: o.Interval, Timeouts: o.Timeouts}
+		pctx, cancel := context.WithTimeout(ctx, probe)
+		s, at, err := d.Scrape(pctx)
+		cancel()
+		if err == nil {
+			_, err = s.Reading(at)
+		}
+		if err == nil {
+			return d, tried
+		}
+		tried = append(tried, fmt.Sprintf("%s: %v", d.Name(), shortErr(err)))
 	}
-	if err == nil {
-		return d, nil
-	}
-	tried = append(tried, fmt.Sprintf("%s: %v", d.Name(), shortErr(err)))
 	if !isLoopback(host) {
 		tried = append(tried, fmt.Sprintf("nvidia-smi and amd-smi not tried: the server (%s) is not on this machine", host))
 		return nil, tried

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -46,8 +47,9 @@ func TestParseSpec(t *testing.T) {
 	}
 }
 
-// TestAuto: a DCGM exporter on the server's host at :9400 is found
-// first; without it, nvidia-smi in PATH for a loopback server only.
+// TestAuto: the server's own /metrics with DCGM's names, then a DCGM
+// exporter on the server's host at :9400; without them, nvidia-smi in
+// PATH for a loopback server only.
 func TestAuto(t *testing.T) {
 	none := func(string) (string, error) { return "", errors.New("not found") }
 	smi := func(name string) (string, error) {
@@ -65,8 +67,8 @@ func TestAuto(t *testing.T) {
 			fmt.Fprintln(w, `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu="0"} 5`)
 		})}
 		go srv.Serve(ln)
-		src, _ := Auto(context.Background(), "http://127.0.0.1:8000/v1", time.Second, o)
-		if src == nil || src.Name() != "dcgm http://127.0.0.1:9400/metrics" {
+		src, tried := Auto(context.Background(), "http://127.0.0.1:8000/v1", time.Second, o)
+		if src == nil || src.Name() != "dcgm http://127.0.0.1:9400/metrics" || len(tried) != 1 {
 			t.Errorf("with an exporter: %v", src)
 		}
 		srv.Close()
@@ -74,15 +76,32 @@ func TestAuto(t *testing.T) {
 		t.Logf("port 9400 taken (%v): the exporter case is not tried", err)
 	}
 	src, tried := Auto(context.Background(), "http://localhost:8000", 200*time.Millisecond, o)
-	if src == nil || src.Name() != "nvidia-smi" || len(tried) != 1 {
+	if src == nil || src.Name() != "nvidia-smi" || len(tried) != 2 {
 		t.Errorf("loopback server: %v, tried %q", src, tried)
 	}
 	src, tried = Auto(context.Background(), "http://192.0.2.1:8000", 200*time.Millisecond, o)
-	if src != nil || len(tried) != 2 || !strings.Contains(tried[1], "not on this machine") {
+	if src != nil || len(tried) != 3 || !strings.Contains(tried[2], "not on this machine") {
 		t.Errorf("remote server: %v, tried %q", src, tried)
 	}
 	src, tried = Auto(context.Background(), "http://[::1]:8000", 200*time.Millisecond, Options{LookPath: none})
-	if src != nil || len(tried) != 3 {
+	if src != nil || len(tried) != 4 {
 		t.Errorf("nothing found: %v, tried %q", src, tried)
+	}
+}
+
+// TestAutoOwnMetrics: a server whose own /metrics carries DCGM's names
+// (runner/sim with its energy model) is its own source.
+func TestAutoOwnMetrics(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintln(w, `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu="0"} 5`)
+	}))
+	defer srv.Close()
+	src, tried := Auto(context.Background(), srv.URL+"/v1?x=1", time.Second, Options{})
+	if src == nil || src.Name() != "dcgm "+srv.URL+"/metrics" || len(tried) != 0 {
+		t.Errorf("%v, tried %q", src, tried)
 	}
 }
