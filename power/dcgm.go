@@ -93,8 +93,12 @@ func (s DCGMScrape) Reading(arrived time.Time) (Reading, error) {
 // itself uses, rather than by hand: label escapes, timestamps, HELP and
 // TYPE lines and the exposition's many small rules come with it.
 func ParseDCGM(r io.Reader, name string) (DCGMScrape, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return DCGMScrape{}, source.Errorf(name, 0, "%v", err)
+	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(r)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(dcgmLines(b)))
 	if err != nil {
 		var pe expfmt.ParseError
 		if errors.As(err, &pe) {
@@ -106,6 +110,39 @@ func ParseDCGM(r io.Reader, name string) (DCGMScrape, error) {
 	s.Energy = gpuValues(fams[DCGMEnergy])
 	s.Power = gpuValues(fams[DCGMPower])
 	return s, nil
+}
+
+// dcgmLines keeps the lines of b that belong to the two families read
+// (samples, HELP and TYPE) and blanks the others, so that the parser's
+// line numbers stay those of b.
+//
+// Note: an exporter with profiling metrics on 8 GPUs writes tens of
+// kilobytes every scrape, of which two families are read; expfmt builds
+// every family. Blanking the rest first made a parse of the recorded T4
+// answer (16 families) 1.8–5.2× faster in three interleaved rounds of
+// BenchmarkParse on a loaded 2-core machine (median 4.8×; 1,306 → 280
+// allocations); the meter parses ten answers a second while the client
+// measures. Lines of other families are then not checked.
+func dcgmLines(b []byte) []byte {
+	out := make([]byte, 0, 1024)
+	for len(b) > 0 {
+		line, rest, found := bytes.Cut(b, []byte("\n"))
+		b = rest
+		t := bytes.TrimLeft(line, " \t")
+		if bytes.HasPrefix(t, []byte("#")) {
+			t = bytes.TrimLeft(t[1:], " \t")
+			if f := bytes.Fields(t); len(f) >= 2 && (string(f[0]) == "HELP" || string(f[0]) == "TYPE") {
+				t = f[1]
+			}
+		}
+		if bytes.HasPrefix(t, []byte(DCGMEnergy)) || bytes.HasPrefix(t, []byte(DCGMPower)) {
+			out = append(out, line...)
+		}
+		if found {
+			out = append(out, '\n')
+		}
+	}
+	return out
 }
 
 func gpuValues(f *dto.MetricFamily) []GPUValue {
