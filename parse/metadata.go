@@ -233,6 +233,14 @@ func setField(raw *rawDoc, run *schema.Run, f rawField, sec, key []byte, value s
 			return errorf(raw.Name, f.Line, "%s %q is not a time like 2026-12-02T15:00:00Z (RFC 3339)", f.Key, v)
 		}
 		run.FinishedAt = t
+	case "powersource":
+		run.PowerSource = v
+	case "idlepower", "idlepowerw":
+		w, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(v, "W")), 64)
+		if err != nil || w < 0 || math.IsInf(w, 0) || math.IsNaN(w) {
+			return errorf(raw.Name, f.Line, "%s %q is not a power like 120 W", f.Key, v)
+		}
+		run.IdlePowerW = schema.F64(w)
 	case "kvbudget", "kvbudgettokens", "kvcachetokens", "kvtokens", "kvcachesize":
 		n, err := tokenCount(v)
 		if err != nil {

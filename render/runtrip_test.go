@@ -178,6 +178,13 @@ var runVariants = []struct {
 	{"launch command", func() *schema.Matrix { return withLaunch(synthRun()) }},
 	{"failed prefill cells", func() *schema.Matrix { return withFailedPrefill(synthRun()) }},
 	{"failed cells only", failedOnly},
+	{"with energy", func() *schema.Matrix {
+		m := synthRun()
+		m.Run.PowerSource, m.Run.IdlePowerW = "dcgm http://gpu1:9400/metrics", schema.F64(143.27)
+		x := &m.Measurements[2]
+		x.EnergyJ, x.AvgPowerW, x.OutputTokPerJ = schema.F64(21873.512), schema.F64(729.12), schema.F64(2.18734)
+		return m
+	}},
 	{"titled", func() *schema.Matrix { m := synthRun(); m.Run.Title = "tiny-sim on Simulated GPU"; return m }},
 	{"with the run's notes", func() *schema.Matrix {
 		m := synthRun()

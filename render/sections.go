@@ -118,6 +118,10 @@ func fieldSections(r *schema.Run) []section {
 	if r.KVBudgetTokens != nil {
 		add(&run, "KV budget", FormatCount(*r.KVBudgetTokens)+" tokens")
 	}
+	add(&run, "Power source", r.PowerSource)
+	if r.IdlePowerW != nil {
+		add(&run, "Idle power", strconv.FormatFloat(*r.IdlePowerW, 'f', -1, 64)+" W")
+	}
 
 	// Note: a reader takes these from the launch command too, but a
 	// measuring run may know them from the server itself (/v1/models

@@ -145,6 +145,7 @@ func (r *Runner) decodeCell(ctx context.Context, m schema.Measurement, p Prompt,
 	if run.haveMetrics {
 		serverFigures(&m, run)
 	}
+	r.cellEnergy(ctx, &m, &run)
 	addNotes(&m, run.notes)
 	r.sampleCell(f.samples, m.ContextLabel, c)
 	return m, f.samples

@@ -46,7 +46,11 @@
 //     total and per-request rates, TTFT/TTFC/TBT/chunk-gap/E2E
 //     distributions, average active requests, completions and errors;
 //     /metrics deltas around the cell (metrics.go).
-//  7. Checkpoints (checkpoint.go) after each cell (each load of a serving
+//  7. Energy (power.go): with Config.Power, a meter (package power) runs
+//     from before the first cell, whose idle power it measures, to the
+//     end; each decode cell's window gets its energy, or a note saying
+//     why not (never an error).
+//  8. Checkpoints (checkpoint.go) after each cell (each load of a serving
 //     run); progress events (progress.go) for the command's stderr.
 //
 // Every note the runner makes before or during a run (contexts measured

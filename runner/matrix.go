@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"speedmatrix/power"
 	"speedmatrix/redact"
 	"speedmatrix/schema"
 )
@@ -98,6 +99,11 @@ type Config struct {
 	// Serve, when set, makes the run an open-loop serving run (serve.go):
 	// request rates instead of contexts and concurrency levels.
 	Serve *ServeConfig
+	// Power, when set, measures each decode cell's energy over its window
+	// and the idle power for PowerIdle (default 2 s) before the first
+	// cell (power.go).
+	Power     power.Source
+	PowerIdle time.Duration
 }
 
 // Runner measures one server.
@@ -112,6 +118,8 @@ type Runner struct {
 	// onLoad, set by tests only, sees each serve load's raw records
 	// before its row is computed.
 	onLoad func(*loadRun)
+	// pw is the run's power meter (power.go).
+	pw *powerState
 }
 
 // New returns a runner for the server behind c.
@@ -159,6 +167,9 @@ func New(c *Client, cfg Config) (*Runner, error) {
 	}
 	if cfg.Tag == "" {
 		cfg.Tag = NewTag()
+	}
+	if cfg.PowerIdle <= 0 {
+		cfg.PowerIdle = 2 * time.Second
 	}
 	scrub := redact.NewScrubber(append([]string{c.apiKey}, redact.URLSecrets(c.base)...)...)
 	return &Runner{c: c, cfg: cfg, scrub: scrub}, nil
@@ -231,6 +242,8 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 			m.Run.Metadata = append(m.Run.Metadata, schema.Field{Section: "Run", Key: NoteSlots, Value: slots})
 		}
 	}
+
+	defer r.startPower(ctx, m)()
 
 	maxC := 1
 	for _, c := range cfg.Concurrency {

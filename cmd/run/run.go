@@ -46,6 +46,7 @@ type options struct {
 	timeouts                                           runner.Timeouts
 	startTimeout, drainTimeout                         time.Duration
 	serve                                              serveFlags
+	power                                              string // -power (power.go)
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
 }
@@ -86,6 +87,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", time.Minute, "bound on the wait, after the ramp-up, for /metrics to show the server's queue drained; past it the window opens and the cell says so")
 	fs.StringVar(&o.serveSim, "serve-sim", "", "with -simulate: serve the simulator on this `address` (e.g. 127.0.0.1:8000) for other clients until interrupted, instead of measuring; its URL goes to stdout")
 	o.serve.define(fs)
+	definePower(fs, o)
 	if err := cliflag.Parse(fs, args, help, stdout); err != nil {
 		return nil, err
 	}
@@ -384,6 +386,11 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		IdleTimeout: o.timeouts.Idle, StartTimeout: o.startTimeout, DrainTimeout: o.drainTimeout,
 		Warn:  func(msg string) { fmt.Fprintln(stderr, "run: warning:", msg) },
 		Serve: serve,
+	}
+	if serve == nil {
+		if cfg.Power, err = powerSource(ctx, o, stderr); err != nil {
+			return usageError{err}
+		}
 	}
 	if o.simulate != "" && simProfile.Speedup > 1 {
 		fmt.Fprintf(stderr, "run: simulator %q runs %.0f× faster than the run it was calibrated from\n", simProfile.Name, simProfile.Speedup)

@@ -56,6 +56,8 @@ type engine struct {
 	p       *Profile
 	tok     Tokenizer
 	metrics *counters
+	// ledger records the tokens generated after each step (energy.go).
+	ledger *energyLedger
 
 	mu       sync.Mutex
 	incoming []*seq
@@ -339,6 +341,7 @@ func (e *engine) finishStep() {
 	}
 	clear(e.running[len(keep):])
 	e.running = keep
+	e.ledger.record(e.metrics.generationTokens.Load())
 	// Gauges first, so a client that sees its request end sees it gone
 	// from /metrics too.
 	e.publishGauges()

@@ -18,6 +18,8 @@ import (
 //	  (counters, in tokens)
 //	vllm:request_success_total{finished_reason} (counter)
 //	vllm:cache_config_info{block_size,num_gpu_blocks,…} 1 (gauge)
+//	DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, DCGM_FI_DEV_POWER_USAGE per GPU
+//	  (DCGM exporter's names, EnergyModel; energy.go)
 //	vllm:spec_decode_num_drafts_total, vllm:spec_decode_num_draft_tokens_total,
 //	  vllm:spec_decode_num_accepted_tokens_total (counters, only when
 //	  ChunkTokens > 1: one draft of ChunkTokens−1 tokens per decode step)
@@ -55,6 +57,7 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	b = fmt.Appendf(b, "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n# TYPE vllm:cache_config_info gauge\n")
 	b = fmt.Appendf(b, "vllm:cache_config_info{block_size=\"%d\",cache_dtype=\"auto\",enable_prefix_caching=\"%t\",engine=\"0\",num_gpu_blocks=\"%d\"} 1\n",
 		s.p.BlockSize, s.p.PrefixCacheTokens > 0, blocks)
+	b = s.appendDCGM(b)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	_, _ = w.Write(b)
 }

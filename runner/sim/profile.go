@@ -22,6 +22,9 @@ type RatePoint struct {
 type Profile struct {
 	// Name labels the profile in /version and in logs.
 	Name string
+	// Energy is the GPUs' power behind the DCGM energy counter /metrics
+	// serves (energy.go).
+	Energy EnergyModel
 	// ModelName is the model id served by /v1/models and echoed in every
 	// response. Requests may name any model.
 	ModelName string
@@ -192,6 +195,7 @@ func DefaultProfile() Profile {
 // withDefaults fills zero fields that have an obvious neutral value.
 func (p Profile) withDefaults() Profile {
 	d := DefaultProfile()
+	p.Energy = p.Energy.withDefaults()
 	if p.Name == "" {
 		p.Name = "custom"
 	}

@@ -32,6 +32,8 @@ type Server struct {
 
 	mu      sync.Mutex
 	records []*record
+	// ledger is the record of the energy attributed (energy.go).
+	ledger energyLedger
 
 	httpSrv *http.Server
 	closeMu sync.Once
@@ -59,6 +61,10 @@ func New(p Profile) *Server {
 		}
 	}
 	s.eng = newEngine(&s.p, &s.m)
+	s.ledger.epoch = s.epoch
+	if p.Energy.GPUs > 0 {
+		s.eng.ledger = &s.ledger
+	}
 	go s.eng.run()
 	return s
 }

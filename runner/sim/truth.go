@@ -147,6 +147,7 @@ func (s *Server) Reset() {
 	clear(s.records)
 	s.records = s.records[:0]
 	s.mu.Unlock()
+	s.ledger.forget()
 }
 
 // addRecord keeps rec, dropping the oldest records beyond MaxRecords (in
