@@ -54,6 +54,7 @@ type options struct {
 	tolerance      float64
 	table          string
 	allContexts    bool
+	cost           costFlags
 	args           []string
 }
 
@@ -90,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	metric := fs.String("metric", "total_tok_s", "measurements `column` a trend follows")
 	order := fs.String("order", "version", "trend `order`: version (engine version) or date")
 	threshold := fs.String("threshold", "5%", "flag trend changes beyond this relative `change`")
+	o.cost.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: compare [-archive DIR [-lock-timeout D] [-skip-damaged]] [-format text|markdown|csv|json] [-plots DIR] [-html FILE]")
 		fmt.Fprintln(stderr, "               [-min-user-tps T] [-max-ttft MS -max-tbt MS] [-metrics COLS] [-labels L,...] BASELINE OTHER...")
@@ -180,6 +182,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if err := checkWritable(o); err != nil {
 		return nil, err
 	}
+	if err := o.cost.check(); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
@@ -241,7 +246,11 @@ func compare(ctx context.Context, in *inputs, o *options, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	r := report.New(c, report.Options{MinUserTokS: o.minUser, SLO: o.slo, AllContexts: o.allContexts})
+	pr, err := o.cost.pricing(o.args, lbls, ms)
+	if err != nil {
+		return err
+	}
+	r := report.New(c, report.Options{MinUserTokS: o.minUser, SLO: o.slo, AllContexts: o.allContexts, Prices: o.cost.table, Pricing: pr})
 	if err := r.Write(stdout, o.format, o.table); err != nil {
 		return err
 	}
