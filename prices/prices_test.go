@@ -202,3 +202,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParse reads the example price file: a price file is read once
+// per compare, so this only shows that reading one costs nothing.
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "prices.toml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(data, "prices.toml"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
