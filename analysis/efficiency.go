@@ -236,3 +236,37 @@ func CostRatios(c *Comparison, gms []GeoMean, rcs []RunCost) []CostRatio {
 	}
 	return out
 }
+
+// JouleBest is a run's answer per joule at one decode context: the cell
+// with the most output tokens per joule among those whose requests each
+// see at least the asked speed. Found is false when no cell with energy
+// qualifies.
+type JouleBest struct {
+	ContextLabel string
+	Found        bool
+	Cell         CellCost
+}
+
+// MostPerJoule answers "the most output tokens per joule with at least
+// minPerRequest tok/s per request" (0: at any speed) per decode context
+// of rc, in cell order. Unlike the answer per dollar, it need not be the
+// cell with the most throughput: power rises with load.
+func MostPerJoule(rc *RunCost, minPerRequest float64) []JouleBest {
+	var out []JouleBest
+	for _, cc := range rc.Cells {
+		if cc.Key.Phase != schema.PhaseDecode {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].ContextLabel != cc.Key.ContextLabel {
+			out = append(out, JouleBest{ContextLabel: cc.Key.ContextLabel})
+		}
+		if math.IsNaN(cc.TokPerJ) || minPerRequest > 0 && !(cc.PerRequestTokS >= minPerRequest) {
+			continue
+		}
+		b := &out[len(out)-1]
+		if !b.Found || cc.TokPerJ > b.Cell.TokPerJ {
+			b.Found, b.Cell = true, cc
+		}
+	}
+	return out
+}

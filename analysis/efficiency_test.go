@@ -189,3 +189,39 @@ func TestCostRatios(t *testing.T) {
 		})
 	}
 }
+
+// TestMostPerJoule checks the answer per joule at a speed per request:
+// the cell with the most tok/J among those fast enough, which need not be
+// the one with the most throughput.
+func TestMostPerJoule(t *testing.T) {
+	// tok/J: N=1 300×30/9000 = 1, N=8 1600×30/3000 = 16, N=64 6000×30/18000 = 10.
+	m := costRun("r", "H200", 1, map[int32]float64{1: 300, 8: 1600, 64: 6000}, map[int32]float64{1: 9000, 8: 3000, 64: 18000}, false)
+	noJ := costRun("r", "H200", 1, map[int32]float64{1: 300, 8: 1600, 64: 6000}, nil, false)
+	for _, tt := range []struct {
+		name  string
+		m     *schema.Matrix
+		min   float64
+		found bool
+		n     int32
+	}{
+		{name: "any speed", m: m, found: true, n: 8},                       // 16 tok/J beats the 6,000 tok/s cell's 10
+		{name: "150 tok/s per request", m: m, min: 150, found: true, n: 8}, // 1600/8 = 200 qualifies
+		{name: "250 tok/s per request", m: m, min: 250, found: true, n: 1},
+		{name: "400 tok/s per request", m: m, min: 400},
+		{name: "no energy", m: noJ},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Compare(tt.m, []*schema.Matrix{tt.m}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := MostPerJoule(&Costs(c, nil)[0], tt.min)
+			if len(got) != 1 || got[0].ContextLabel != "8K" {
+				t.Fatalf("got %+v", got)
+			}
+			if got[0].Found != tt.found || tt.found && got[0].Cell.Key.Concurrency != tt.n {
+				t.Errorf("found %v at N=%d, want %v at N=%d", got[0].Found, got[0].Cell.Key.Concurrency, tt.found, tt.n)
+			}
+		})
+	}
+}

@@ -569,3 +569,86 @@ func (r *Report) costCharts() []plots.Named {
 	}
 	return out
 }
+
+// jouleAnswersTable answers per joule per decode context: each run's
+// cell with the most output tokens per joule, at any speed and, when
+// asked (-min-user-tps), with every request at least that fast; ratio =
+// tok/J over the baseline's. Nil rows without energy.
+func (r *Report) jouleAnswersTable() Table {
+	t := Table{Name: "answers_joule", Lead: true, Title: "Most output tokens per joule per context (ratio = tok/J / baseline's)", Header: []string{"question", "context"}, Right: []bool{false, false}}
+	for _, l := range r.Comparison.Labels {
+		t.Header = append(t.Header, l+" tok/J")
+		t.Right = append(t.Right, true)
+	}
+	for _, l := range r.Comparison.Labels[1:] {
+		t.Header = append(t.Header, "ratio "+l)
+		t.Right = append(t.Right, true)
+	}
+	t.CSV = [][]string{{"question", "context", "run", "found", "cell", "tok_per_j", "per_request_tok_s", "total_tok_s", "ratio"}}
+	if !r.anyEnergy() {
+		return t
+	}
+	mins := []float64{0}
+	if r.MinUserTokS > 0 {
+		mins = append(mins, r.MinUserTokS)
+	}
+	for _, min := range mins {
+		q := "most output tok/J"
+		if min > 0 {
+			q += fmt.Sprintf(" with ≥ %s tok/s per request", strconv.FormatFloat(min, 'g', -1, 64))
+		}
+		byRun := make([][]analysis.JouleBest, len(r.Runs))
+		var ctxs []string
+		for i := range r.Runs {
+			byRun[i] = analysis.MostPerJoule(&r.Costs[i], min)
+			for _, b := range byRun[i] {
+				if !slices.Contains(ctxs, b.ContextLabel) {
+					ctxs = append(ctxs, b.ContextLabel)
+				}
+			}
+		}
+		for _, ctx := range ctxs {
+			row := []string{q, ctx}
+			var ratios []string
+			var base analysis.JouleBest
+			any := false
+			for i, a := range r.Runs {
+				b := analysis.JouleBest{ContextLabel: ctx}
+				for _, x := range byRun[i] {
+					if x.ContextLabel == ctx {
+						b = x
+					}
+				}
+				if i == 0 {
+					base = b
+				}
+				text, ratio := "none", math.NaN()
+				if b.Found {
+					any = true
+					text = sig3(b.Cell.TokPerJ) + " (" + cellName(ctx, b.Cell.Key.Concurrency) + ")"
+					if i > 0 && base.Found {
+						ratio = b.Cell.TokPerJ / base.Cell.TokPerJ
+					}
+				}
+				row = append(row, text)
+				if i > 0 {
+					if math.IsNaN(ratio) {
+						ratios = append(ratios, "—")
+					} else {
+						ratios = append(ratios, ratioText(ratio, 3))
+					}
+				}
+				cell := ""
+				if b.Found {
+					cell = cellName(ctx, b.Cell.Key.Concurrency)
+				}
+				t.CSV = append(t.CSV, []string{q, ctx, a.Label, strconv.FormatBool(b.Found), cell, Raw(b.Cell.TokPerJ), Raw(b.Cell.PerRequestTokS), Raw(b.Cell.TotalTokS), Raw(ratio)})
+			}
+			if any {
+				t.add(append(row, ratios...)...)
+			}
+		}
+	}
+	t.Notes = append(t.Notes, "Power rises with load, so the cell with the most tokens per joule need not be the one with the most tokens per second; none: no cell with energy qualifies. Cells a run could not measure (looped, over capacity) have no figure and are not candidates.")
+	return t
+}

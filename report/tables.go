@@ -42,6 +42,7 @@ func (r *Report) tables() []Table {
 		if t, ok := r.costAnswersTable(); ok {
 			out = append(out, t)
 		}
+		out = append(out, r.jouleAnswersTable())
 	}
 	out = append(out, r.matrices()...)
 	for _, a := range r.Runs {

@@ -45,8 +45,12 @@ func (cf *costFlags) register(fs *flag.FlagSet) {
 }
 
 // check reads the price file and the entries before any work: a bad one
-// is a usage error.
-func (cf *costFlags) check() error {
+// is a usage error, as is any of them with -list or -trend (listOrTrend),
+// which answer nothing per dollar.
+func (cf *costFlags) check(listOrTrend bool) error {
+	if listOrTrend && (cf.file != "" || len(cf.price) > 0 || len(cf.gpus) > 0) {
+		return usagef("-prices, -price and -gpus price a comparison: drop them with -list and -trend")
+	}
 	if cf.file != "" {
 		data, err := os.ReadFile(cf.file)
 		if err != nil {

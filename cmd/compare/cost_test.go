@@ -61,6 +61,7 @@ func TestPerDollarFlags(t *testing.T) {
 		{"ambiguous GPU", []string{"-prices", ambiguous}, exitFail, []string{`matches both "RTX PRO" (` + ambiguous + `:3) and "Edition"`}},
 		{"bad -price", []string{"-price", "H200"}, exitUsage, []string{"want GPU=USD per GPU-hour"}},
 		{"bad -gpus", []string{"-gpus", "x=0"}, exitUsage, []string{"-gpus \"x=0\": want RUN=N or N"}},
+		{"prices with -list", []string{"-list", "-archive", dir, "-prices", examplePrices}, exitUsage, []string{"drop them with -list and -trend"}},
 		{"unknown run in -gpus", []string{"-gpus", "B200=1"}, exitUsage, []string{`no run is labelled or given as "B200" (the runs: H200 NVL BF16, RTX PRO 6000 INT4)`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

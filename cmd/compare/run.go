@@ -182,7 +182,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if err := checkWritable(o); err != nil {
 		return nil, err
 	}
-	if err := o.cost.check(); err != nil {
+	if err := o.cost.check(o.list || o.trend); err != nil {
 		return nil, err
 	}
 	return o, nil
