@@ -28,8 +28,11 @@
 // (serve.go), BuildTrend and CompareVersions (trend.go), GroupTrends
 // (trendgroup.go: runs by model and GPU, the cell to follow), SigFigs, the
 // precision a figure was printed with (precision.go), Select / Filter
-// over archived runs (select.go), and the checks of names given on the
-// command line (strict.go).
+// over archived runs (select.go), the checks of names given on the
+// command line (strict.go), and the answer per dollar and per joule
+// (efficiency.go: PriceRuns, a run's price entry and GPU count, never
+// guessed; Costs, each cell's $/1M output tokens, tokens per joule and
+// per GPU; CostRatios beside the throughput ratio).
 //
 // Some results carry words because they are part of the answer, not of
 // its layout: a delta's Note says why it has no ratio ("looped in

@@ -27,7 +27,9 @@
 // matrices), deltas.go and runtables.go (the long tables), csv.go (every
 // machine form), json.go (the JSON object), charts.go and servecharts.go
 // (chart specs), html.go and page.go (the page), trend.go, listing.go,
-// labels.go (run names).
+// labels.go (run names), cost.go (the answer per dollar and per joule:
+// its sentence, tables, JSON and charts, shown only when prices, GPU
+// counts or energy are there).
 //
 // A second face: a caller (cmd/compare today, an HTTP handler tomorrow)
 // passes analysis results and either takes the Tables, Summary, JSON

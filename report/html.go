@@ -23,7 +23,7 @@ type Chart = plots.Named
 // context, and for serving runs throughput, latency percentiles, latency
 // against throughput and per-request against total.
 func (r *Report) Charts() (charts []Chart, notes []string) {
-	for _, ch := range append(r.charts(), r.serveCharts()...) {
+	for _, ch := range append(append(r.charts(), r.serveCharts()...), r.costCharts()...) {
 		ch = r.nameLoneRun(ch)
 		// Drawn once here: a chart that cannot be drawn is noted and left
 		// out, so the page and the files never fail on a valid comparison.

@@ -26,6 +26,9 @@ type JSONReport struct {
 	Serve     []JSONServe    `json:"serve"`
 	// Trend is empty in a comparison: -trend prints trends.
 	Trend []TrendRow `json:"trend"`
+	// Cost is the answer per dollar and per joule (report/cost.go), absent
+	// when no price or GPU count was given and no run records energy.
+	Cost *JSONCost `json:"cost,omitempty"`
 }
 
 // JSONRun is one run of the comparison: its label, role and metadata.
@@ -195,6 +198,7 @@ func (r *Report) JSON() JSONReport {
 			out.Serve = append(out.Serve, js)
 		}
 	}
+	out.Cost = r.costJSON()
 	for _, t := range r.matrices() {
 		out.Matrices = append(out.Matrices, JSONTable{Name: t.Name, Title: t.Title, Header: t.Header, Rows: t.Rows})
 	}

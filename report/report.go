@@ -2,6 +2,7 @@ package report
 
 import (
 	"speedmatrix/analysis"
+	"speedmatrix/prices"
 	"speedmatrix/schema"
 )
 
@@ -15,6 +16,12 @@ type Options struct {
 	// AllContexts adds the answer over all contexts together to the
 	// per-context answers and draws one frontier over every context.
 	AllContexts bool
+	// Prices is the price table the runs were priced from (its date and
+	// file name head the answers per dollar); Pricing each run's price
+	// and GPU count, baseline first (analysis.PriceRuns). With neither,
+	// and no energy in any run, the report answers per second only.
+	Prices  *prices.Table
+	Pricing []analysis.Pricing
 }
 
 // Report is a comparison with everything computed for its reader.
@@ -22,12 +29,23 @@ type Report struct {
 	*analysis.Report
 	Options Options
 	Summary Summary
+	// Costs are each run's figures per dollar, per joule and per GPU
+	// (baseline first), CostRatios each other run's against the
+	// baseline's; both are computed always and printed when costActive.
+	Costs      []analysis.RunCost
+	CostRatios []analysis.CostRatio
 }
 
 // New analyzes c and composes its summary.
 func New(c *analysis.Comparison, opt Options) *Report {
 	r := &Report{Report: analysis.NewReport(c, opt.MinUserTokS, opt.SLO), Options: opt}
 	r.Summary = summarize(r)
+	r.Costs = analysis.Costs(c, opt.Pricing)
+	r.CostRatios = analysis.CostRatios(c, r.Report.Summary, r.Costs)
+	if r.costActive() {
+		r.costOutcome()
+		r.costPicks()
+	}
 	return r
 }
 

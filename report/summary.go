@@ -93,6 +93,11 @@ type Pick struct {
 	// "rate" or "none" (not recorded); empty for decode. Runs whose
 	// answers differ in it get no ratio (ratios).
 	LoadKind string `json:"load_kind,omitempty"`
+	// USDPerMTok and TokPerJ are the decode cell's US dollars per million
+	// output tokens and output tokens per joule, when the report answers
+	// per dollar and per joule and the run has them (report/cost.go).
+	USDPerMTok *float64 `json:"usd_per_mtok,omitempty"`
+	TokPerJ    *float64 `json:"tok_per_j,omitempty"`
 }
 
 func summarize(r *Report) Summary {

@@ -37,6 +37,13 @@ func (r *Report) tables() []Table {
 	if t, ok := r.answersTable(r.Summary.Best, "best", "Best configuration per context (highest total tok/s)"); ok {
 		out = append(out, t)
 	}
+	if r.costActive() {
+		out = append(out, r.costRunsTable())
+		if t, ok := r.costAnswersTable(); ok {
+			out = append(out, t)
+		}
+		out = append(out, r.jouleAnswersTable())
+	}
 	out = append(out, r.matrices()...)
 	for _, a := range r.Runs {
 		if len(a.Serve) > 0 {
@@ -44,6 +51,9 @@ func (r *Report) tables() []Table {
 		}
 	}
 	for _, t := range longTables(r.Report) {
+		if r.costActive() && t.Name == "frontier" {
+			t = r.costFrontier(t)
+		}
 		if t.Name == "min_user_tps" && !r.Options.AllContexts {
 			// The answer over all contexts mixes cells that answer
 			// different questions: only when asked (-all-contexts).
@@ -65,6 +75,9 @@ func (r *Report) tables() []Table {
 			}
 		}
 		out = append(out, t)
+	}
+	if r.costActive() {
+		out = append(out, r.costTable())
 	}
 	// Names are unique: a second table of a kind gets _2, _3 ….
 	seen := map[string]int{}

@@ -11,7 +11,7 @@ import (
 
 // tableNamePattern is every table name a report can hold: -table is
 // checked against it before any work (TableNameKnown).
-var tableNamePattern = regexp.MustCompile(`^(summary|answers|best|serve|runs|deltas|geomeans|scaling|context|frontier|min_user_tps|slo|matrix_(decode|serve)_[a-z0-9_]+)(_[0-9]+)?$`)
+var tableNamePattern = regexp.MustCompile(`^(summary|answers|best|cost_runs|answers_cost|answers_joule|cost|serve|runs|deltas|geomeans|scaling|context|frontier|min_user_tps|slo|matrix_(decode|serve)_[a-z0-9_]+)(_[0-9]+)?$`)
 
 // TableNameKnown reports whether name is a table name a report may
 // hold; KnownTables lists them for messages.
@@ -19,7 +19,7 @@ func TableNameKnown(name string) bool { return tableNamePattern.MatchString(name
 
 // KnownTables lists the table names -table accepts (a second table of a
 // kind is NAME_2, …).
-const KnownTables = "summary, answers, best, matrix_decode_METRIC, matrix_serve_METRIC, serve, runs, deltas, geomeans, scaling, context, frontier, min_user_tps, slo"
+const KnownTables = "summary, answers, best, cost_runs, answers_cost, answers_joule, cost, matrix_decode_METRIC, matrix_serve_METRIC, serve, runs, deltas, geomeans, scaling, context, frontier, min_user_tps, slo"
 
 // Write prints the report in format f: the outcome and the summary
 // first, then every other table (text, Markdown); the delta rows or the

@@ -28,6 +28,12 @@
 // an -html or -plots path that cannot be written and a directory given
 // as a document are usage errors (exit 2) and nothing is written.
 //
+// -prices FILE (a TOML price file: as_of and "GPU model" = US dollars
+// per GPU-hour), -price GPU=USD and -gpus RUN=N (the GPU count of a run
+// that records none) add the answer per dollar; energy a run records
+// adds the answer per joule (docs/prices.md). A bad price file is a
+// usage error at its line.
+//
 // -trend follows chosen cells across the archived runs that share the
 // model and GPU of the selected run (or the runs a selector matches, or
 // every model and GPU in the archive when no selector is given), ordered

@@ -55,6 +55,7 @@ type options struct {
 	tolerance      float64
 	table          string
 	allContexts    bool
+	cost           costFlags
 	args           []string
 }
 
@@ -91,6 +92,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	metric := fs.String("metric", "total_tok_s", "measurements `column` a trend follows")
 	order := fs.String("order", "version", "trend `order`: version (engine version) or date")
 	threshold := fs.String("threshold", "5%", "flag trend changes beyond this relative `change`")
+	o.cost.register(fs)
 	if err := cliflag.Parse(fs, args, help, stdout); err != nil {
 		return nil, err
 	}
@@ -167,6 +169,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	if err := checkWritable(o); err != nil {
 		return nil, err
 	}
+	if err := o.cost.check(o.list || o.trend); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
@@ -228,7 +233,11 @@ func compare(ctx context.Context, in *inputs, o *options, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	r := report.New(c, report.Options{MinUserTokS: o.minUser, SLO: o.slo, AllContexts: o.allContexts})
+	pr, err := o.cost.pricing(o.args, lbls, ms)
+	if err != nil {
+		return err
+	}
+	r := report.New(c, report.Options{MinUserTokS: o.minUser, SLO: o.slo, AllContexts: o.allContexts, Prices: o.cost.table, Pricing: pr})
 	if err := r.Write(stdout, o.format, o.table); err != nil {
 		return err
 	}
