@@ -415,6 +415,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	}
 	pp := &runner.ProgressPrinter{W: stderr, Terminal: o.terminal}
 	cfg.Progress = pp.Print
+	cfg.Plan = func(s runner.Schedule) { printPlan(stderr, pp, s) }
 	cfg.Note = func(n string) { fmt.Fprintln(stderr, "run: note:", n) }
 	saved := o.resume // a checkpoint of this run exists
 	var seed uint64
