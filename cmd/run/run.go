@@ -363,6 +363,9 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 	}
 
+	if o.simulate != "" {
+		markSimulated(&labels, simProfile.Name)
+	}
 	key := checkpointKey(o)
 	cpPath := checkpointPath(o, key)
 	if err := writable(o, cpPath); err != nil {
