@@ -42,26 +42,16 @@ func TestNamedPipeBounded(t *testing.T) {
 				}
 			})
 			if tc.writer {
-				release := make(chan struct{})
-				opened := make(chan *os.File, 1)
-				go func() {
-					w, err := os.OpenFile(p, os.O_WRONLY, 0) // waits for the reader
-					if err != nil {
-						opened <- nil
-						return
-					}
-					opened <- w
-					<-release
-					w.Close()
-				}()
-				t.Cleanup(func() {
-					close(release)
-					// A reader that never opened: open it to let the writer go.
-					if r, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
-						<-opened
-						r.Close()
-					}
-				})
+				// The test holds the pipe open for writing (O_RDWR does not
+				// wait for a reader) before the read starts, and writes
+				// nothing: a writer goroutine that the machine's load kept
+				// from its open(2) for longer than the wait would turn
+				// this case into the one without a writer.
+				w, err := os.OpenFile(p, os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { w.Close() })
 			}
 			done := make(chan []*Doc, 1)
 			go func() { done <- Parse(t.Context(), []string{p, seed}, Options{PipeWait: wait}) }()
@@ -154,15 +144,21 @@ func TestReadListFIFO(t *testing.T) {
 				err   error
 			}
 			done := make(chan result, 1)
+			// With a writer the wait is long: the read returns when the
+			// writer has written, however late load lets it open the pipe.
+			w := wait
+			if tc.writer {
+				w = PipeWait
+			}
 			go func() {
-				names, err := ReadList(t.Context(), p, wait)
+				names, err := ReadList(t.Context(), p, w)
 				done <- result{names, err}
 			}()
 			var r result
 			select {
 			case r = <-done:
-			case <-time.After(20 * wait):
-				t.Fatalf("reading a list from a named pipe (%s) still waits after %v", tc.name, 20*wait)
+			case <-time.After(20 * w):
+				t.Fatalf("reading a list from a named pipe (%s) still waits after %v", tc.name, 20*w)
 			}
 			switch {
 			case tc.err == "" && r.err != nil:

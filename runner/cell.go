@@ -53,8 +53,10 @@ type cellRun struct {
 	looped    *record
 	errReason string
 	// running holds the server's running-requests gauge sampled during
-	// the window.
-	running []float64
+	// the window; gaugeFailed is set when a scrape of it failed (and a
+	// note says so).
+	running     []float64
+	gaugeFailed bool
 	// before and after are /metrics scrapes around the cell.
 	before, after metricsSnapshot
 	haveMetrics   bool
@@ -406,6 +408,7 @@ func (s *cellState) sampleRunning(ws int64) (stop func()) {
 	go func() {
 		defer sampler.Done()
 		s.run.running = s.c.sampleRunning(s.stopCtx, done, func(err error) {
+			s.run.gaugeFailed = true
 			s.run.note("server running-requests gauge skipped from %.1f s into the window: /metrics: %v",
 				time.Since(s.run.epoch.Add(time.Duration(ws))).Seconds(), err)
 		})
@@ -465,12 +468,21 @@ func (run *cellRun) note(format string, args ...any) {
 	run.notes = append(run.notes, fmt.Sprintf(format, args...))
 }
 
-// sampleRunning scrapes the server's running-requests gauge every 500 ms
+// runningEvery is how often a decode cell's window scrapes the server's
+// running-requests gauge.
+const runningEvery = 500 * time.Millisecond
+
+// NoteNoRunningGauge starts the note of a cell whose window ended before
+// any scrape of the server's running-requests gauge finished (its
+// server_running_avg is empty).
+const NoteNoRunningGauge = "server running-requests gauge not sampled"
+
+// sampleRunning scrapes the server's running-requests gauge every runningEvery
 // until stop is closed or ctx ends, and returns the samples. The first
 // failed scrape ends the sampling and is reported to fail.
 func (c *Client) sampleRunning(ctx context.Context, stop <-chan struct{}, fail func(error)) []float64 {
 	var out []float64
-	t := time.NewTicker(500 * time.Millisecond)
+	t := time.NewTicker(runningEvery)
 	defer t.Stop()
 	for {
 		select {

@@ -144,6 +144,12 @@ func (r *Runner) decodeCell(ctx context.Context, m schema.Measurement, p Prompt,
 	}
 	if run.haveMetrics {
 		serverFigures(&m, run)
+		if m.Status == schema.StatusValid && len(run.running) == 0 && !run.gaugeFailed {
+			// A process starved of CPU can end the window before any
+			// scrape has finished: the figure is left empty, and the cell
+			// says why.
+			run.note("%s: no /metrics scrape finished within the window (one every %v)", NoteNoRunningGauge, runningEvery)
+		}
 	}
 	r.cellEnergy(ctx, &m, &run)
 	addNotes(&m, run.notes)

@@ -88,6 +88,9 @@ type Config struct {
 	Done *schema.Matrix
 	// Progress receives progress events (nil: none).
 	Progress func(Progress)
+	// Plan receives the run's Schedule once the server is discovered and
+	// before any load (nil: none).
+	Plan func(Schedule)
 	// Note receives messages for the person running, before any load: a
 	// requested context measured at another length (nil: none). They are
 	// kept in the run's metadata too.
@@ -259,6 +262,9 @@ func (r *Runner) Run(ctx context.Context) (*schema.Matrix, error) {
 	total := 0
 	for _, cx := range plan {
 		total += len(cx.cells)
+	}
+	if cfg.Plan != nil {
+		cfg.Plan(r.schedule(plan, done))
 	}
 	idx := 0
 	var serverDown string

@@ -98,8 +98,14 @@ func TestRunMatrix(t *testing.T) {
 			if a := *d.AvgActiveRequests; a < float64(conc)*0.9 || a > float64(conc)+0.01 {
 				t.Errorf("decode %s×%d: avg active %.2f", label, conc, a)
 			}
-			if d.ServerGenerationTokens == nil || d.ServerRunningAvg == nil || d.ServerPrefixCacheHits == nil {
+			if d.ServerGenerationTokens == nil || d.ServerPrefixCacheHits == nil {
 				t.Errorf("decode %s×%d: server figures missing", label, conc)
+			}
+			// The running gauge is scraped every 500 ms inside the 1 s
+			// window: a process starved of CPU may finish none, and then
+			// the cell must say so.
+			if d.ServerRunningAvg == nil && !strings.Contains(d.StatusReason, NoteNoRunningGauge) {
+				t.Errorf("decode %s×%d: server_running_avg missing and no note says why (%q)", label, conc, d.StatusReason)
 			}
 			if d.TTFCMs == nil || d.ChunkGapP99Ms == nil || d.TTFTP90Ms == nil || d.ErroredRequests == nil || *d.ErroredRequests != 0 {
 				t.Errorf("decode %s×%d: distributions missing", label, conc)
@@ -229,7 +235,24 @@ func TestFailedRequestsAreData(t *testing.T) {
 			cfg := testConfig()
 			cfg.Contexts, cfg.Concurrency, cfg.MaxTokens = []int64{1024}, []int{4}, 30
 			cfg.Duration = 1500 * time.Millisecond
-			cfg.IdleTimeout = 300 * time.Millisecond
+			// Only the stall case needs a short idle timeout (its stalls
+			// last 5 s); elsewhere a process starved of CPU for 300 ms
+			// would fail sound requests as stalled and turn a valid cell
+			// into an error.
+			cfg.IdleTimeout = 10 * time.Second
+			if tt.faults[0].Kind == sim.FaultStall {
+				cfg.IdleTimeout = 300 * time.Millisecond
+			}
+			// The valid cases fail one request in 11 to 17: under the
+			// default 10% threshold only while the window holds many
+			// requests. A process starved of CPU fits a dozen in the
+			// 1.5 s window, where two faults are 16.7%, the most one in
+			// 11 can be in 11 requests or more (4 streams of 30-token
+			// requests fit that many unless the process stalls for most
+			// of the window); a 20% threshold keeps them valid, and the
+			// failing cases (every request, half of them, every other
+			// one stalled) stay far above it.
+			cfg.MaxErrorRate = 0.2
 			r, err := New(c, cfg)
 			if err != nil {
 				t.Fatal(err)

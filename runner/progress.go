@@ -30,14 +30,13 @@ type Progress struct {
 }
 
 // ProgressPrinter writes progress to a terminal (one rewritten line with
-// cell i of n, phase, elapsed, ETA and current tok/s) or, when not a
-// terminal, one quiet line per finished cell.
+// cell i of n, phase, elapsed, time left and current tok/s) or, when not
+// a terminal, one quiet line per finished cell. With the run's Schedule
+// (Plan), each finished cell's line says about how long the rest will
+// take (Schedule.Left, from what the finished cells took).
 type ProgressPrinter struct {
 	W        io.Writer
 	Terminal bool
-	// CellTime estimates a decode cell's length for the ETA (window plus
-	// ramp-up).
-	CellTime time.Duration
 
 	mu        sync.Mutex
 	start     time.Time
@@ -45,6 +44,45 @@ type ProgressPrinter struct {
 	lastAt    time.Duration
 	rate      float64
 	lastPrint time.Time
+	sched     *Schedule
+	took      []time.Duration
+	stepStart time.Time // when the step in progress began (the last step's end)
+}
+
+// Plan takes the run's schedule (Config.Plan): the time left is estimated
+// from it.
+func (p *ProgressPrinter) Plan(s Schedule) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sched = &s
+	p.took = make([]time.Duration, len(s.Steps))
+	p.stepStart = time.Now()
+}
+
+// left is the time the steps from cell (1-based) on are expected to take,
+// less the time cell has run so far when it is not finished, as words
+// ("" without a schedule).
+func (p *ProgressPrinter) left(cell int, finished bool, now time.Time) string {
+	if p.sched == nil || cell > len(p.sched.Steps) {
+		return ""
+	}
+	done := cell - 1
+	if finished {
+		done = cell
+	}
+	d, unknown := p.sched.Left(done, p.took)
+	if !finished {
+		d = max(0, d-now.Sub(p.stepStart))
+	}
+	switch {
+	case d == 0 && unknown == 0:
+		return ""
+	case unknown > 0 && d == 0:
+		return plural(unknown, "load") + " of unknown length left"
+	case unknown > 0:
+		return fmt.Sprintf("%s left before %s whose length the probes decide", About(d), plural(unknown, "more load"))
+	}
+	return About(d) + " left"
 }
 
 // Print handles one event.
@@ -62,6 +100,14 @@ func (p *ProgressPrinter) Print(ev Progress) {
 		line := fmt.Sprintf("%s: %s", cell, ev.Status)
 		if ev.TokS > 0 {
 			line += fmt.Sprintf(", %.1f tok/s", ev.TokS)
+		}
+		if p.sched != nil && ev.Cell >= 1 && ev.Cell <= len(p.took) {
+			now := time.Now()
+			p.took[ev.Cell-1] = now.Sub(p.stepStart)
+			p.stepStart = now
+			if left := p.left(ev.Cell, true, now); left != "" {
+				line += " · " + left
+			}
 		}
 		if p.Terminal {
 			fmt.Fprintf(p.W, "\r\033[K%s\n", line)
@@ -86,10 +132,9 @@ func (p *ProgressPrinter) Print(ev Progress) {
 	}
 	p.lastPrint = time.Now()
 	elapsed := time.Since(p.start).Round(time.Second)
-	eta := "?"
-	if ev.Cell > 1 {
-		per := time.Since(p.start) / time.Duration(ev.Cell-1)
-		eta = (per * time.Duration(ev.Cells-ev.Cell+1)).Round(time.Second).String()
+	left := p.left(ev.Cell, false, p.lastPrint)
+	if left == "" {
+		left = "time left unknown"
 	}
-	fmt.Fprintf(p.W, "\r\033[K%s · %s · elapsed %v · ETA %s · %.0f tok/s", cell, ev.Phase, elapsed, eta, p.rate)
+	fmt.Fprintf(p.W, "\r\033[K%s · %s · elapsed %v · %s · %.0f tok/s", cell, ev.Phase, elapsed, left, p.rate)
 }

@@ -26,7 +26,7 @@ func TestProgressPrinter(t *testing.T) {
 		if !strings.Contains(out, "cell 1/3 prefill 8K: valid, 65300.0 tok/s") || !strings.Contains(out, "cell 2/3 decode 8K ×4: looped") {
 			t.Fatalf("terminal=%v: %q", terminal, out)
 		}
-		if hasLive := strings.Contains(out, "ETA"); hasLive != terminal {
+		if hasLive := strings.Contains(out, "elapsed"); hasLive != terminal {
 			t.Fatalf("terminal=%v: live line shown %v: %q", terminal, hasLive, out)
 		}
 	}

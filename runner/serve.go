@@ -166,6 +166,9 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		meta("Goodput SLO", sc.SLO.String())
 	}
 
+	if cfg.Plan != nil {
+		cfg.Plan(r.serveSchedule(len(done)))
+	}
 	ctxTokens := int64(math.Round(sc.Input.Mean()))
 	label := serveLabel(ctxTokens)
 	prompt, err := r.buildPrompt(ctx, sc.Input.Max, label, cfg.Tag)

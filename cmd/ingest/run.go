@@ -7,13 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
-
-	"golang.org/x/term"
 
 	"speedmatrix/archive"
 	"speedmatrix/ingest"
@@ -117,9 +113,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return dropRuns(ctx, a, ids, stdout, stderr)
 	}
+	pl := newProgress(stderr)
 	rep, err := ingest.Files(ctx, a, files, ingest.Options{
-		Format: *format, Stdin: stdin, Reread: *reread, Progress: newProgress(stderr),
-		Warn: func(err error) { warn(stderr, err) },
+		Format: *format, Stdin: stdin, Reread: *reread, Progress: pl,
+		Warn: func(err error) { pl.Clear(); warn(stderr, err) },
 	})
 	if err == nil {
 		_, err = rep.WriteTo(stdout)
@@ -207,35 +204,6 @@ func exitCode(failed bool) int {
 		return exitFail
 	}
 	return exitOK
-}
-
-// progress shows "parsed i/n" on stderr when it is a terminal, and
-// nothing otherwise (machine output goes to stdout).
-type progress struct {
-	w    io.Writer
-	last time.Time
-	on   bool
-}
-
-func newProgress(stderr io.Writer) *progress {
-	f, ok := stderr.(*os.File)
-	return &progress{w: stderr, on: ok && term.IsTerminal(int(f.Fd()))}
-}
-
-// Update shows done of total.
-func (p *progress) Update(done, total int) {
-	if !p.on || (done < total && time.Since(p.last) < 100*time.Millisecond) {
-		return
-	}
-	p.last = time.Now()
-	fmt.Fprintf(p.w, "\rparsed %d/%d", done, total)
-}
-
-// Finish clears the line.
-func (p *progress) Finish() {
-	if p.on && !p.last.IsZero() {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
 }
 
 // writeJSON prints the parsed matrices as one JSON array.

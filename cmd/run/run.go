@@ -369,6 +369,9 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 	}
 
+	if o.simulate != "" {
+		markSimulated(&labels, simProfile.Name)
+	}
 	key := checkpointKey(o)
 	cpPath := checkpointPath(o, key)
 	if err := writable(o, cpPath); err != nil {
@@ -426,6 +429,7 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	}
 	pp := &runner.ProgressPrinter{W: stderr, Terminal: o.terminal}
 	cfg.Progress = pp.Print
+	cfg.Plan = func(s runner.Schedule) { printPlan(stderr, pp, s) }
 	cfg.Note = func(n string) { fmt.Fprintln(stderr, "run: note:", n) }
 	saved := o.resume // a checkpoint of this run exists
 	var seed uint64

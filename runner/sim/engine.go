@@ -77,6 +77,9 @@ type engine struct {
 // engineStats counts how late the engine woke for its step deadlines.
 type engineStats struct {
 	steps, lateSum, lateMax, resets atomic.Int64
+	// lost is the time dropped at resets (ns): how far behind the engine
+	// was each time it restarted its schedule.
+	lost atomic.Int64
 }
 
 func (st *engineStats) record(late int64) {
@@ -97,8 +100,11 @@ type EngineStats struct {
 	MeanOvershoot, MaxOvershoot time.Duration
 	// Resets counts times the engine fell more than 250 ms behind its
 	// schedule (starved of CPU) and restarted it from the current time,
-	// losing that time.
+	// losing that time; Lost sums the time so lost. A rate measured over
+	// wall time while the engine lost time is slower than the profile's
+	// by at most Lost over that time.
 	Resets int64
+	Lost   time.Duration
 }
 
 func newEngine(p *Profile, m *counters) *engine {
@@ -178,6 +184,7 @@ func (e *engine) run() {
 		if deadline == 0 || now-deadline > int64(maxLag) {
 			if deadline != 0 {
 				e.stats.resets.Add(1)
+				e.stats.lost.Add(now - deadline)
 			}
 			deadline = now
 		}

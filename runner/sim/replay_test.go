@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,6 +44,7 @@ func TestReplayMatrixShape(t *testing.T) {
 				t.Fatalf("scout: %v", err)
 			}
 			s.Reset()
+			lost0 := s.Stats().Lost
 			var wg sync.WaitGroup
 			for range tc.c {
 				wg.Go(func() {
@@ -69,9 +69,15 @@ func TestReplayMatrixShape(t *testing.T) {
 			}
 			got := medianRate(recs, from, to) / p.Speedup
 			e := got/tc.seed - 1
-			t.Logf("%s C=%d: %.1f tok/s at 1× (seed %.1f, %+.1f%%) over %v, engine %+v", contextLabel(tc.ctx), tc.c, got, tc.seed, 100*e, to.Sub(from), s.Stats())
-			if math.Abs(e) > 0.10 {
-				t.Errorf("delivered %.1f tok/s, seed %.1f: off by %+.1f%%", got, tc.seed, 100*e)
+			// An engine starved of CPU for more than maxLag restarts its
+			// schedule and loses that time (Stats().Lost, its own count):
+			// the rate over wall time may fall short by that share of the
+			// window, and by no more. On a quiet machine nothing is lost.
+			lost := s.Stats().Lost - lost0
+			short := lost.Seconds() / to.Sub(from).Seconds()
+			t.Logf("%s C=%d: %.1f tok/s at 1× (seed %.1f, %+.1f%%) over %v, engine %+v (lost %v in the test, %.1f%% of the window)", contextLabel(tc.ctx), tc.c, got, tc.seed, 100*e, to.Sub(from), s.Stats(), lost, 100*short)
+			if e > 0.10 || e < -0.10-short {
+				t.Errorf("delivered %.1f tok/s, seed %.1f: off by %+.1f%% (the engine lost %.1f%% of the window to CPU starvation)", got, tc.seed, 100*e, 100*short)
 			}
 		})
 	}

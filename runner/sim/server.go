@@ -104,7 +104,7 @@ func (s *Server) Close() {
 func (s *Server) Stats() EngineStats {
 	st := &s.eng.stats
 	n := st.steps.Load()
-	out := EngineStats{Steps: n, MaxOvershoot: time.Duration(st.lateMax.Load()), Resets: st.resets.Load()}
+	out := EngineStats{Steps: n, MaxOvershoot: time.Duration(st.lateMax.Load()), Resets: st.resets.Load(), Lost: time.Duration(st.lost.Load())}
 	if n > 0 {
 		out.MeanOvershoot = time.Duration(st.lateSum.Load() / n)
 	}
