@@ -49,7 +49,7 @@ func PriceRuns(runs []*schema.Run, t *prices.Table, gpus []int32) ([]Pricing, er
 		}
 		if i < len(gpus) && gpus[i] > 0 {
 			if p.GPUs > 0 && p.GPUs != gpus[i] {
-				return nil, fmt.Errorf("run %s records %d GPUs; -gpus says %d", r.RunID, p.GPUs, gpus[i])
+				return nil, fmt.Errorf("run %s records %d GPU(s); -gpus says %d", r.RunID, p.GPUs, gpus[i])
 			}
 			if p.GPUs == 0 {
 				p.GPUs, p.GPUsGiven = gpus[i], true

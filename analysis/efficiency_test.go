@@ -58,7 +58,7 @@ func TestPriceRuns(t *testing.T) {
 			want: []Pricing{{Price: tab.Entries[0], Priced: true, GPUs: 2}}},
 		{name: "no price", runs: []*schema.Run{mi}, tab: tab, want: []Pricing{{NoPrice: `no price for GPU "MI300X"`}}},
 		{name: "no table", runs: []*schema.Run{h200}, want: []Pricing{{GPUs: 2}}},
-		{name: "contradicted count", runs: []*schema.Run{h200}, tab: tab, gpus: []int32{4}, wantErr: "run a records 2 GPUs; -gpus says 4"},
+		{name: "contradicted count", runs: []*schema.Run{h200}, tab: tab, gpus: []int32{4}, wantErr: "run a records 2 GPU(s); -gpus says 4"},
 		{name: "ambiguous", runs: []*schema.Run{{GPU: "RTX 6000 Ada 6000"}}, tab: &prices.Table{Entries: []prices.Entry{{GPU: "RTX 6000", USDPerHour: 1, Source: "p:1"}, {GPU: "Ada 6000", USDPerHour: 2, Source: "p:2"}}},
 			wantErr: `GPU "RTX 6000 Ada 6000" matches both "RTX 6000" (p:1) and "Ada 6000" (p:2)`},
 	} {

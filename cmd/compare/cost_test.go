@@ -50,8 +50,10 @@ func TestPerDollarFlags(t *testing.T) {
 		code int
 		out  []string // in stdout (exit 0) or stderr
 	}{
-		{"one-off prices, counts by label and by argument", []string{"-price", "H200=3", "-price", "RTX PRO 6000=1", "-gpus", "H200 NVL BF16=1", "-gpus", seedINT4 + "=2"}, exitOK,
-			[]string{"1.13× the tokens per dollar at 2 $/h against 3 $/h (2 and 1 GPUs)", "RTX PRO 6000 INT4  RTX PRO 6000 Blackwell Server Edition  2 (given)"}},
+		{"one-off prices, counts by label and by argument that agree with the recorded ones", []string{"-price", "H200=3", "-price", "RTX PRO 6000=1", "-gpus", "H200 NVL BF16=1", "-gpus", seedINT4 + "=1"}, exitOK,
+			[]string{"2.27× the tokens per dollar at 1 $/h against 3 $/h (1 GPU each", "RTX PRO 6000 INT4  RTX PRO 6000 Blackwell Server Edition     1  1 (RTX PRO 6000)"}},
+		{"a count that contradicts the recorded one", []string{"-price", "H200=3", "-price", "RTX PRO 6000=1", "-gpus", seedINT4 + "=2"}, exitFail,
+			[]string{"records 1 GPU(s); -gpus says 2"}},
 		{"a -price replaces the file's", []string{"-prices", examplePrices, "-price", "h200=4.8", "-gpus", "1"}, exitOK,
 			[]string{"3.03× the tokens per dollar at 1.2 $/h against 4.8 $/h", "4.8 (h200)"}},
 		{"a GPU without a price", []string{"-price", "H200=3", "-gpus", "1"}, exitOK,

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -356,6 +357,12 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		labels.LaunchCommand = l.Command
 		labels.Extra = func(r *schema.Run) {
 			r.TensorParallel = l.TensorParallel
+			// The GPU count the document's launch command implies, as
+			// parse reads it back (docspec's Launch.GPUs), so the run's
+			// document ingests to the run's own id.
+			if n, _ := l.GPUs(); r.GPUCount == nil && n >= 1 && n <= math.MaxInt32 {
+				r.GPUCount = schema.I32(int32(n))
+			}
 			if r.MaxModelLen == nil {
 				r.MaxModelLen = l.MaxModelLen
 			}
