@@ -48,11 +48,15 @@ func seedPrices(t *testing.T) *prices.Table {
 	return tab
 }
 
-// costReport compares the seeds with energy set (the H200 recording one
-// GPU, the RTX PRO 6000 given one) at the example prices.
+// costReport compares the seeds, their GPU counts cleared, with energy
+// set (the H200 recording one GPU, the RTX PRO 6000 given one) at the
+// example prices.
 func costReport(t *testing.T, energy bool, gpus []int32) *Report {
 	t.Helper()
 	base, other := load(t, seedBF16), load(t, seedINT4)
+	// The seeds record one GPU each (their launch commands' tensor
+	// parallel size); these cases set the counts themselves.
+	base.Run.GPUCount, other.Run.GPUCount = nil, nil
 	if energy {
 		withEnergy(base, 180, 4, 1)
 		withEnergy(other, 120, 2.5, 0)
