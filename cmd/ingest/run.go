@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"speedmatrix/archive"
+	"speedmatrix/internal/archivepath"
 	"speedmatrix/ingest"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
@@ -32,7 +33,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer ingest.TuneMemory()()
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("archive", "archive", "archive `directory` (created when missing)")
+	dir := fs.String("archive", "", "archive `directory` (default $"+archivepath.EnvVar+", else ./archive; created when missing, never its parent)")
 	format := fs.String("format", "", "document `format`: "+strings.Join(parse.Formats, ", ")+" (default: detect from content)")
 	asJSON := fs.Bool("json", false, "print the parsed documents as a JSON array instead of writing them")
 	compact := fs.Bool("compact", false, "merge the archive's files into one per table afterwards")
@@ -48,6 +49,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "       ingest [-archive DIR] -check [-move-damaged]")
 		fmt.Fprintln(stderr, "       ingest [-archive DIR] -drop RUN_ID[,RUN_ID…]")
 		fmt.Fprintln(stderr, "FILE - reads standard input. One line per run on stdout (a file of several configurations holds several): run_id, title, rows, added|duplicate|error.")
+		fmt.Fprintln(stderr, usageArchive)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -101,7 +103,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitCode(failed)
 	}
 
-	a, err := archive.Open(*dir)
+	a, err := openArchive(dir, *check || *drop != "", stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "ingest:", err)
 		return exitFail
