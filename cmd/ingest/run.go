@@ -16,8 +16,8 @@ import (
 	"golang.org/x/term"
 
 	"speedmatrix/archive"
-	"speedmatrix/internal/archivepath"
 	"speedmatrix/ingest"
+	"speedmatrix/internal/archivepath"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
