@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
+	"speedmatrix/internal/archivepath"
 	"speedmatrix/plots"
 	"speedmatrix/redact"
 	"speedmatrix/report"
@@ -69,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &options{}
-	fs.StringVar(&o.archive, "archive", "", "archive `DIR` to select runs from (arguments may then be selectors)")
+	fs.StringVar(&o.archive, "archive", "", "archive `DIR` to select runs from (default $"+archivepath.EnvVar+", else ./archive when it exists)")
 	fs.DurationVar(&o.lockTimeout, "lock-timeout", 0, archive.LockTimeoutUsage)
 	fs.BoolVar(&o.skipDamaged, "skip-damaged", false, "go on without the archive's batches holding a damaged or foreign file, naming each on stderr")
 	format := fs.String("format", "text", "output `format`: text, markdown, csv or json")
@@ -93,9 +94,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: compare [-archive DIR [-lock-timeout D] [-skip-damaged]] [-format text|markdown|csv|json] [-plots DIR] [-html FILE]")
 		fmt.Fprintln(stderr, "               [-min-user-tps T] [-max-ttft MS -max-tbt MS] [-metrics COLS] [-labels L,...] BASELINE OTHER...")
-		fmt.Fprintln(stderr, "       compare -archive DIR -list [SELECTOR...]")
-		fmt.Fprintln(stderr, "       compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date] [-threshold 5%] [SELECTOR...]")
-		fmt.Fprintln(stderr, "An argument is a document file, - for standard input, or with -archive a run-id prefix or key=value / key=~value filters.")
+		fmt.Fprintln(stderr, "       compare [-archive DIR] -list [SELECTOR...]")
+		fmt.Fprintln(stderr, "       compare [-archive DIR] -trend [-cell phase:context:N]... [-metric COL] [-order version|date] [-threshold 5%] [SELECTOR...]")
+		fmt.Fprintln(stderr, selectorHelp)
 		fmt.Fprintln(stderr, "Flags go before the runs. Selector keys: "+strings.Join(analysis.SelectorKeys(), ", ")+", or a metadata key the archive's runs carry.")
 		fs.PrintDefaults()
 	}
@@ -161,8 +162,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	switch {
 	case o.list && o.trend:
 		return nil, usagef("-list and -trend do not go together")
-	case (o.list || o.trend) && o.archive == "":
-		return nil, usagef("-list and -trend need -archive DIR")
 	case !o.list && !o.trend && len(o.args) < 2:
 		return nil, usagef("need a BASELINE and at least one OTHER run to compare (got %d)", len(o.args))
 	case o.list && (o.plotsDir != "" || o.html != ""):
@@ -200,7 +199,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return exitUsage
 	}
-	in := &inputs{dir: o.archive, lockTimeout: o.lockTimeout, skipDamaged: o.skipDamaged, stdin: stdin, stderr: stderr}
+	where := archivepath.Resolve(o.archive)
+	in := &inputs{dir: where.Path, where: where, lockTimeout: o.lockTimeout, skipDamaged: o.skipDamaged, stdin: stdin, stderr: stderr}
 	switch {
 	case o.list:
 		err = list(ctx, in, o, stdout)
@@ -358,6 +358,9 @@ func checkWritable(o *options) error {
 		if st, err := os.Stat(o.html); err == nil && st.IsDir() {
 			return usagef("-html %s is a directory; give a file name", o.html)
 		}
+		if err := archivepath.CheckParent(o.html); err != nil {
+			return usagef("-html %s: %v", o.html, err)
+		}
 		if err := probe(filepath.Dir(o.html), "-html", o.html); err != nil {
 			return err
 		}
@@ -371,6 +374,9 @@ func checkWritable(o *options) error {
 			return probe(o.plotsDir, "-plots", o.plotsDir)
 		}
 		// Not there yet: its parent must exist and be writable.
+		if err := archivepath.CheckParent(o.plotsDir); err != nil {
+			return usagef("-plots %s: %v", o.plotsDir, err)
+		}
 		if err := probe(filepath.Dir(filepath.Clean(o.plotsDir)), "-plots", o.plotsDir); err != nil {
 			return err
 		}
