@@ -29,7 +29,7 @@ func TestArchiveDefault(t *testing.T) {
 
 	// A missing parent is refused, and nothing is created.
 	code, out, errOut := runIngest(t, "", "-archive", "/nonexistent/dir/A", seeds[0])
-	if want := "ingest: archive /nonexistent/dir/A: parent directory /nonexistent/dir does not exist\n"; code != exitFail || out != "" || errOut != want {
+	if want := "ingest: -archive /nonexistent/dir/A cannot be written: parent directory /nonexistent/dir does not exist\n"; code != exitFail || out != "" || errOut != want {
 		t.Fatalf("missing parent: exit %d, stdout %q, stderr %q, want %q", code, out, errOut, want)
 	}
 	if _, err := os.Stat("/nonexistent/dir"); !errors.Is(err, fs.ErrNotExist) {

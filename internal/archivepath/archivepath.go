@@ -78,9 +78,18 @@ func (c Choice) ForRead() error {
 	case err != nil:
 		return fmt.Errorf("archive %s: %w", c.Path, err)
 	case !st.IsDir():
-		return fmt.Errorf("archive %s (%s) is not a directory", c.Path, c.From)
+		return fmt.Errorf("%s is not a directory", c.name())
 	}
 	return nil
+}
+
+// name is the choice as an error names it: "-archive PATH",
+// "$SPEEDMATRIX_ARCHIVE PATH" or "./archive".
+func (c Choice) name() string {
+	if c.From == FromDefault {
+		return FromDefault
+	}
+	return c.From + " " + c.Path
 }
 
 // tried lists the places Resolve looked, up to the one it took.
@@ -113,14 +122,14 @@ func (c *Choice) ForWrite() (isNew bool, err error) {
 	st, err := os.Stat(c.Path)
 	switch {
 	case err == nil && !st.IsDir():
-		return false, fmt.Errorf("archive %s (%s) is a file, not an archive directory", c.Path, c.From)
+		return false, fmt.Errorf("%s is a file, not an archive directory", c.name())
 	case err == nil:
 		return false, nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return false, fmt.Errorf("archive %s: %w", c.Path, err)
+		return false, fmt.Errorf("%s cannot be written: %w", c.name(), err)
 	}
 	if err := CheckParent(c.Path); err != nil {
-		return false, fmt.Errorf("archive %s: %w", c.Path, err)
+		return false, fmt.Errorf("%s cannot be written: %w", c.name(), err)
 	}
 	return true, nil
 }

@@ -39,10 +39,10 @@ func TestResolve(t *testing.T) {
 		{name: "missing parent", flag: "/nonexistent/dir/A", wantPath: "/nonexistent/dir/A", from: FromFlag,
 			readErr:   "no archive at /nonexistent/dir/A: tried -archive /nonexistent/dir/A (does not exist)",
 			writePath: "/nonexistent/dir/A",
-			writeErr:  "archive /nonexistent/dir/A: parent directory /nonexistent/dir does not exist"},
+			writeErr:  "-archive /nonexistent/dir/A cannot be written: parent directory /nonexistent/dir does not exist"},
 		{name: "file", flag: "afile", wantPath: "afile", from: FromFlag,
-			readErr: "archive afile (-archive) is not a directory", writePath: "afile",
-			writeErr: "archive afile (-archive) is a file, not an archive directory"},
+			readErr: "-archive afile is not a directory", writePath: "afile",
+			writeErr: "-archive afile is a file, not an archive directory"},
 		{name: "reference untouched", env: ref, wantPath: ref, from: FromEnv, writePath: ref},
 	}
 	for _, tt := range tests {
