@@ -269,61 +269,6 @@ func compare(ctx context.Context, in *inputs, o *options, stdout, stderr io.Writ
 // (context_tokens only orders them).
 var cellColumns = []string{"phase", "context_label", "concurrency", "request_rate"}
 
-// list prints the archive's runs (or those the selectors match).
-//
-// Note: without selectors it reads only the runs columns it prints and
-// the cells column of the runs table (archive.ListRuns), not the
-// measurements: 100,000 runs list in well under a second
-// (BenchmarkList100000).
-func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
-	if len(o.args) == 0 {
-		a, err := in.archive()
-		if err != nil {
-			return err
-		}
-		ls, err := a.ListRuns(ctx)
-		if err != nil {
-			return fmt.Errorf("archive %s: %w", in.dir, err)
-		}
-		out := make([]report.RunListing, len(ls))
-		for i := range ls {
-			l := &ls[i]
-			out[i] = report.RunListing{RunID: l.RunID, Model: l.Model, GPU: l.GPU, Engine: l.Engine,
-				EngineVersion: l.EngineVersion, Quantization: l.Quantization, StartedAt: l.StartedAt, Cells: int(*l.Cells)}
-		}
-		return report.WriteRuns(stdout, out, o.format)
-	}
-	files, runs, err := in.resolveMany(ctx, o.args)
-	if err != nil {
-		return err
-	}
-	if len(files) > 0 {
-		return fmt.Errorf("-list lists archived runs: give selectors, not files")
-	}
-	var ids []string // runs written before the archive counted cells
-	for _, r := range runs {
-		if r.Cells == nil {
-			ids = append(ids, r.RunID)
-		}
-	}
-	ms, err := in.loadColumns(ctx, cellColumns, ids)
-	if err != nil {
-		return err
-	}
-	out := make([]report.RunListing, len(runs))
-	k := 0
-	for i := range runs {
-		r := &runs[i]
-		if r.Cells != nil {
-			out[i] = report.ListingOf(r, int(*r.Cells))
-			continue
-		}
-		out[i] = report.ListingOf(r, len(analysis.IndexCells(ms[k]).List))
-		k++
-	}
-	return report.WriteRuns(stdout, out, o.format)
-}
-
 // writeFile creates path and writes it with write, removing it when
 // writing fails.
 func writeFile(path string, write func(io.Writer) error) error {
