@@ -253,28 +253,32 @@ func valueText(r *schema.Run, k string) string {
 
 // pickSelector returns a selector that matches r alone among hits: raw
 // and a filter key=value on the first of keys whose value in r no other
-// run of hits has (one value, no comma, so that it reads back), else the
+// run of hits has (one value, no comma, so that it reads back; a value
+// without spaces first), quoted for a shell where it needs it; else the
 // shortest run-id prefix of r that no other run shares (8 hex digits at
 // least).
 func pickSelector(raw string, r *schema.Run, hits []schema.Run, keys []string) string {
 	if !strings.Contains(raw, "=") {
 		keys = nil // a run-id prefix takes no filter beside it
 	}
-	for _, k := range keys {
-		vs := runValues(r, k)
-		if len(vs) != 1 || vs[0] == "" || strings.ContainsAny(vs[0], ",=~") || strings.TrimSpace(vs[0]) != vs[0] {
-			continue
-		}
-		v := vs[0]
-		unique := true
-		for i := range hits {
-			if hits[i].RunID != r.RunID && slices.ContainsFunc(runValues(&hits[i], k), func(o string) bool { return strings.EqualFold(o, v) }) {
-				unique = false
-				break
+	for _, spaced := range []bool{false, true} {
+		for _, k := range keys {
+			vs := runValues(r, k)
+			if len(vs) != 1 || vs[0] == "" || strings.ContainsAny(vs[0], ",=~") || strings.TrimSpace(vs[0]) != vs[0] ||
+				strings.Contains(vs[0], " ") != spaced {
+				continue
 			}
-		}
-		if unique {
-			return raw + "," + k + "=" + v
+			v := vs[0]
+			unique := true
+			for i := range hits {
+				if hits[i].RunID != r.RunID && slices.ContainsFunc(runValues(&hits[i], k), func(o string) bool { return strings.EqualFold(o, v) }) {
+					unique = false
+					break
+				}
+			}
+			if unique {
+				return shellQuote(raw + "," + k + "=" + v)
+			}
 		}
 	}
 	n := min(8, len(r.RunID))
@@ -291,4 +295,15 @@ func pickSelector(raw string, r *schema.Run, hits []schema.Run, keys []string) s
 		}
 	}
 	return r.RunID[:n]
+}
+
+// shellQuote returns s as one shell word: as is when it holds only
+// characters no shell treats specially, else in single quotes.
+func shellQuote(s string) string {
+	if strings.IndexFunc(s, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.,=~:/+@%", c))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
