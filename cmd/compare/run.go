@@ -85,7 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	metrics := fs.String("metrics", "", "further measurements `columns` to compare, comma-separated (e.g. ttft_p99_ms)")
 	lbls := fs.String("labels", "", "comma-separated `names` for the runs, baseline first (default: what tells them apart)")
 	fs.BoolVar(&o.trend, "trend", false, "follow cells across archived runs of the same model and GPU")
-	fs.BoolVar(&o.list, "list", false, "list the archive's runs (id, date, model, GPU, engine, quantization, cells)")
+	fs.BoolVar(&o.list, "list", false, "list the archive's runs, oldest measured first: id, date (started_at, else \"undated\" with the ingest date it sorts by), title, model, GPU, engine, quantization (blank columns filled from metadata or the model's name), cells")
 	var cells cellFlags
 	fs.Var(&cells, "cell", "trend `cell` phase:context:N, e.g. decode:8K:128 (repeatable)")
 	metric := fs.String("metric", "total_tok_s", "measurements `column` a trend follows")
