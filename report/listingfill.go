@@ -17,9 +17,11 @@ import (
 // archive keeps the run as read (its run id hashes its columns); the
 // listing fills its cells at read time.
 
-// Blank reports whether a column Complete may fill is blank.
+// Blank reports whether the GPU, engine or quantization is blank: the
+// columns worth reading a run's metadata for (the GPU count is filled
+// when it is read, never the reason to read it: few sources give it).
 func (l *RunListing) Blank() bool {
-	return l.GPU == "" || l.Engine == "" || l.Quantization == "" || l.GPUCount == nil
+	return l.GPU == "" || l.Engine == "" || l.Quantization == ""
 }
 
 // Complete fills the blank GPU, engine, quantization and GPU count of l

@@ -79,17 +79,22 @@ func listAll(ctx context.Context, a *archive.Archive) ([]report.RunListing, erro
 		out[i] = report.RunListing{RunID: l.RunID, Title: l.Title, Model: l.Model, GPU: l.GPU, Engine: l.Engine,
 			EngineVersion: l.EngineVersion, Quantization: l.Quantization, BenchTool: l.BenchTool, GPUCount: l.GPUCount,
 			StartedAt: l.StartedAt, IngestedAt: l.IngestedAt, Cells: int(*l.Cells)}
-		if out[i].Blank() {
-			blank = append(blank, l.RunID)
+		// Metadata is read only for a run that the model's name does
+		// not complete (Complete prefers the metadata when it reads it).
+		named := out[i]
+		if named.Complete(nil); !named.Blank() {
+			out[i] = named
+			continue
 		}
+		blank = append(blank, l.RunID)
 	}
 	meta, err := a.ListMetadata(ctx, blank...)
 	if err != nil {
 		return nil, err
 	}
 	for i := range out {
-		if out[i].Blank() {
-			out[i].Complete(meta[out[i].RunID])
+		if m, ok := meta[out[i].RunID]; ok || out[i].Blank() {
+			out[i].Complete(m)
 		}
 	}
 	return out, nil
