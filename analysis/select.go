@@ -102,7 +102,9 @@ func FilterRuns(runs []schema.Run, sel Selector) []schema.Run {
 const maxListed = 10
 
 // Select returns the one run selector matches among runs. When it
-// matches none or several, the error says so and lists the matches.
+// matches none, the error lists the values present for its key
+// (NoMatch); when several, the matches, where they differ and how to
+// pick each (Ambiguous).
 func Select(runs []schema.Run, selector string) (schema.Run, error) {
 	sel, err := ParseSelector(selector)
 	if err != nil {
@@ -118,18 +120,13 @@ func Select(runs []schema.Run, selector string) (schema.Run, error) {
 	case 1:
 		return runs[hits[0]], nil
 	case 0:
-		return schema.Run{}, fmt.Errorf("selector %q matches none of %d runs", selector, len(runs))
+		return schema.Run{}, NoMatch(sel, selector, runs)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "selector %q matches %d runs, want exactly one:", selector, len(hits))
+	matched := make([]schema.Run, len(hits))
 	for j, i := range hits {
-		if j == maxListed {
-			fmt.Fprintf(&b, "\n  … and %d more", len(hits)-maxListed)
-			break
-		}
-		fmt.Fprintf(&b, "\n  %s", Describe(&runs[i]))
+		matched[j] = runs[i]
 	}
-	return schema.Run{}, fmt.Errorf("%s", b.String())
+	return schema.Run{}, Ambiguous(selector, matched)
 }
 
 // Describe is a one-line summary of a run: id, date, model, GPU, engine

@@ -15,8 +15,9 @@ import (
 )
 
 // Listing is a run as listings show it: the few runs columns `compare
-// -list` prints, read straight from the runs files into this narrow row
-// (about a sixth of a schema.Run) without the other columns.
+// -list` and the dashboard's first page print, read straight from the
+// runs files into this narrow row (about a fifth of a schema.Run)
+// without the other columns. MeasuredAt gives its date.
 type Listing struct {
 	RunID      string     `json:"run_id"`
 	IngestedAt time.Time  `json:"ingested_at"`
@@ -32,6 +33,9 @@ type Listing struct {
 	Quantization  string `json:"quantization"`
 	// SourceSHA256 is the hash of the source the run was read from.
 	SourceSHA256 string `json:"source_sha256"`
+	Title        string `json:"title"`
+	BenchTool    string `json:"bench_tool"`
+	GPUCount     *int32 `json:"gpu_count,omitempty"`
 }
 
 // listTable is the runs table seen through Listing: the same column

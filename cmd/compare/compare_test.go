@@ -14,6 +14,7 @@ import (
 
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
+	"speedmatrix/internal/archivepath"
 	"speedmatrix/internal/testtool"
 	"speedmatrix/parse"
 	"speedmatrix/report"
@@ -130,6 +131,7 @@ func TestSeedKnownAnswers(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
+	t.Setenv(archivepath.EnvVar, "")
 	tests := []struct {
 		name string
 		args []string
@@ -140,8 +142,8 @@ func TestUsage(t *testing.T) {
 		{"one run", []string{seedBF16}, exitUsage, "need a BASELINE"},
 		{"bad format", []string{"-format", "xml", seedBF16, seedINT4}, exitUsage, "format"},
 		{"unknown flag", []string{"-frobnicate", seedBF16, seedINT4}, exitUsage, "frobnicate"},
-		{"list without archive", []string{"-list"}, exitUsage, "need -archive"},
-		{"trend without archive", []string{"-trend"}, exitUsage, "need -archive"},
+		{"list without archive", []string{"-list"}, exitFail, "no archive: tried -archive (not given), $SPEEDMATRIX_ARCHIVE (not set), ./archive (does not exist)"},
+		{"trend without archive", []string{"-trend"}, exitFail, "no archive: tried"},
 		{"bad threshold", []string{"-threshold", "lots", seedBF16, seedINT4}, exitUsage, "threshold"},
 		{"bad cell", []string{"-cell", "decode:8K", "-trend", "-archive", "x"}, exitUsage, "concurrency"},
 		{"negative target", []string{"-min-user-tps", "-5", seedBF16, seedINT4}, exitUsage, "positive"},

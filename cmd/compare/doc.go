@@ -5,15 +5,20 @@
 //	speedmatrix compare [-archive DIR [-skip-damaged]] [-format text|markdown|csv|json] [-table NAME] [-plots DIR] [-html FILE]
 //	        [-min-user-tps T] [-max-ttft MS] [-max-tbt MS] [-tolerance 3%] [-all-contexts]
 //	        [-metrics COLS] [-labels L,…] BASELINE OTHER...
-//	speedmatrix compare -archive DIR -list [SELECTOR...]
-//	speedmatrix compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date]
+//	speedmatrix compare [-archive DIR] -list [SELECTOR...]
+//	speedmatrix compare [-archive DIR] -trend [-cell phase:context:N]... [-metric COL] [-order version|date]
 //	        [-threshold 5%] [SELECTOR|FILE...]
 //
-// An argument is a document file (any form ingest reads) or, with
-// -archive, a selector of an archived run: a run-id prefix, or
-// comma-separated metadata filters key=value (equal) and key=~value
-// (contains), such as "gpu=~H200,quantization=BF16". Each selector must
-// match exactly one run; otherwise the error lists the runs it matched.
+// An argument is a document file (any form ingest reads) or a selector
+// of an archived run: a run-id prefix, or comma-separated metadata
+// filters key=value (equal, ignoring case) and key=~value (contains,
+// ignoring case), such as "gpu=~H200,quantization=BF16". Each selector
+// must match exactly one run; one that matches none lists the values
+// present for its key, closest first, and one that matches several says
+// where they differ and the selector that picks each (analysis.NoMatch,
+// analysis.Ambiguous). The archive is -archive DIR, else
+// $SPEEDMATRIX_ARCHIVE, else ./archive when it exists
+// (internal/archivepath).
 //
 // The pipeline: arguments ──► inputs.go (parse documents, select and load
 // archived runs) ──► analysis (align, deltas, geometric means, scaling,

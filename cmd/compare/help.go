@@ -12,8 +12,8 @@ var help = cliflag.Help{
 	Name: "compare",
 	Synopsis: []string{
 		"speedmatrix compare [-archive DIR] [-format text|markdown|csv|json] [-html FILE] [-plots DIR] [-min-user-tps T] [-max-ttft MS] [-max-tbt MS] [flags] BASELINE OTHER...",
-		"speedmatrix compare -archive DIR -list [SELECTOR...]",
-		"speedmatrix compare -archive DIR -trend [-cell phase:context:N]... [-metric COL] [-order version|date] [-threshold 5%] [SELECTOR...]",
+		"speedmatrix compare [-archive DIR] -list [SELECTOR...]",
+		"speedmatrix compare [-archive DIR] -trend [-cell phase:context:N]... [-metric COL] [-order version|date] [-threshold 5%] [SELECTOR...]",
 	},
 	Example: []string{
 		"speedmatrix compare -archive archive -html report.html gpu=~H200,tool=~llm-inference-bench gpu=~RTX,tool=~llm-inference-bench",
@@ -25,7 +25,7 @@ var help = cliflag.Help{
 		"2  usage error: nothing was written",
 	},
 	Notes: []string{
-		"An argument is a document file, - for standard input, or with -archive a run-id prefix or key=value / key=~value filters.",
+		selectorHelp,
 		"Flags go before the runs. Selector keys: " + strings.Join(analysis.SelectorKeys(), ", ") + ", or a metadata key the archive's runs carry.",
 	},
 	Args: "the runs",

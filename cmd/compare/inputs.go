@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"time"
 
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
+	"speedmatrix/internal/archivepath"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -19,7 +19,8 @@ import (
 // (parsed), "-" (standard input, parsed) or, with an archive, selectors
 // of archived runs (loaded).
 type inputs struct {
-	dir         string // -archive, or ""
+	dir         string // the archive resolved (archivepath: -archive, $SPEEDMATRIX_ARCHIVE, ./archive), or ""
+	where       archivepath.Choice
 	lockTimeout time.Duration
 	skipDamaged bool // -skip-damaged: go on without a damaged batch, naming it
 	stdin       io.Reader
@@ -30,21 +31,15 @@ type inputs struct {
 	stdinUsed bool
 }
 
-// archive opens the archive once, refusing a directory that does not
-// exist (archive.Open would create it, and an empty archive is a typo).
+// archive opens the archive once, refusing one that does not exist
+// (archive.Open would create it, and an empty archive is a typo): the
+// error names the paths tried.
 func (in *inputs) archive() (*archive.Archive, error) {
 	if in.arc != nil {
 		return in.arc, nil
 	}
-	if in.dir == "" {
-		return nil, errors.New("no archive: give -archive DIR to select archived runs")
-	}
-	st, err := os.Stat(in.dir)
-	if err != nil {
-		return nil, fmt.Errorf("archive: %w", err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("archive %s: not a directory", in.dir)
+	if err := in.where.ForRead(); err != nil {
+		return nil, err
 	}
 	a, err := archive.Open(in.dir)
 	if err != nil {
@@ -152,8 +147,8 @@ func (in *inputs) resolve(ctx context.Context, args []string) ([]*schema.Matrix,
 			out[i] = m
 			continue
 		}
-		if in.dir == "" {
-			return nil, fmt.Errorf("%s: %w (to select an archived run, give -archive DIR)", arg, fs.ErrNotExist)
+		if err := in.where.ForRead(); err != nil {
+			return nil, fmt.Errorf("%s: no such file, and no archive to select it from: %w", arg, err)
 		}
 		runs, err := in.archivedRuns(ctx)
 		if err != nil {
@@ -212,7 +207,7 @@ func (in *inputs) resolveMany(ctx context.Context, args []string) (files []*sche
 		}
 		hits := analysis.FilterRuns(runs, sel)
 		if len(hits) == 0 {
-			return nil, nil, fmt.Errorf("selector %q matches none of %d runs", arg, len(runs))
+			return nil, nil, analysis.NoMatch(sel, arg, runs)
 		}
 		for _, r := range hits {
 			if !seen[r.RunID] {

@@ -15,6 +15,7 @@ import (
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
 	"speedmatrix/internal/cliflag"
+	"speedmatrix/internal/archivepath"
 	"speedmatrix/plots"
 	"speedmatrix/redact"
 	"speedmatrix/report"
@@ -71,7 +72,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &options{}
-	fs.StringVar(&o.archive, "archive", "", "archive `DIR` to select runs from (arguments may then be selectors)")
+	fs.StringVar(&o.archive, "archive", "", "archive `DIR` to select runs from (default $"+archivepath.EnvVar+", else ./archive when it exists)")
 	fs.DurationVar(&o.lockTimeout, "lock-timeout", 0, archive.LockTimeoutUsage)
 	fs.BoolVar(&o.skipDamaged, "skip-damaged", false, "go on without the archive's batches holding a damaged or foreign file, naming each on stderr")
 	format := fs.String("format", "text", "output `format`: text, markdown, csv or json")
@@ -86,7 +87,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	metrics := fs.String("metrics", "", "further measurements `columns` to compare, comma-separated (e.g. ttft_p99_ms)")
 	lbls := fs.String("labels", "", "comma-separated `names` for the runs, baseline first (default: what tells them apart)")
 	fs.BoolVar(&o.trend, "trend", false, "follow cells across archived runs of the same model and GPU")
-	fs.BoolVar(&o.list, "list", false, "list the archive's runs (id, date, model, GPU, engine, quantization, cells)")
+	fs.BoolVar(&o.list, "list", false, "list the archive's runs, oldest measured first: id, date (started_at, else \"undated\" with the ingest date it sorts by), title, model, GPU, engine, quantization (blank columns filled from metadata or the model's name), cells")
 	var cells cellFlags
 	fs.Var(&cells, "cell", "trend `cell` phase:context:N, e.g. decode:8K:128 (repeatable)")
 	metric := fs.String("metric", "total_tok_s", "measurements `column` a trend follows")
@@ -150,8 +151,6 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	switch {
 	case o.list && o.trend:
 		return nil, usagef("-list and -trend do not go together")
-	case (o.list || o.trend) && o.archive == "":
-		return nil, usagef("-list and -trend need -archive DIR")
 	case !o.list && !o.trend && len(o.args) < 2:
 		return nil, usagef("need a BASELINE and at least one OTHER run to compare (got %d)", len(o.args))
 	case o.list && (o.plotsDir != "" || o.html != ""):
@@ -192,7 +191,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return exitUsage
 	}
-	in := &inputs{dir: o.archive, lockTimeout: o.lockTimeout, skipDamaged: o.skipDamaged, stdin: stdin, stderr: stderr}
+	where := archivepath.Resolve(o.archive)
+	in := &inputs{dir: where.Path, where: where, lockTimeout: o.lockTimeout, skipDamaged: o.skipDamaged, stdin: stdin, stderr: stderr}
 	switch {
 	case o.list:
 		err = list(ctx, in, o, stdout)
@@ -265,61 +265,6 @@ func compare(ctx context.Context, in *inputs, o *options, stdout, stderr io.Writ
 // (context_tokens only orders them).
 var cellColumns = []string{"phase", "context_label", "concurrency", "request_rate"}
 
-// list prints the archive's runs (or those the selectors match).
-//
-// Note: without selectors it reads only the runs columns it prints and
-// the cells column of the runs table (archive.ListRuns), not the
-// measurements: 100,000 runs list in well under a second
-// (BenchmarkList100000).
-func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
-	if len(o.args) == 0 {
-		a, err := in.archive()
-		if err != nil {
-			return err
-		}
-		ls, err := a.ListRuns(ctx)
-		if err != nil {
-			return fmt.Errorf("archive %s: %w", in.dir, err)
-		}
-		out := make([]report.RunListing, len(ls))
-		for i := range ls {
-			l := &ls[i]
-			out[i] = report.RunListing{RunID: l.RunID, Model: l.Model, GPU: l.GPU, Engine: l.Engine,
-				EngineVersion: l.EngineVersion, Quantization: l.Quantization, StartedAt: l.StartedAt, Cells: int(*l.Cells)}
-		}
-		return report.WriteRuns(stdout, out, o.format)
-	}
-	files, runs, err := in.resolveMany(ctx, o.args)
-	if err != nil {
-		return err
-	}
-	if len(files) > 0 {
-		return fmt.Errorf("-list lists archived runs: give selectors, not files")
-	}
-	var ids []string // runs written before the archive counted cells
-	for _, r := range runs {
-		if r.Cells == nil {
-			ids = append(ids, r.RunID)
-		}
-	}
-	ms, err := in.loadColumns(ctx, cellColumns, ids)
-	if err != nil {
-		return err
-	}
-	out := make([]report.RunListing, len(runs))
-	k := 0
-	for i := range runs {
-		r := &runs[i]
-		if r.Cells != nil {
-			out[i] = report.ListingOf(r, int(*r.Cells))
-			continue
-		}
-		out[i] = report.ListingOf(r, len(analysis.IndexCells(ms[k]).List))
-		k++
-	}
-	return report.WriteRuns(stdout, out, o.format)
-}
-
 // writeFile creates path and writes it with write, removing it when
 // writing fails.
 func writeFile(path string, write func(io.Writer) error) error {
@@ -354,6 +299,9 @@ func checkWritable(o *options) error {
 		if st, err := os.Stat(o.html); err == nil && st.IsDir() {
 			return usagef("-html %s is a directory; give a file name", o.html)
 		}
+		if err := archivepath.CheckParent(o.html); err != nil {
+			return usagef("-html %s: %v", o.html, err)
+		}
 		if err := probe(filepath.Dir(o.html), "-html", o.html); err != nil {
 			return err
 		}
@@ -367,6 +315,9 @@ func checkWritable(o *options) error {
 			return probe(o.plotsDir, "-plots", o.plotsDir)
 		}
 		// Not there yet: its parent must exist and be writable.
+		if err := archivepath.CheckParent(o.plotsDir); err != nil {
+			return usagef("-plots %s: %v", o.plotsDir, err)
+		}
 		if err := probe(filepath.Dir(filepath.Clean(o.plotsDir)), "-plots", o.plotsDir); err != nil {
 			return err
 		}

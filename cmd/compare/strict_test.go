@@ -26,9 +26,9 @@ func TestStrictCLI(t *testing.T) {
 		{"tolerance without %", []string{"-tolerance", "3", seedBF16, seedINT4}, "write a percentage"},
 		{"malformed cell", []string{"-archive", arc, "-trend", "-cell", "decode:8X:1"}, `context "8X" is not a token count`},
 		{"flag after the runs", []string{"-archive", arc, "quant=bf16", "quant=int4", "-html", html}, "-html after the runs"},
-		{"unwritable -html", []string{"-html", "/no/such/dir/r.html", seedBF16, seedINT4}, "-html /no/such/dir/r.html: cannot write there"},
+		{"unwritable -html", []string{"-html", "/no/such/dir/r.html", seedBF16, seedINT4}, "-html /no/such/dir/r.html: parent directory /no/such/dir does not exist"},
 		{"-html a directory", []string{"-html", out, seedBF16, seedINT4}, "is a directory"},
-		{"unwritable -plots", []string{"-plots", "/no/such/dir/plots", seedBF16, seedINT4}, "-plots /no/such/dir/plots: cannot write there"},
+		{"unwritable -plots", []string{"-plots", "/no/such/dir/plots", seedBF16, seedINT4}, "-plots /no/such/dir/plots: parent directory /no/such/dir does not exist"},
 		{"directory as a document", []string{seedBF16, docDir}, "is a directory, not a document"},
 		{"unknown table", []string{"-table", "bogus", seedBF16, seedINT4}, `-table "bogus": unknown table`},
 	}

@@ -6,6 +6,12 @@
 //	       [-lock-timeout D] [-skip-damaged] [-files-from LIST] FILE...
 //	speedmatrix ingest [-archive DIR] -check [-move-damaged]
 //
+// The archive is -archive DIR, else $SPEEDMATRIX_ARCHIVE, else ./archive
+// (internal/archivepath). A write creates a missing archive and says
+// "created archive at PATH" on stderr, once; a missing parent directory
+// is an error, never created. -check and -drop read an archive that
+// must exist, and name the paths tried when none does.
+//
 // FILE "-" reads standard input; -files-from adds the names listed in a
 // file, one per line (100,000 names do not fit a command line). Each document gets one line on stdout:
 //

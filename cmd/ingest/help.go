@@ -21,6 +21,7 @@ var help = cliflag.Help{
 	},
 	Notes: []string{
 		"FILE - reads standard input. One line per run on stdout (a file of several configurations holds\nseveral): run_id, title, rows, added|duplicate|error. Flags go before the FILEs.",
+		usageArchive,
 	},
 	Args: "the file arguments",
 }

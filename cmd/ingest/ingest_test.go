@@ -129,7 +129,7 @@ func TestIngestSeeds(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
 	seeds := seedPaths(t)
 	code, out, errOut := runIngest(t, "", append([]string{"-archive", dir}, seeds...)...)
-	if code != 0 || errOut != "" {
+	if code != 0 || errOut != "created archive at "+dir+"\n" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	want := []line{

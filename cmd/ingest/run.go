@@ -14,6 +14,7 @@ import (
 	"speedmatrix/archive"
 	"speedmatrix/ingest"
 	"speedmatrix/internal/cliflag"
+	"speedmatrix/internal/archivepath"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -29,7 +30,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer ingest.TuneMemory()()
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("archive", "archive", "archive `directory` (created when missing)")
+	dir := fs.String("archive", "", "archive `directory` (default $"+archivepath.EnvVar+", else ./archive; created when missing, never its parent)")
 	format := fs.String("format", "", "document `format`: "+strings.Join(parse.Formats, ", ")+" (default: detect from content)")
 	asJSON := fs.Bool("json", false, "print the parsed documents as a JSON array instead of writing them")
 	compact := fs.Bool("compact", false, "merge the archive's files into one per table afterwards")
@@ -91,7 +92,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitCode(failed)
 	}
 
-	a, err := archive.Open(*dir)
+	a, err := openArchive(dir, *check || *drop != "", stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "ingest:", err)
 		return exitFail

@@ -130,12 +130,13 @@ func TestOutWriteFails(t *testing.T) {
 }
 
 // TestArchiveNewDirWithoutOut: -archive naming a directory that does not
-// exist yet, without -out, keeps its checkpoint there and archives.
+// exist yet (its parent does: issue 25 refuses a missing parent), without
+// -out, keeps its checkpoint there and archives.
 func TestArchiveNewDirWithoutOut(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "new", "archive")
+	dir := filepath.Join(t.TempDir(), "archive")
 	code, stdout, stderr := runCmd(t, context.Background(), "-simulate", "default", "-contexts", "1K", "-concurrency", "1,2",
 		"-duration", "300ms", "-max-tokens", "50", "-archive", dir)
-	if code != exitOK {
+	if code != exitOK || !strings.Contains(stderr, "created archive at "+dir+"\n") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	onlyRun(t, dir)

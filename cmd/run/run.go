@@ -65,7 +65,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.maxTokens, "max-tokens", 4096, "max_tokens of every decode request")
 	fs.StringVar(&o.endpoint, "endpoint", runner.EndpointChat, "chat or completions")
 	fs.StringVar(&o.prefill, "prefill", runner.PrefillWarmup, "prefill measurement: warmup (the cell's first scout) or standalone (median of unique prompts)")
-	fs.StringVar(&o.archive, "archive", "", "archive directory to append the run to")
+	fs.StringVar(&o.archive, "archive", "", "archive directory to append the run to (default $SPEEDMATRIX_ARCHIVE, else ./archive when it exists; created when missing, never its parent)")
 	fs.StringVar(&o.out, "out", "", "write the matrix as a document (.md, .html or .txt)")
 	fs.Int64Var(&o.kvTokens, "kv-tokens", 0, "KV cache budget in tokens (default: asked from the server)")
 	fs.StringVar(&o.gpu, "gpu", "", "GPU label, e.g. \"H200 NVL\"")
@@ -378,6 +378,9 @@ func measure(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 
 	if o.simulate != "" {
 		markSimulated(&labels, simProfile.Name)
+	}
+	if err := resolveArchive(o, stderr); err != nil {
+		return usageError{err}
 	}
 	key := checkpointKey(o)
 	cpPath := checkpointPath(o, key)

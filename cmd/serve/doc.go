@@ -4,7 +4,11 @@
 // GPU against tok/s per user, and trends across engine versions
 // (package dashboard).
 //
-//	speedmatrix serve -archive DIR [-addr 127.0.0.1:8080] [-token T | -open]
+//	speedmatrix serve [-archive DIR] [-addr 127.0.0.1:8080] [-token T | -open]
+//
+// The archive is -archive DIR, else $SPEEDMATRIX_ARCHIVE, else ./archive
+// when it exists (internal/archivepath); when none is there, the error
+// names the paths tried.
 //
 // It binds the loopback address by default. Serving on any other
 // address needs -token T (every request must then carry it; the token

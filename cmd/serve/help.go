@@ -5,7 +5,7 @@ import "speedmatrix/internal/cliflag"
 // help is what -h prints besides the flags (package cliflag).
 var help = cliflag.Help{
 	Name:     "serve",
-	Synopsis: []string{"speedmatrix serve -archive DIR [-addr HOST:PORT] [-token T | -open]"},
+	Synopsis: []string{"speedmatrix serve [-archive DIR] [-addr HOST:PORT] [-token T | -open]"},
 	Example: []string{
 		"speedmatrix serve -archive archive                 # then open http://127.0.0.1:8080/runs",
 		"speedmatrix serve -archive archive -addr 0.0.0.0:8080 -token \"$TOKEN\"",
@@ -15,5 +15,6 @@ var help = cliflag.Help{
 		"1  the archive could not be read or the address not listened on",
 		"2  usage error: nothing was served",
 	},
-	Notes: []string{"It binds the loopback address by default; any other address needs -token T or -open."},
+	Notes: []string{"It binds the loopback address by default; any other address needs -token T or -open.",
+		"The archive is -archive DIR, else $SPEEDMATRIX_ARCHIVE, else ./archive when it exists."},
 }

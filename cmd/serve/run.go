@@ -14,6 +14,7 @@ import (
 	"speedmatrix/archive"
 	"speedmatrix/dashboard"
 	"speedmatrix/internal/cliflag"
+	"speedmatrix/internal/archivepath"
 )
 
 // Exit statuses.
@@ -39,7 +40,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &options{}
-	fs.StringVar(&o.archive, "archive", "", "archive `DIR` to serve (read-only)")
+	fs.StringVar(&o.archive, "archive", "", "archive `DIR` to serve, read-only (default $"+archivepath.EnvVar+", else ./archive when it exists)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on `host:port` (a non-loopback host needs -token or -open)")
 	fs.StringVar(&o.token, "token", "", "require this `token` on every request (?token= once, then a cookie; or Authorization: Bearer)")
 	fs.BoolVar(&o.open, "open", false, "serve a non-loopback address without a token: anyone who reaches it reads the archive")
@@ -49,11 +50,14 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	switch {
 	case fs.NArg() > 0:
 		return nil, usageError{fmt.Sprintf("unexpected argument %q: serve takes flags only", fs.Arg(0))}
-	case o.archive == "":
-		return nil, usageError{"need -archive DIR"}
 	case o.token != "" && o.open:
 		return nil, usageError{"-token and -open do not go together: -open serves without a token"}
 	}
+	where := archivepath.Resolve(o.archive)
+	if err := where.ForRead(); err != nil {
+		return nil, usageError{err.Error()}
+	}
+	o.archive = where.Path
 	host, _, err := net.SplitHostPort(o.addr)
 	if err != nil {
 		return nil, usageError{fmt.Sprintf("-addr %q: %v", o.addr, err)}

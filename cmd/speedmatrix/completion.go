@@ -151,6 +151,8 @@ func zshDescription(s string) string {
 	s = strings.ReplaceAll(s, "`", "")
 	if i := strings.Index(s, "; "); i > 0 {
 		s = s[:i]
+		// A cut inside parentheses closes them.
+		s += strings.Repeat(")", max(0, strings.Count(s, "(")-strings.Count(s, ")")))
 	}
 	if r := []rune(s); len(r) > 70 {
 		s = string(r[:69]) + "…"

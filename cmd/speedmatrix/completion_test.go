@@ -151,7 +151,7 @@ func TestZshCompletion(t *testing.T) {
 			}
 		}
 	}
-	if got := run(3, "speedmatrix", "ingest", "-"); !slices.Contains(got, "-archive[archive directory (created when missing)]:value:_files") || !slices.Contains(got, "*:file:_files") {
+	if got := run(3, "speedmatrix", "ingest", "-"); !slices.Contains(got, "-archive[archive directory (default $SPEEDMATRIX_ARCHIVE, else ./archive)]:value:_files") || !slices.Contains(got, "*:file:_files") {
 		t.Errorf("ingest's specs: %q", got)
 	}
 }
@@ -170,7 +170,7 @@ func TestCompletionWithoutListing(t *testing.T) {
 	if code != exitOK || !strings.Contains(errs, `completion: plain lists no flags (exit 2, "plain: unknown argument \"`+cliflag.ListArg+`\"")`) {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
-	if !strings.Contains(out, `plain) flags="-h"`) || !strings.Contains(out, " -archive ") || !strings.Contains(out, `"ingest run compare serve plain version completion help"`) {
+	if !strings.Contains(out, `plain) flags="-h"`) || !strings.Contains(out, " -archive ") || !strings.Contains(out, `"ingest run compare serve show plain version completion help"`) {
 		t.Errorf("script:\n%s", out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	showcmd "speedmatrix/cmd/show"
 	"strings"
 
 	comparecmd "speedmatrix/cmd/compare"
@@ -40,6 +41,7 @@ var commands = []command{
 	{"run", "measure an OpenAI-compatible server (or the simulator) and archive the matrix", runcmd.Main},
 	{"compare", "compare runs: which setup is faster, by how much, and where", comparecmd.Main},
 	{"serve", "serve a read-only web dashboard over an archive", servecmd.Main},
+	{"show", "print one archived run as text, Markdown or JSON", showcmd.Main},
 }
 
 // builtins are the subcommands of the dispatcher itself (set in init:
