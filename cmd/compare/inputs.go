@@ -11,6 +11,7 @@ import (
 
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
+	"speedmatrix/archive/store"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -25,41 +26,37 @@ type inputs struct {
 	stdin       io.Reader
 	stderr      io.Writer // hears who holds the archive's lock while compare waits
 
-	arc       *archive.Archive
+	arc       store.Store
 	runs      []schema.Run
 	stdinUsed bool
 }
 
-// archive opens the archive once, refusing a directory that does not
-// exist (archive.Open would create it, and an empty archive is a typo).
-func (in *inputs) archive() (*archive.Archive, error) {
+// archive opens the archive once (store.Open: a directory or a table
+// reference), refusing a directory that does not exist (archive.Open
+// would create it, and an empty archive is a typo).
+func (in *inputs) archive(ctx context.Context) (store.Store, error) {
 	if in.arc != nil {
 		return in.arc, nil
 	}
 	if in.dir == "" {
 		return nil, errors.New("no archive: give -archive DIR to select archived runs")
 	}
-	st, err := os.Stat(in.dir)
-	if err != nil {
-		return nil, fmt.Errorf("archive: %w", err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("archive %s: not a directory", in.dir)
-	}
-	a, err := archive.Open(in.dir)
+	s, err := store.Open(ctx, in.dir, store.Options{})
 	if err != nil {
 		return nil, err
 	}
-	a.LockTimeout = in.lockTimeout
-	a.SkipDamaged = in.skipDamaged
-	if in.stderr != nil {
-		a.NoticeLockWait(in.stderr, "compare")
-		a.OnDamaged = func(d archive.Damage) {
-			fmt.Fprintf(in.stderr, "compare: skipping batch %s: %s: %v\n", d.Stem, d.Path, d.Err)
+	if a := store.Dir(s); a != nil {
+		a.LockTimeout = in.lockTimeout
+		a.SkipDamaged = in.skipDamaged
+		if in.stderr != nil {
+			a.NoticeLockWait(in.stderr, "compare")
+			a.OnDamaged = func(d archive.Damage) {
+				fmt.Fprintf(in.stderr, "compare: skipping batch %s: %s: %v\n", d.Stem, d.Path, d.Err)
+			}
 		}
 	}
-	in.arc = a
-	return a, nil
+	in.arc = s
+	return s, nil
 }
 
 // archivedRuns lists the archive's runs once.
@@ -67,7 +64,7 @@ func (in *inputs) archivedRuns(ctx context.Context) ([]schema.Run, error) {
 	if in.runs != nil {
 		return in.runs, nil
 	}
-	a, err := in.archive()
+	a, err := in.archive(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +84,7 @@ func (in *inputs) load(ctx context.Context, ids []string) ([]*schema.Matrix, err
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	a, err := in.archive()
+	a, err := in.archive(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +101,7 @@ func (in *inputs) loadColumns(ctx context.Context, columns, ids []string) ([]*sc
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	a, err := in.archive()
+	a, err := in.archive(ctx)
 	if err != nil {
 		return nil, err
 	}

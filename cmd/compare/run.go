@@ -277,7 +277,7 @@ var cellColumns = []string{"phase", "context_label", "concurrency", "request_rat
 // (BenchmarkList100000).
 func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
 	if len(o.args) == 0 {
-		a, err := in.archive()
+		a, err := in.archive(ctx)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"speedmatrix/archive"
+	"speedmatrix/archive/store"
 	"speedmatrix/ingest"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
@@ -42,11 +43,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	filesFrom := fs.String("files-from", "", "read more FILE names from this `file`, one per line (for more files than a command line holds)")
 	skipDamaged := fs.Bool("skip-damaged", false, "go on without the batches holding a damaged or foreign file, naming each on stderr")
 	drop := fs.String("drop", "", "remove the runs with these `ids` (comma-separated) from the archive, with their measurements and samples, and print a line for each")
+	shared := addSharedFlags(fs)
 	reread := fs.Bool("reread", false, "add a run read from a source the archive holds under other run ids (an earlier speedmatrix read it differently) beside the old ones; by default it is named and not added")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ingest [-archive DIR] [-format %s] [-json] [-compact] [-lock-timeout D] [-skip-damaged] [-reread] [-files-from LIST] FILE...\n", strings.Join(parse.Formats, "|"))
 		fmt.Fprintln(stderr, "       ingest [-archive DIR] -check [-move-damaged]")
 		fmt.Fprintln(stderr, "       ingest [-archive DIR] -drop RUN_ID[,RUN_ID…]")
+		fmt.Fprintln(stderr, "       ingest [-archive DIR] -push iceberg+…   (publish the local runs a shared table lacks)")
+		fmt.Fprintln(stderr, "       ingest -archive iceberg+… -maintain [-grace D]")
+		fmt.Fprintln(stderr, "-archive also takes a shared table: iceberg+sqlite:///path/catalog.db, iceberg+postgres://host/db?warehouse=s3://bucket/prefix#ns (docs/iceberg.md).")
 		fmt.Fprintln(stderr, "FILE - reads standard input. One line per run on stdout (a file of several configurations holds several): run_id, title, rows, added|duplicate|error.")
 		fs.PrintDefaults()
 	}
@@ -68,6 +73,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitUsage
 		}
 		files = append(files, more...)
+	}
+	if shared.wanted() {
+		return shared.run(ctx, *dir, len(files) > 0 || *compact || *asJSON || *check || *drop != "", stdout, stderr)
 	}
 	switch {
 	case *check && (len(files) > 0 || *compact || *asJSON || *skipDamaged):
@@ -101,6 +109,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitCode(failed)
 	}
 
+	if store.IsTable(*dir) {
+		return ingestTable(ctx, *dir, files, tableOptions{check: *check, compact: *compact, skipDamaged: *skipDamaged,
+			moveDamaged: *moveDamaged, drop: *drop, opt: ingest.Options{Format: *format, Stdin: stdin, Reread: *reread,
+				Progress: newProgress(stderr), Warn: func(err error) { warn(stderr, err) }}}, stdout, stderr)
+	}
 	a, err := archive.Open(*dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "ingest:", err)
@@ -121,7 +134,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintln(stderr, "ingest:", err)
 			return exitUsage
 		}
-		return dropRuns(ctx, a, ids, stdout, stderr)
+		return dropRuns(ctx, store.Wrap(a), ids, stdout, stderr)
 	}
 	rep, err := ingest.Files(ctx, a, files, ingest.Options{
 		Format: *format, Stdin: stdin, Reread: *reread, Progress: newProgress(stderr),
