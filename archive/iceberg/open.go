@@ -58,6 +58,11 @@ type Archive struct {
 
 	// beforeCommit, when set (tests), runs before each table commit.
 	beforeCommit func(tbl string)
+	// onStep, when set (tests), is told each step of a table's commit:
+	// "write" before its data file is written, "commit" after it was
+	// (file is its location) and before the catalog commit, "committed"
+	// after the catalog took it.
+	onStep func(step, tbl, file string)
 	// conflicts counts the commits refused because another writer
 	// committed first.
 	conflicts atomic.Int64
