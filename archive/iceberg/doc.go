@@ -14,6 +14,9 @@
 //	                    commits measurements, samples, then runs (the marker)
 //	Snapshot (read.go)  runs pinned first, then measurements and samples;
 //	                    Runs, List, Load by run id, DataFiles from the manifests
+//	Push (push.go)      a directory archive's runs the table lacks, in batches
+//	Maintain (maintain.go) snapshot expiry and orphan-file removal, both
+//	                    after a grace period; refuses a location another table shares
 //
 // # Tables
 //
