@@ -140,3 +140,42 @@ func TestPushTwice(t *testing.T) {
 		t.Errorf("-push DIR: exit %d %s", code, errs)
 	}
 }
+
+// TestMaintain runs -maintain on a table: old snapshots expire, the
+// table still reads. Two SQLite catalogs in one directory share the
+// default warehouse beside them: -maintain on one must not take the
+// other's files for orphans (an early version removed them), so it
+// refuses, and the other still reads.
+func TestMaintain(t *testing.T) {
+	dir := t.TempDir()
+	one := "iceberg+sqlite://" + filepath.ToSlash(filepath.Join(dir, "one.db"))
+	two := "iceberg+sqlite://" + filepath.ToSlash(filepath.Join(dir, "two.db"))
+	paths := variantPaths(t, 0, 4)
+	for _, p := range paths[:2] {
+		if code, _, errs := runIngest(t, "", "-archive", one, p); code != exitOK {
+			t.Fatal(errs)
+		}
+	}
+	code, out, errs := runIngest(t, "", "-archive", one, "-maintain", "-grace", "0s")
+	if code != exitOK || !strings.Contains(out, "runs\t2 → 1 snapshots") {
+		t.Fatalf("-maintain: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := runIngest(t, "", "-archive", one, "-check"); code != exitOK || !strings.Contains(errs, "2 runs") {
+		t.Fatalf("-check after -maintain: exit %d %s", code, errs)
+	}
+	if code, _, errs := runIngest(t, "", append([]string{"-archive", two}, paths[2:]...)...); code != exitOK {
+		t.Fatal(errs)
+	}
+	code, out, errs = runIngest(t, "", "-archive", one, "-maintain", "-grace", "0s")
+	if code != exitFail || !strings.Contains(errs, "two catalogs share one warehouse") || strings.Contains(out, "removed") {
+		t.Errorf("-maintain beside another catalog: exit %d\n%s%s", code, out, errs)
+	}
+	for ref, n := range map[string]string{one: "2 runs", two: "2 runs"} {
+		if code, _, errs := runIngest(t, "", "-archive", ref, "-check"); code != exitOK || !strings.Contains(errs, n) {
+			t.Errorf("-check %s: exit %d %s", ref, code, errs)
+		}
+	}
+	if code, _, errs := runIngest(t, "", "-archive", filepath.Join(dir, "plain"), "-maintain"); code != exitUsage || !strings.Contains(errs, "-compact") {
+		t.Errorf("-maintain on a directory: exit %d %s", code, errs)
+	}
+}
