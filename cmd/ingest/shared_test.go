@@ -179,3 +179,21 @@ func TestMaintain(t *testing.T) {
 		t.Errorf("-maintain on a directory: exit %d %s", code, errs)
 	}
 }
+
+// TestUnreachableStore: ingest into a table whose store does not answer
+// (nothing listens on its port) fails with one line on stderr naming the
+// reference, exit 1, and nothing on stdout.
+func TestUnreachableStore(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "k")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "s3cr3t-never-printed")
+	t.Setenv("AWS_ENDPOINT_URL", fmt.Sprintf("http://127.0.0.1:%d", testtool.FreePort(t)))
+	t.Setenv("AWS_REGION", "us-east-1")
+	ref := "iceberg+sqlite://" + filepath.ToSlash(filepath.Join(t.TempDir(), "catalog.db")) + "?warehouse=s3://bench/wh#team"
+	start := time.Now()
+	code, out, errs := runIngest(t, "", append([]string{"-archive", ref}, variantPaths(t, 0, 2)...)...)
+	if code != exitFail || out != "" || !strings.HasPrefix(errs, "ingest: ") || !strings.Contains(errs, ref) ||
+		strings.Count(errs, "\n") != 1 || strings.Contains(errs, "s3cr3t") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	t.Logf("%v: %s", time.Since(start).Round(time.Millisecond), errs)
+}
