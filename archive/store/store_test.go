@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,7 +107,29 @@ func TestTablePinsOneSnapshot(t *testing.T) {
 	if runs, err := s.Runs(ctx); err != nil || len(runs) != 4 {
 		t.Fatalf("runs after its own append: %d %v", len(runs), err)
 	}
-	if _, err := s.Drop(ctx, []string{matrix(0).Run.RunID}); err == nil || !strings.Contains(err.Error(), ref) {
+	if ms, err := s.Drop(ctx, []string{matrix(0).Run.RunID}); err != nil || len(ms) != 1 || ms[0].Run.RunID != matrix(0).Run.RunID {
 		t.Fatalf("drop on a table: %v", err)
+	}
+	if runs, err := s.Runs(ctx); err != nil || len(runs) != 3 || slices.ContainsFunc(runs, func(r schema.Run) bool { return r.RunID == matrix(0).Run.RunID }) {
+		t.Fatalf("runs after the drop: %d %v", len(runs), err)
+	}
+	// The files the drop replaced go once their snapshots expire.
+	tms, err := Table(s).Maintain(ctx, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaced := 0
+	for _, m := range tms {
+		for _, p := range m.Orphans {
+			if strings.Contains(p, "/data/") {
+				replaced++
+			}
+		}
+	}
+	if replaced < 2 { // the runs and measurements files holding matrix(0)
+		t.Errorf("maintenance after the drop removed %d data files: %+v", replaced, tms)
+	}
+	if ms, err := s.Load(ctx); err != nil || len(ms) != 3 {
+		t.Fatalf("load after maintenance: %d %v", len(ms), err)
 	}
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 
 	"speedmatrix/archive"
 	"speedmatrix/archive/iceberg"
@@ -83,10 +82,7 @@ func (t *tableStore) LoadColumns(ctx context.Context, _ []string, ids ...string)
 	return t.Load(ctx, ids...)
 }
 
-// errDropTable says why -drop refuses a table.
-var errDropTable = errors.New("-drop on a shared table is not built yet: drop the runs from the local archives and rebuild the table, or delete them with an Iceberg engine (DELETE FROM … WHERE run_id IN (…))")
-
 func (t *tableStore) Drop(ctx context.Context, ids []string) ([]*schema.Matrix, error) {
 	t.snap = nil
-	return nil, &iceberg.Error{Ref: t.String(), Op: "drop from", Err: errDropTable}
+	return t.a.Drop(ctx, ids)
 }

@@ -37,7 +37,8 @@
 // The shared archive (docs/iceberg.md): -archive also takes an Iceberg
 // table reference (iceberg+sqlite:…, iceberg+postgres://…,
 // iceberg+rest://…); the files' runs then land in one idempotent append
-// (ingest.Into), -check reads every run back and -drop is refused.
+// (ingest.Into), -check reads every run back and -drop rewrites the
+// data files holding the runs.
 // -push REF publishes the runs of the -archive directory that the table
 // lacks (idempotent by run_id); -maintain expires a table's snapshots
 // older than -grace and removes the files no snapshot references.

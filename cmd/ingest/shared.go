@@ -132,7 +132,7 @@ type tableOptions struct {
 
 // ingestTable is ingest with -archive naming a table: the files' runs in
 // one idempotent append (ingest.Into), -check (every run and row of the
-// pinned snapshot reads) or -drop.
+// pinned snapshot reads) or -drop (iceberg.Archive.Drop).
 func ingestTable(ctx context.Context, ref string, files []string, o tableOptions, stdout, stderr io.Writer) int {
 	switch {
 	case o.compact:

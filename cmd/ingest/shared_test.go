@@ -97,9 +97,27 @@ func TestIngestIntoTable(t *testing.T) {
 		if got := loadAll(t, ref); !reflect.DeepEqual(got, wantRuns) {
 			t.Errorf("%s: the table holds %d runs, not the directory's %d (or other rows)", name, len(got), len(wantRuns))
 		}
-		code, _, errs = runIngest(t, "", "-archive", ref, "-drop", wantRuns[0].Run.RunID)
-		if code != exitFail || !strings.Contains(errs, "not built yet") {
-			t.Errorf("%s: -drop: exit %d %s", name, code, errs)
+	}
+	// -drop: the same lines, the same runs left, on both kinds.
+	drop := wantRuns[0].Run.RunID + "," + wantRuns[3].Run.RunID
+	wantCode, want, wantErr := runIngest(t, "", "-archive", dir, "-drop", drop)
+	if wantCode != exitOK || strings.Count(want, "\tdropped\n") != 2 {
+		t.Fatalf("directory -drop: exit %d\n%s%s", wantCode, want, wantErr)
+	}
+	wantRuns = loadAll(t, dir)
+	for name, ref := range refs {
+		code, got, errs := runIngest(t, "", "-archive", ref, "-drop", drop)
+		if code != wantCode || got != want {
+			t.Errorf("%s: -drop: exit %d\n%s%s\nwant:\n%s", name, code, got, errs, want)
+		}
+		if got := loadAll(t, ref); !reflect.DeepEqual(got, wantRuns) {
+			t.Errorf("%s: after -drop the table holds %d runs, the directory %d (or other rows)", name, len(got), len(wantRuns))
+		}
+		if code, _, errs := runIngest(t, "", "-archive", ref, "-drop", wantRuns[0].Run.RunID+",0000000000000000"); code != exitFail || !strings.Contains(errs, "0000000000000000") {
+			t.Errorf("%s: -drop of an unknown run: exit %d %s", name, code, errs)
+		}
+		if got := loadAll(t, ref); len(got) != len(wantRuns) {
+			t.Errorf("%s: a failed -drop removed runs", name)
 		}
 	}
 }
