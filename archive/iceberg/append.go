@@ -179,6 +179,9 @@ func commitTable[T archive.Row](ctx context.Context, a *Archive, tbl, stem strin
 					}
 				}
 			}
+			if a.onStep != nil {
+				a.onStep("write", tbl, "")
+			}
 			name := stem
 			if attempt > 0 {
 				name += "-" + strconv.Itoa(attempt)
@@ -191,6 +194,9 @@ func commitTable[T archive.Row](ctx context.Context, a *Archive, tbl, stem strin
 		base := t.CurrentSnapshot()
 		if a.beforeCommit != nil {
 			a.beforeCommit(tbl)
+		}
+		if a.onStep != nil {
+			a.onStep("commit", tbl, written)
 		}
 		token := "speedmatrix " + stem + " " + strconv.Itoa(attempt)
 		err = a.bounded(ctx, func(ctx context.Context) error {
@@ -206,6 +212,9 @@ func commitTable[T archive.Row](ctx context.Context, a *Archive, tbl, stem strin
 			return err
 		})
 		if err == nil {
+			if a.onStep != nil {
+				a.onStep("committed", tbl, written)
+			}
 			return written, want, nil
 		}
 		conflict, ours := a.conflicted(ctx, tbl, base, token)

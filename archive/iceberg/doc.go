@@ -14,6 +14,11 @@
 //	                    commits measurements, samples, then runs (the marker)
 //	Snapshot (read.go)  runs pinned first, then measurements and samples;
 //	                    Runs, List, Load by run id, DataFiles from the manifests
+//	Push (push.go)      a directory archive's runs the table lacks, in batches
+//	Drop (drop.go)      runs first, then measurements and samples: the files
+//	                    holding a dropped run rewritten one at a time, replaced
+//	Maintain (maintain.go) snapshot expiry and orphan-file removal, both
+//	                    after a grace period; refuses a location another table shares
 //
 // # Tables
 //

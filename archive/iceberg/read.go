@@ -79,14 +79,40 @@ func (s *Snapshot) List(ctx context.Context) ([]archive.Listing, error) {
 	for i, r := range runs {
 		out[i] = archive.Listing{RunID: r.RunID, IngestedAt: r.IngestedAt, StartedAt: r.StartedAt, Cells: r.Cells,
 			Model: r.Model, GPU: r.GPU, Engine: r.Engine, EngineVersion: r.EngineVersion,
-			Quantization: r.Quantization, SourceSHA256: r.SourceSHA256}
+			Quantization: r.Quantization, SourceSHA256: r.SourceSHA256, Title: r.Title, BenchTool: r.BenchTool,
+			GPUCount: r.GPUCount}
+	}
+	return out, nil
+}
+
+// ListMetadata returns the metadata of the runs with the given ids (ids
+// not held are absent), as archive.ListMetadata does: the run's fields
+// as stored, keyed by run id.
+func (s *Snapshot) ListMetadata(ctx context.Context, ids ...string) (map[string][]schema.Field, error) {
+	out := make(map[string][]schema.Field, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	runs, err := scanPinned[schema.Run](ctx, s.a, s.runs, nil, []string{"run_id", "ingested_at", "metadata"})
+	if err != nil {
+		return nil, s.a.wrap("read metadata of", err)
+	}
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	sortRuns(runs) // the earliest ingest of a run id wins, as in the directory archive
+	for _, r := range runs {
+		if _, seen := out[r.RunID]; want[r.RunID] && !seen {
+			out[r.RunID] = r.Metadata
+		}
 	}
 	return out, nil
 }
 
 // listingColumns are the runs columns of archive.Listing.
 var listingColumns = []string{"run_id", "ingested_at", "started_at", "cells", "model", "gpu",
-	"engine", "engine_version", "quantization", "source_sha256"}
+	"engine", "engine_version", "quantization", "source_sha256", "title", "bench_tool", "gpu_count"}
 
 func sortRuns(runs []schema.Run) {
 	slices.SortFunc(runs, func(x, y schema.Run) int {

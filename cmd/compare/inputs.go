@@ -10,6 +10,7 @@ import (
 
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
+	"speedmatrix/archive/store"
 	"speedmatrix/internal/archivepath"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
@@ -26,35 +27,38 @@ type inputs struct {
 	stdin       io.Reader
 	stderr      io.Writer // hears who holds the archive's lock while compare waits
 
-	arc       *archive.Archive
+	arc       store.Store
 	runs      []schema.Run
 	stdinUsed bool
 }
 
-// archive opens the archive once, refusing one that does not exist
-// (archive.Open would create it, and an empty archive is a typo): the
-// error names the paths tried.
-func (in *inputs) archive() (*archive.Archive, error) {
+// archive opens the archive once (store.Open: a directory or a table
+// reference), refusing a directory that does not exist (archive.Open
+// would create it, and an empty archive is a typo): the error names the
+// paths tried.
+func (in *inputs) archive(ctx context.Context) (store.Store, error) {
 	if in.arc != nil {
 		return in.arc, nil
 	}
 	if err := in.where.ForRead(); err != nil {
 		return nil, err
 	}
-	a, err := archive.Open(in.dir)
+	s, err := store.Open(ctx, in.dir, store.Options{})
 	if err != nil {
 		return nil, err
 	}
-	a.LockTimeout = in.lockTimeout
-	a.SkipDamaged = in.skipDamaged
-	if in.stderr != nil {
-		a.NoticeLockWait(in.stderr, "compare")
-		a.OnDamaged = func(d archive.Damage) {
-			fmt.Fprintf(in.stderr, "compare: skipping batch %s: %s: %v\n", d.Stem, d.Path, d.Err)
+	if a := store.Dir(s); a != nil {
+		a.LockTimeout = in.lockTimeout
+		a.SkipDamaged = in.skipDamaged
+		if in.stderr != nil {
+			a.NoticeLockWait(in.stderr, "compare")
+			a.OnDamaged = func(d archive.Damage) {
+				fmt.Fprintf(in.stderr, "compare: skipping batch %s: %s: %v\n", d.Stem, d.Path, d.Err)
+			}
 		}
 	}
-	in.arc = a
-	return a, nil
+	in.arc = s
+	return s, nil
 }
 
 // archivedRuns lists the archive's runs once.
@@ -62,7 +66,7 @@ func (in *inputs) archivedRuns(ctx context.Context) ([]schema.Run, error) {
 	if in.runs != nil {
 		return in.runs, nil
 	}
-	a, err := in.archive()
+	a, err := in.archive(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +86,7 @@ func (in *inputs) load(ctx context.Context, ids []string) ([]*schema.Matrix, err
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	a, err := in.archive()
+	a, err := in.archive(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +103,7 @@ func (in *inputs) loadColumns(ctx context.Context, columns, ids []string) ([]*sc
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	a, err := in.archive()
+	a, err := in.archive(ctx)
 	if err != nil {
 		return nil, err
 	}

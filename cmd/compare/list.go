@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"speedmatrix/analysis"
-	"speedmatrix/archive"
+	"speedmatrix/archive/store"
 	"speedmatrix/report"
 )
 
@@ -22,7 +22,7 @@ import (
 // a second (BenchmarkList100000).
 func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
 	if len(o.args) == 0 {
-		a, err := in.archive()
+		a, err := in.archive(ctx)
 		if err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
 
 // listAll lists every run of a from its narrow listing, filling the
 // blank columns of the runs that have some from their metadata.
-func listAll(ctx context.Context, a *archive.Archive) ([]report.RunListing, error) {
+func listAll(ctx context.Context, a store.Store) ([]report.RunListing, error) {
 	ls, err := a.ListRuns(ctx)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,15 @@
 // that meets such a file fails naming it, unless -skip-damaged, which goes
 // on without the file's batch and names it on stderr.
 //
+// The shared archive (docs/iceberg.md): -archive also takes an Iceberg
+// table reference (iceberg+sqlite:…, iceberg+postgres://…,
+// iceberg+rest://…); the files' runs then land in one idempotent append
+// (ingest.Into), -check reads every run back and -drop rewrites the
+// data files holding the runs.
+// -push REF publishes the runs of the -archive directory that the table
+// lacks (idempotent by run_id); -maintain expires a table's snapshots
+// older than -grace and removes the files no snapshot references.
+//
 // The package is named ingestcmd, not ingest, so that it reads apart from the
 // library package it drives (speedmatrix/ingest); cmd/speedmatrix runs it through Main.
 package ingestcmd

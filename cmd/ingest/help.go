@@ -9,6 +9,8 @@ var help = cliflag.Help{
 		"speedmatrix ingest [-archive DIR] [-format FORMAT] [-json] [-compact] [-lock-timeout D] [-skip-damaged] [-reread] [-files-from LIST] FILE...",
 		"speedmatrix ingest [-archive DIR] -check [-move-damaged]",
 		"speedmatrix ingest [-archive DIR] -drop RUN_ID[,RUN_ID…]",
+		"speedmatrix ingest [-archive DIR] -push iceberg+…   (publish the local runs a shared table lacks)",
+		"speedmatrix ingest -archive iceberg+… -maintain [-grace D]",
 	},
 	Example: []string{
 		"speedmatrix ingest -archive archive testdata/seeds/*.txt",
@@ -22,6 +24,7 @@ var help = cliflag.Help{
 	Notes: []string{
 		"FILE - reads standard input. One line per run on stdout (a file of several configurations holds\nseveral): run_id, title, rows, added|duplicate|error. Flags go before the FILEs.",
 		usageArchive,
+		"-archive also takes a shared table: iceberg+sqlite:///path/catalog.db,\niceberg+postgres://host/db?warehouse=s3://bucket/prefix#ns (docs/iceberg.md).",
 	},
 	Args: "the file arguments",
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"speedmatrix/archive"
+	"speedmatrix/archive/store"
 	"speedmatrix/ingest"
 	"speedmatrix/internal/cliflag"
 	"speedmatrix/internal/archivepath"
@@ -40,6 +41,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	filesFrom := fs.String("files-from", "", "read more FILE names from this `file`, one per line (for more files than a command line holds)")
 	skipDamaged := fs.Bool("skip-damaged", false, "go on without the batches holding a damaged or foreign file, naming each on stderr")
 	drop := fs.String("drop", "", "remove the runs with these `ids` (comma-separated) from the archive, with their measurements and samples, and print a line for each")
+	shared := addSharedFlags(fs)
 	reread := fs.Bool("reread", false, "add a run read from a source the archive holds under other run ids (an earlier speedmatrix read it differently) beside the old ones; by default it is named and not added")
 	if err := cliflag.Parse(fs, args, help, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -59,6 +61,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitUsage
 		}
 		files = append(files, more...)
+	}
+	if shared.wanted() {
+		return shared.run(ctx, archivepath.Resolve(*dir).Path, len(files) > 0 || *compact || *asJSON || *check || *drop != "", stdout, stderr)
 	}
 	switch {
 	case *check && (len(files) > 0 || *compact || *asJSON || *skipDamaged):
@@ -92,6 +97,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitCode(failed)
 	}
 
+	// A table reference (-archive or $SPEEDMATRIX_ARCHIVE) goes to the
+	// shared table; anything else is a directory archive.
+	if ref := archivepath.Resolve(*dir).Path; store.IsTable(ref) {
+		*dir = ref
+		return ingestTable(ctx, *dir, files, tableOptions{check: *check, compact: *compact, skipDamaged: *skipDamaged,
+			moveDamaged: *moveDamaged, drop: *drop, opt: ingest.Options{Format: *format, Stdin: stdin, Reread: *reread,
+				Progress: newProgress(stderr), Warn: func(err error) { warn(stderr, err) }}}, stdout, stderr)
+	}
 	a, err := openArchive(dir, *check || *drop != "", stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "ingest:", err)
@@ -112,7 +125,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintln(stderr, "ingest:", err)
 			return exitUsage
 		}
-		return dropRuns(ctx, a, ids, stdout, stderr)
+		return dropRuns(ctx, store.Wrap(a), ids, stdout, stderr)
 	}
 	pl := newProgress(stderr)
 	rep, err := ingest.Files(ctx, a, files, ingest.Options{

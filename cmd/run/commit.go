@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"speedmatrix/archive"
+	"speedmatrix/archive/store"
 	"speedmatrix/parse"
 	"speedmatrix/render"
 	"speedmatrix/runner"
@@ -55,15 +55,19 @@ func commit(o *options, cpPath string, m *schema.Matrix, stdout, stderr io.Write
 		return err
 	}
 	if o.archive != "" {
-		a, err := archive.Open(o.archive)
+		// A directory or a shared table (store.Open: an iceberg+ reference),
+		// each call bounded in time for a table.
+		ctx := context.Background()
+		a, err := store.Open(ctx, o.archive, store.Options{Create: true})
 		if err != nil {
 			return fmt.Errorf("archive: %w (the run is kept in %s; -resume archives it)", err, cpPath)
 		}
-		res, err := a.Append(context.Background(), []*schema.Matrix{m})
+		defer a.Close()
+		res, err := a.Append(ctx, []*schema.Matrix{m})
 		if err != nil {
 			return fmt.Errorf("archive: %w (the run is kept in %s; -resume archives it)", err, cpPath)
 		}
-		fmt.Fprintf(stdout, "archived run %s in %s (%s)\n", m.Run.RunID, o.archive, res.Items[0].Outcome)
+		fmt.Fprintf(stdout, "archived run %s in %s (%s)\n", m.Run.RunID, a, res.Items[0].Outcome)
 	}
 	if err := failpoint("archive"); err != nil {
 		return err
@@ -158,7 +162,7 @@ func checkpointPath(o *options, key string) string {
 	switch {
 	case o.out != "":
 		return o.out + ".checkpoint.json"
-	case o.archive != "":
+	case o.archive != "" && !store.IsTable(o.archive):
 		return filepath.Join(o.archive, "run-"+key+".checkpoint.json")
 	}
 	return "speedmatrix-run-" + key + ".checkpoint.json"
@@ -200,7 +204,7 @@ func writable(o *options, cpPath string) error {
 			return fmt.Errorf("-out %s cannot be written: %w", o.out, err)
 		}
 	}
-	if o.archive != "" {
+	if o.archive != "" && !store.IsTable(o.archive) {
 		if st, err := os.Stat(o.archive); err == nil && !st.IsDir() {
 			return fmt.Errorf("-archive %s is a file: name an archive directory (created when missing)", o.archive)
 		}

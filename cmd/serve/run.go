@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"speedmatrix/archive"
+	"speedmatrix/archive/iceberg"
+	"speedmatrix/archive/store"
 	"speedmatrix/dashboard"
 	"speedmatrix/internal/cliflag"
 	"speedmatrix/internal/archivepath"
@@ -100,6 +102,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // serve opens the archive, listens and serves until ctx ends.
 func serve(ctx context.Context, o *options, stdout io.Writer) error {
+	if store.IsTable(o.archive) {
+		return fmt.Errorf("-archive %s: serve reads a directory archive; a shared table is not served yet (docs/iceberg.md)", iceberg.Redact(o.archive))
+	}
 	st, err := os.Stat(o.archive)
 	if err != nil {
 		return fmt.Errorf("archive: %w", err)

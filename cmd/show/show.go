@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"speedmatrix/analysis"
-	"speedmatrix/archive"
+	"speedmatrix/archive/store"
 	"speedmatrix/internal/archivepath"
 	"speedmatrix/parse"
 	"speedmatrix/redact"
@@ -118,11 +118,14 @@ func load(ctx context.Context, o *options, stdin io.Reader, stderr io.Writer) (*
 	if err := where.ForRead(); err != nil {
 		return nil, fmt.Errorf("%s: no such file, and no archive to select it from: %w", o.run, err)
 	}
-	a, err := archive.Open(where.Path)
+	a, err := store.Open(ctx, where.Path, store.Options{})
 	if err != nil {
 		return nil, err
 	}
-	a.NoticeLockWait(stderr, "show")
+	defer a.Close()
+	if d := store.Dir(a); d != nil {
+		d.NoticeLockWait(stderr, "show")
+	}
 	runs, err := a.Runs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", where.Path, err)
