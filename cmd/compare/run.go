@@ -14,8 +14,8 @@ import (
 
 	"speedmatrix/analysis"
 	"speedmatrix/archive"
-	"speedmatrix/internal/cliflag"
 	"speedmatrix/internal/archivepath"
+	"speedmatrix/internal/cliflag"
 	"speedmatrix/plots"
 	"speedmatrix/redact"
 	"speedmatrix/report"

@@ -14,8 +14,8 @@ import (
 	"speedmatrix/archive"
 	"speedmatrix/archive/store"
 	"speedmatrix/ingest"
-	"speedmatrix/internal/cliflag"
 	"speedmatrix/internal/archivepath"
+	"speedmatrix/internal/cliflag"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )

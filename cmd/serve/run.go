@@ -15,8 +15,8 @@ import (
 	"speedmatrix/archive/iceberg"
 	"speedmatrix/archive/store"
 	"speedmatrix/dashboard"
-	"speedmatrix/internal/cliflag"
 	"speedmatrix/internal/archivepath"
+	"speedmatrix/internal/cliflag"
 )
 
 // Exit statuses.
