@@ -35,7 +35,11 @@
 // the hybrid encoding against a value-at-a-time reference and the spec's
 // example (FuzzHybrid), page headers against the compact protocol worked
 // by hand, raw zstd frames against two decoders, and writes under a
-// collector that runs all the time (TestWriteUnderGC).
+// collector that runs all the time (TestWriteUnderGC). Its cost is
+// measured where its rows come from: the figures of its Notes are of
+// archive's BenchmarkWriteSeed1000 (the measurements and runs of 1,000
+// seed documents written as files of the archive's tables) and of whole
+// ingests.
 //
 // What is whose: the archive (package archive) owns its tables' schema:
 // which Go types are tables, their Arrow types derived from the structs'
