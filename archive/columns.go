@@ -99,7 +99,6 @@ type table struct {
 	typ    reflect.Type
 	cols   []column
 	schema *arrow.Schema
-	runID  int // struct field index of the run_id column, or -1
 	// pq writes the table's files (archive/internal/pqwrite).
 	pq *pqwrite.Table
 }
@@ -156,7 +155,7 @@ func allTables() []*table {
 }
 
 func newTable(name string, typ reflect.Type) (*table, error) {
-	t := &table{name: name, typ: typ, runID: -1}
+	t := &table{name: name, typ: typ}
 	var fields []arrow.Field
 	for i := 0; i < typ.NumField(); i++ {
 		f := typ.Field(i)
@@ -169,9 +168,6 @@ func newTable(name string, typ reflect.Type) (*table, error) {
 			return nil, fmt.Errorf("archive: %s.%s: %w", typ.Name(), f.Name, err)
 		}
 		t.cols = append(t.cols, column{name: col, index: i, codec: c})
-		if col == "run_id" && f.Type.Kind() == reflect.String {
-			t.runID = i
-		}
 		fields = append(fields, arrow.Field{Name: col, Type: c.dt, Nullable: c.nullable})
 	}
 	md := arrow.NewMetadata(
