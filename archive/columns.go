@@ -7,11 +7,11 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"speedmatrix/archive/internal/pqwrite"
 	"speedmatrix/schema"
 )
 
@@ -70,15 +70,10 @@ type getter func(a arrow.Array, i int, v reflect.Value)
 type codec struct {
 	dt       arrow.DataType
 	nullable bool
-	// scalar writes values of a scalar type to a Parquet leaf column
-	// (leaves.go); nil for pointers and lists.
-	scalar *scalar
 	// elem is the codec of a pointer's target; nil for the others.
 	elem *codec
-	// fields are the element fields of a list, elemSize the size of an
-	// element; nil and 0 for the others.
-	fields   []listField
-	elemSize uintptr
+	// fields are the element fields of a list; nil for the others.
+	fields []listField
 	// bind returns the getter for a column of type dt as found in a file,
 	// or an error when dt cannot be read into the Go type.
 	bind func(dt arrow.DataType) (getter, error)
@@ -86,10 +81,9 @@ type codec struct {
 
 // listField is one field of the elements of a list column.
 type listField struct {
-	name   string
-	index  int     // struct field index
-	offset uintptr // in the element
-	codec  *codec
+	name  string
+	index int // struct field index
+	codec *codec
 }
 
 // column is one top-level field of a row struct.
@@ -105,9 +99,8 @@ type table struct {
 	typ    reflect.Type
 	cols   []column
 	schema *arrow.Schema
-	runID  int    // struct field index of the run_id column, or -1
-	leaves []leaf // the Parquet leaf columns, in file order
-	file   fileMeta
+	// pq writes the table's files (archive/internal/pqwrite).
+	pq *pqwrite.Table
 }
 
 var (
@@ -162,7 +155,7 @@ func allTables() []*table {
 }
 
 func newTable(name string, typ reflect.Type) (*table, error) {
-	t := &table{name: name, typ: typ, runID: -1}
+	t := &table{name: name, typ: typ}
 	var fields []arrow.Field
 	for i := 0; i < typ.NumField(); i++ {
 		f := typ.Field(i)
@@ -175,9 +168,6 @@ func newTable(name string, typ reflect.Type) (*table, error) {
 			return nil, fmt.Errorf("archive: %s.%s: %w", typ.Name(), f.Name, err)
 		}
 		t.cols = append(t.cols, column{name: col, index: i, codec: c})
-		if col == "run_id" && f.Type.Kind() == reflect.String {
-			t.runID = i
-		}
 		fields = append(fields, arrow.Field{Name: col, Type: c.dt, Nullable: c.nullable})
 	}
 	md := arrow.NewMetadata(
@@ -185,9 +175,16 @@ func newTable(name string, typ reflect.Type) (*table, error) {
 		[]string{strconv.Itoa(int(schema.Version)), name, ColumnDoc},
 	)
 	t.schema = arrow.NewSchema(fields, &md)
+	pcols := make([]pqwrite.Column, len(t.cols))
+	for i, c := range t.cols {
+		pcols[i].Field = c.index
+		for _, f := range c.codec.fields {
+			pcols[i].Elem = append(pcols[i].Elem, f.index)
+		}
+	}
 	var err error
-	if t.leaves, err = leavesOf(typ, t.cols); err != nil {
-		return nil, err
+	if t.pq, err = pqwrite.NewTable(name, typ, t.schema, pcols, plainLeaves...); err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
 	}
 	return t, nil
 }
@@ -253,7 +250,7 @@ func errType(got, want arrow.DataType) error {
 }
 
 func stringCodec() *codec {
-	c := &codec{dt: arrow.BinaryTypes.String, scalar: stringScalar}
+	c := &codec{dt: arrow.BinaryTypes.String}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		// Note: values repeat down a column (run_id over a run's rows,
 		// phase, labels), so a value equal to the previous one reuses its
@@ -282,10 +279,7 @@ func stringCodec() *codec {
 }
 
 func intCodec(dt arrow.DataType) *codec {
-	c := &codec{dt: dt, scalar: int64Scalar}
-	if dt.ID() == arrow.INT32 {
-		c.scalar = int32Scalar
-	}
+	c := &codec{dt: dt}
 	c.bind = func(got arrow.DataType) (getter, error) {
 		// An int32 column widens into an int64 field; nothing narrows.
 		switch {
@@ -300,7 +294,7 @@ func intCodec(dt arrow.DataType) *codec {
 }
 
 func floatCodec() *codec {
-	c := &codec{dt: arrow.PrimitiveTypes.Float64, scalar: float64Scalar}
+	c := &codec{dt: arrow.PrimitiveTypes.Float64}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		if dt.ID() != arrow.FLOAT64 {
 			return nil, errType(dt, c.dt)
@@ -311,7 +305,7 @@ func floatCodec() *codec {
 }
 
 func boolCodec() *codec {
-	c := &codec{dt: arrow.FixedWidthTypes.Boolean, scalar: boolScalar}
+	c := &codec{dt: arrow.FixedWidthTypes.Boolean}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		if dt.ID() != arrow.BOOL {
 			return nil, errType(dt, c.dt)
@@ -326,7 +320,7 @@ func boolCodec() *codec {
 var zeroMicros = time.Time{}.UnixMicro()
 
 func timeCodec() *codec {
-	c := &codec{dt: timestampType, scalar: timeScalar}
+	c := &codec{dt: timestampType}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		ts, ok := dt.(*arrow.TimestampType)
 		if !ok {
@@ -387,12 +381,12 @@ func listCodec(t reflect.Type) (*codec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", et.Name(), f.Name, err)
 		}
-		children = append(children, listField{name, i, f.Offset, cc})
+		children = append(children, listField{name, i, cc})
 		fields = append(fields, arrow.Field{Name: name, Type: cc.dt, Nullable: cc.nullable})
 	}
 	st := arrow.StructOf(fields...)
 	c := &codec{dt: arrow.ListOfField(arrow.Field{Name: "element", Type: st}), nullable: true,
-		fields: children, elemSize: et.Size()}
+		fields: children}
 	c.bind = func(dt arrow.DataType) (getter, error) {
 		var elemType arrow.DataType
 		switch lt := dt.(type) {
@@ -443,10 +437,4 @@ func listCodec(t reflect.Type) (*codec, error) {
 		}, nil
 	}
 	return c, nil
-}
-
-// sliceHeader is the memory layout of any Go slice.
-type sliceHeader struct {
-	data     unsafe.Pointer
-	len, cap int
 }

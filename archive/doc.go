@@ -23,17 +23,19 @@
 // readable (the column reads as null), here and in DuckDB with
 // union_by_name=true.
 //
-// Rows are written straight from the Go structs into Parquet pages the
-// archive encodes itself (leaves.go, pages.go, filewriter.go: DataPage
-// V1, levels in the RLE/bit-packed hybrid, strings and integers with a
+// Rows are written straight from the Go structs into Parquet pages by
+// the archive's own page writer, archive/internal/pqwrite (DataPage V1,
+// levels in the RLE/bit-packed hybrid, strings and integers with a
 // dictionary as arrow-go would give them, zstd), with the levels, schema,
 // stored Arrow schema and footer pqarrow would write for an Arrow record
 // of them (the footer described by arrow-go's metadata builders): the
 // files hold the same rows, encodings and statistics for every reader
-// (TestSameRowsAsArrow, TestRandomRowsAsArrow, DuckDB's tests). The page
-// writer stays because arrow-go's pqarrow made a whole ingest 1.73x
-// dearer; our own footer went, as it bought nothing measurable
-// (docs/performance-encoders.md).
+// (pqwrite's TestSameRowsAsArrow and TestRandomRowsAsArrow, DuckDB's
+// tests here). This package hands it each table's Arrow schema and where
+// its columns lie in a row, and chooses the layout and the plain leaves
+// (writefile.go). The page writer stays because arrow-go's pqarrow made
+// a whole ingest 1.73x dearer; our own footer went, as it bought nothing
+// measurable (docs/performance-encoders.md).
 //
 // # Layout
 //
@@ -71,7 +73,7 @@
 // each group's run_id min/max statistics (Parquet column statistics,
 // which DuckDB and pyarrow read too) bound the runs it holds; no other
 // column has statistics, since no group could be skipped on them (see
-// writerProps). Load of a
+// pqwrite.Props). Load of a
 // few ids reads only the groups whose range can hold one of them, in the
 // runs, measurements and samples files alike: 2 runs of a 10,000-run
 // archive read 2 of its 57 measurement groups instead of all 460,000

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 
+	"speedmatrix/archive/internal/pqwrite"
 	"speedmatrix/schema"
 )
 
@@ -59,8 +60,8 @@ func (tf *tempFiles) write(runs []schema.Run, ms []schema.Measurement, samples [
 
 // writeRuns is write for rows that come as runs (see
 // fileWriter.writeRuns).
-func (tf *tempFiles) writeRuns(runs []schema.Run, ms, samples []runRows) error {
-	byTable := [2][]runRows{ms, samples} // runs: the rows of runs
+func (tf *tempFiles) writeRuns(runs []schema.Run, ms, samples []pqwrite.Run) error {
+	byTable := [2][]pqwrite.Run{ms, samples} // runs: the rows of runs
 	errs := make([]error, 3)
 	var wg sync.WaitGroup
 	for k := range renameOrder {

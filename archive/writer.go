@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"speedmatrix/archive/internal/pqwrite"
 	"speedmatrix/schema"
 )
 
@@ -204,17 +205,17 @@ func (w *Writer) flush() error {
 	// The rows are written where they are, each run's as carrying its id
 	// (writeRuns), not copied into one slice of the batch.
 	runs := make([]schema.Run, 0, len(w.batch))
-	var ms, samples []runRows
+	var ms, samples []pqwrite.Run
 	for _, i := range order {
 		p := &w.batch[i]
 		id := p.run.RunID
 		runs = append(runs, p.run)
 		w.added = append(w.added, id)
 		if len(p.m.Measurements) > 0 {
-			ms = append(ms, runRows{reflect.ValueOf(p.m.Measurements), id})
+			ms = append(ms, pqwrite.Run{Rows: reflect.ValueOf(p.m.Measurements), ID: id})
 		}
 		if len(p.m.Samples) > 0 {
-			samples = append(samples, runRows{reflect.ValueOf(p.m.Samples), id})
+			samples = append(samples, pqwrite.Run{Rows: reflect.ValueOf(p.m.Samples), ID: id})
 		}
 	}
 	err := w.files.writeRuns(runs, ms, samples)

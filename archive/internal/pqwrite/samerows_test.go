@@ -1,12 +1,10 @@
-package archive
+package pqwrite
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -20,25 +18,24 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
 
 // refRecord builds an Arrow record of rows (a slice of tb.typ) the slow,
 // obvious way: a reflect.Value per cell into pqarrow's own builders. It
-// is the reference the archive's writer is held to.
-func refRecord(tb *table, rows reflect.Value) arrow.RecordBatch {
+// is the reference the page writer is held to.
+func refRecord(tb *Table, rows reflect.Value) arrow.RecordBatch {
 	rb := array.NewRecordBuilder(mem, tb.schema)
 	defer rb.Release()
 	for j, c := range tb.cols {
 		for i := 0; i < rows.Len(); i++ {
-			refAppend(rb.Field(j), rows.Index(i).Field(c.index))
+			refAppend(rb.Field(j), rows.Index(i).Field(c.Field))
 		}
 	}
 	return rb.NewRecordBatch()
 }
 
-// refAppend appends the Go value v to b (see doc.go for the mapping).
+// refAppend appends the Go value v to b (see NewTable for the mapping).
 func refAppend(b array.Builder, v reflect.Value) {
 	if v.Type() == timeType {
 		b.(*array.TimestampBuilder).Append(arrow.Timestamp(v.Interface().(time.Time).UnixMicro()))
@@ -85,24 +82,24 @@ func refAppend(b array.Builder, v reflect.Value) {
 }
 
 // refFile writes rows as pqarrow writes an Arrow record: the same
-// properties, stored schema and row groups (tb.groups) as the archive.
+// properties, stored schema and row groups (tb.groups) as the archive writes them.
 // stream writes the rows as one buffered row group instead.
-func refFile(t *testing.T, tb *table, rows reflect.Value, stream bool) []byte {
+func refFile(t *testing.T, tb *Table, rows reflect.Value, stream bool) []byte {
 	t.Helper()
 	return refFileWith(t, tb, rows, stream)
 }
 
 // refFileWith is refFile with more writer properties.
-func refFileWith(t *testing.T, tb *table, rows reflect.Value, stream bool, more ...parquet.WriterProperty) []byte {
+func refFileWith(t *testing.T, tb *Table, rows reflect.Value, stream bool, more ...parquet.WriterProperty) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	fw, err := pqarrow.NewFileWriter(tb.schema, &buf, writerProps(nil, more...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	fw, err := pqarrow.NewFileWriter(tb.schema, &buf, Props(tb.plain, more...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := refRecord(tb, rows)
 	defer rec.Release()
-	groups := tb.groups(rows)
+	groups := tb.groups(rows, groupRows)
 	if stream {
 		groups = [][2]int{{0, rows.Len()}}
 	}
@@ -119,52 +116,7 @@ func refFileWith(t *testing.T, tb *table, rows reflect.Value, stream bool, more 
 	return buf.Bytes()
 }
 
-// seedRows returns the rows of the repository's seed documents, parsed,
-// each run's rows carrying its id, sorted by run id as a batch is.
-func seedRows(t testing.TB) ([]schema.Run, []schema.Measurement) {
-	t.Helper()
-	paths, err := filepath.Glob("../testdata/seeds/*.txt")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no seeds: %v", err)
-	}
-	var runs []schema.Run
-	var rows []schema.Measurement
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms, err := parse.ParseAll(bytes.NewReader(b), p, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range ms {
-			r, err := prepare(m, time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC))
-			if err != nil {
-				t.Fatal(err)
-			}
-			runs = append(runs, r)
-			for _, x := range m.Measurements {
-				x.RunID = r.RunID
-				rows = append(rows, x)
-			}
-		}
-	}
-	slices.SortStableFunc(rows, func(x, y schema.Measurement) int { return cmpString(x.RunID, y.RunID) })
-	return runs, rows
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// TestSameRowsAsArrow holds the archive's writer to pqarrow writing an
+// TestSameRowsAsArrow holds the page writer to pqarrow writing an
 // Arrow record of the same rows: the same key/value metadata (stored
 // Arrow schema included), Parquet schema, row groups with the same row
 // counts and column statistics, and the same table read back by pqarrow
@@ -216,21 +168,13 @@ func TestSameRowsAsArrow(t *testing.T) {
 	}
 }
 
-// tableOfRows returns the table of rows, a slice of runs, measurements
-// or samples.
-func tableOfRows(rows reflect.Value) *table {
-	return tableByName(map[reflect.Type]string{
-		reflect.TypeFor[schema.Run](): TableRuns, reflect.TypeFor[schema.Measurement](): TableMeasurements,
-		reflect.TypeFor[schema.Sample](): TableSamples}[rows.Type().Elem()])
-}
-
 // TestSameRowsAsArrowRuns is TestSameRowsAsArrow for rows written run by
 // run (fileWriter.writeRuns, as a Writer's batch): rows that do not
 // carry their run's id are written with it, and the row groups are those
 // of the runs' rows in one slice.
 func TestSameRowsAsArrowRuns(t *testing.T) {
 	_, seed := seedRows(t)
-	var runs []runRows
+	var runs []Run
 	for from := 0; from < len(seed); {
 		to := from
 		for to < len(seed) && seed[to].RunID == seed[from].RunID {
@@ -241,14 +185,14 @@ func TestSameRowsAsArrowRuns(t *testing.T) {
 			bare[i].RunID = "" // as a parser leaves them
 		}
 		for part := 0; part < len(bare); part += 20 { // as if three runs
-			runs = append(runs, runRows{reflect.ValueOf(bare[part:min(part+20, len(bare))]), fmt.Sprintf("%s-%02d", seed[from].RunID, part)})
+			runs = append(runs, Run{reflect.ValueOf(bare[part:min(part+20, len(bare))]), fmt.Sprintf("%s-%02d", seed[from].RunID, part)})
 		}
 		from = to
 	}
 	var withIDs []schema.Measurement
 	for _, r := range runs {
-		for _, m := range r.rows.Interface().([]schema.Measurement) {
-			m.RunID = r.id
+		for _, m := range r.Rows.Interface().([]schema.Measurement) {
+			m.RunID = r.ID
 			withIDs = append(withIDs, m)
 		}
 	}
@@ -261,7 +205,7 @@ func TestSameRowsAsArrowRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := fw.writeRuns(runs); err != nil {
+			if err := fw.WriteRuns(runs); err != nil {
 				t.Fatal(err)
 			}
 			if err := fw.Close(); err != nil {
@@ -273,7 +217,7 @@ func TestSameRowsAsArrowRuns(t *testing.T) {
 }
 
 // streamFile writes rows through writeStream, in pieces of size rows.
-func streamFile(t *testing.T, tb *table, rows reflect.Value, size int) bytes.Buffer {
+func streamFile(t *testing.T, tb *Table, rows reflect.Value, size int) bytes.Buffer {
 	t.Helper()
 	var buf bytes.Buffer
 	streamTo(t, &buf, tb, rows, size)
@@ -282,13 +226,13 @@ func streamFile(t *testing.T, tb *table, rows reflect.Value, size int) bytes.Buf
 
 // streamTo writes rows through writeStream to w, in pieces of size rows,
 // each a copy with no room after it (as AddRows gets them).
-func streamTo(t *testing.T, w io.Writer, tb *table, rows reflect.Value, size int) {
+func streamTo(t *testing.T, w io.Writer, tb *Table, rows reflect.Value, size int) {
 	t.Helper()
 	fw, err := tb.newFileWriter(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = fw.writeStream(func(put func(reflect.Value) error) error {
+	err = fw.WriteStream(func(put func(reflect.Value) error) error {
 		for from := 0; from < rows.Len(); from += size {
 			k := min(size, rows.Len()-from)
 			piece := reflect.MakeSlice(rows.Type(), k, k)
@@ -325,7 +269,7 @@ func TestWriteUnderGC(t *testing.T) {
 	rows = slices.Clip(rows) // no room after the rows: see writeSpans
 	tb := tableByName(TableMeasurements)
 	for i := 0; i < 25; i++ {
-		if err := WriteFile(io.Discard, rows); err != nil {
+		if err := writeFile(io.Discard, rows); err != nil {
 			t.Fatal(err)
 		}
 		streamTo(t, io.Discard, tb, reflect.ValueOf(rows), 2*recordRows) // in pieces
@@ -338,7 +282,7 @@ func TestWriteUnderGC(t *testing.T) {
 func TestPlainDoubles(t *testing.T) {
 	_, seed := seedRows(t)
 	var buf bytes.Buffer
-	if err := WriteFile(&buf, seed); err != nil {
+	if err := writeFile(&buf, seed); err != nil {
 		t.Fatal(err)
 	}
 	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
@@ -397,10 +341,10 @@ func TestStatisticsOnRunIDOnly(t *testing.T) {
 }
 
 // writeBytes returns the Parquet file WriteFile writes of rows.
-func writeBytes[T Row](t *testing.T, rows []T) []byte {
+func writeBytes[T any](t *testing.T, rows []T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteFile(&buf, rows); err != nil {
+	if err := writeFile(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

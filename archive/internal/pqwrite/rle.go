@@ -1,4 +1,4 @@
-package archive
+package pqwrite
 
 import (
 	"encoding/binary"
@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// The value encodings of the archive's own Parquet pages (pages.go): the
+// The value encodings of the page writer's Parquet pages (pages.go): the
 // RLE/bit-packed hybrid of the Parquet spec for definition and
 // repetition levels and dictionary indices, and PLAIN booleans.
 //

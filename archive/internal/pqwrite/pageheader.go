@@ -1,8 +1,8 @@
-package archive
+package pqwrite
 
 import "encoding/binary"
 
-// pageHeader is the Parquet PageHeader of a page the archive writes
+// pageHeader is the Parquet PageHeader of a page this package writes
 // (pages.go): a DataPage V1 or a dictionary page.
 type pageHeader struct {
 	dictionary   bool  // a dictionary page, else a data page
@@ -33,7 +33,7 @@ const (
 // Note: arrow-go's own Thrift types (parquet.PageHeader) are internal to
 // it, so apache/thrift could write a page header only through a copy of
 // Parquet's generated Thrift code; the header is part of the page writer,
-// which stays (see fileWriter), and a compact-protocol struct is its
+// which stays (see doc.go), and a compact-protocol struct is its
 // fields in order, each a byte of (id delta << 4 | type) and a zigzag
 // varint, ended by a zero byte. Every test that reads a file back
 // (arrow-go's reader, DuckDB) reads these headers; the footer is

@@ -1,18 +1,18 @@
-package archive
+package pqwrite
 
 import (
-	"fmt"
-	"reflect"
 	"runtime"
 	"time"
 	"unsafe"
+
+	"github.com/apache/arrow-go/v18/parquet"
 )
 
 // The Parquet side of a table: every leaf column (a top-level scalar, or
 // one field of a list's elements) is gathered by a leaf straight from the
 // Go rows into its chunk's pages (pages.go), with the definition and
 // repetition levels pqarrow would compute for the Arrow type of the
-// column (columns.go).
+// column (the Go and Arrow types map as NewTable says).
 //
 // Note: an Arrow record of the rows was the way in before: each value was
 // copied into a builder, then pqarrow walked the record to compute the
@@ -98,6 +98,8 @@ type scalar struct {
 	// newDict returns an empty dictionary of the type's values; nil for
 	// a type never dictionary-encoded (booleans).
 	newDict func() dictionary
+	// phys is the Parquet type of the leaf column of the type's values.
+	phys parquet.Type
 }
 
 // asValues views the bytes of b as values of T: b holds values of T
@@ -124,8 +126,8 @@ func asBytes[T any](v []T) []byte {
 
 // fixedScalar is the scalar of a fixed-width type written PLAIN as it is
 // in memory (little-endian: see littleEndian).
-func fixedScalar[T int32 | int64 | float64]() *scalar {
-	return &scalar{newDict: newFixedDict[T], write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
+func fixedScalar[T int32 | int64 | float64](phys parquet.Type) *scalar {
+	return &scalar{phys: phys, newDict: newFixedDict[T], write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
 		if c.dictMode() {
 			vals, def, rep := gather(l, spans, stride, asValues[T](s.fixed[:0]), c.def, c.rep)
 			s.fixed, c.def, c.rep = asBytes(vals), def, rep
@@ -158,7 +160,7 @@ func addFixed[T int32 | int64 | float64](c *chunk, vals []T, s *scratch) error {
 
 // littleEndian reports whether the host stores integers little-endian,
 // as PLAIN values are: the fixed-width values are written as they lie in
-// memory, and newFileWriter refuses a big-endian host.
+// memory, and NewWriter refuses a big-endian host.
 var littleEndian = func() bool {
 	x := uint16(1)
 	return *(*byte)(unsafe.Pointer(&x)) == 1
@@ -167,7 +169,7 @@ var littleEndian = func() bool {
 var (
 	// stringScalar writes strings as dictionary indices while the leaf
 	// has a dictionary (dictleaf.go), else PLAIN.
-	stringScalar = &scalar{newDict: newStringDict, write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
+	stringScalar = &scalar{phys: parquet.Types.ByteArray, newDict: newStringDict, write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
 		raw, def, rep := gather(l, spans, stride, s.raw[:0], c.def, c.rep)
 		s.raw, c.def, c.rep = raw, def, rep
 		if c.dictMode() {
@@ -195,10 +197,10 @@ var (
 		runtime.KeepAlive(spans) // the rows the views point into
 		return c.filled(s)
 	}}
-	int32Scalar   = fixedScalar[int32]()
-	int64Scalar   = fixedScalar[int64]()
-	float64Scalar = fixedScalar[float64]()
-	boolScalar    = &scalar{write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
+	int32Scalar   = fixedScalar[int32](parquet.Types.Int32)
+	int64Scalar   = fixedScalar[int64](parquet.Types.Int64)
+	float64Scalar = fixedScalar[float64](parquet.Types.Double)
+	boolScalar    = &scalar{phys: parquet.Types.Boolean, write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
 		n := len(c.bools)
 		c.bools, c.def, c.rep = gather(l, spans, stride, c.bools, c.def, c.rep)
 		c.nvals += len(c.bools) - n
@@ -206,7 +208,7 @@ var (
 	}}
 	// timeScalar writes a time as microseconds since the epoch (the
 	// int64 of a timestamp[us] column).
-	timeScalar = &scalar{newDict: newFixedDict[int64], write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
+	timeScalar = &scalar{phys: parquet.Types.Int64, newDict: newFixedDict[int64], write: func(l *leaf, c *chunk, spans []span, stride uintptr, s *scratch) error {
 		times, def, rep := gather(l, spans, stride, s.times[:0], c.def, c.rep)
 		s.times, c.def, c.rep = times, def, rep
 		micros := grow(asValues[int64](s.fixed[:0]), len(times))
@@ -217,32 +219,3 @@ var (
 		return addFixed(c, micros, s)
 	}}
 )
-
-// leavesOf returns the leaves of a table's columns, in the order of the
-// Parquet schema's leaf columns.
-func leavesOf(typ reflect.Type, cols []column) ([]leaf, error) {
-	var out []leaf
-	for _, c := range cols {
-		switch {
-		case c.codec.scalar != nil:
-			out = append(out, leaf{kind: leafRequired, off: typ.Field(c.index).Offset, sc: c.codec.scalar,
-				runID: c.name == "run_id" && c.codec.scalar == stringScalar})
-		case c.codec.elem != nil:
-			out = append(out, leaf{kind: leafOptional, off: typ.Field(c.index).Offset, sc: c.codec.elem.scalar})
-		case c.codec.fields != nil:
-			for _, f := range c.codec.fields {
-				l := leaf{kind: leafList, off: typ.Field(c.index).Offset, size: c.codec.elemSize, child: f.offset, sc: f.codec.scalar}
-				if f.codec.elem != nil {
-					l.childPtr, l.sc = true, f.codec.elem.scalar
-				}
-				if l.sc == nil {
-					return nil, fmt.Errorf("archive: column %s.%s: lists nest one level only", c.name, f.name)
-				}
-				out = append(out, l)
-			}
-		default:
-			return nil, fmt.Errorf("archive: column %s: no way to write it", c.name)
-		}
-	}
-	return out, nil
-}

@@ -1,4 +1,4 @@
-package archive
+package pqwrite
 
 import "unsafe"
 
@@ -180,4 +180,10 @@ func listValues[T any](l *leaf, sp span, stride uintptr, out []T, def, rep []int
 		at += h.len
 	}
 	return k
+}
+
+// sliceHeader is the memory layout of any Go slice.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
 }

@@ -1,4 +1,4 @@
-package archive
+package pqwrite
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // randomRows returns n rows of table tb's type with random values: nil
 // and set pointers, nil, empty and longer lists, repeated and distinct
 // strings (empty ones too), NaN and infinite figures, zero times.
-func randomRows(tb *table, rng *rand.Rand, n int) reflect.Value {
+func randomRows(tb *Table, rng *rand.Rand, n int) reflect.Value {
 	rows := reflect.MakeSlice(reflect.SliceOf(tb.typ), n, n)
 	strs := []string{"", "a", "b", "decode", "ünïcode", strings.Repeat("long ", 60)}
 	var fill func(v reflect.Value)
@@ -160,7 +160,7 @@ func TestDictionaryDroppedBeforeFirstPage(t *testing.T) {
 	for _, c := range fw.chunks {
 		c.dictLimit = limit
 	}
-	if err := fw.writeGroups(reflect.ValueOf(rows)); err != nil {
+	if err := fw.WriteGroups(reflect.ValueOf(rows)); err != nil {
 		t.Fatal(err)
 	}
 	if err := fw.Close(); err != nil {
@@ -200,7 +200,7 @@ func TestSmallPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = fw.writeStream(func(put func(reflect.Value) error) error {
+	err = fw.WriteStream(func(put func(reflect.Value) error) error {
 		for from := 0; from < len(rows); from += 500 {
 			if err := put(reflect.ValueOf(rows[from : from+500])); err != nil {
 				return err
