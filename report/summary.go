@@ -16,8 +16,12 @@ import (
 // geometric-mean ratio of each phase and metric, the targets' answers of
 // all runs side by side and the best configuration per context.
 type Summary struct {
-	// Outcome is one or two sentences per compared run.
+	// Outcome is one or two sentences per compared run, then AlsoDiffer
+	// when it is not empty.
 	Outcome []string `json:"outcome"`
+	// AlsoDiffer names the metadata fields that differ beyond those the
+	// labels name (AlsoDiffer, the function): confounds of the answer.
+	AlsoDiffer string `json:"also_differ,omitempty"`
 	// Ratios are per other run, phase and metric (over all contexts).
 	Ratios []PhaseRatio `json:"ratios"`
 	// Answers are the targets asked for (-min-user-tps, -max-ttft,
@@ -107,6 +111,13 @@ func summarize(r *Report) Summary {
 	s.Best = append(s.Best, best(r)...) // [] rather than null in JSON
 	s.Answers = append(s.Answers, answers(r)...)
 	s.Outcome = outcome(r, &s)
+	runs := []*schema.Run{&c.Baseline.Run.Run}
+	for _, o := range c.Others {
+		runs = append(runs, &o.Run.Run)
+	}
+	if s.AlsoDiffer = AlsoDiffer(runs); s.AlsoDiffer != "" {
+		s.Outcome = append(s.Outcome, s.AlsoDiffer)
+	}
 	return s
 }
 
