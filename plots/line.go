@@ -106,7 +106,9 @@ func markRow(minY, maxY float64, logY bool) float64 {
 	case logY:
 		return minY / math.Pow(maxY/minY, 0.06) / 1.15
 	case minY >= 0:
-		return 0
+		// A band under the zero line, not on it: a mark at 0 read as 0
+		// tok/s (issue 24).
+		return -0.06 * math.Max(maxY, 1e-9)
 	}
 	return minY - 0.05*(maxY-minY)
 }
@@ -229,8 +231,11 @@ func (lc LineChart) Figure() (*Figure, error) {
 	if !lc.LogY && minY >= 0 {
 		p.Y.Min = 0
 		for _, m := range marks {
-			p.Y.Min = math.Min(p.Y.Min, m.y) // stacked marks go below zero
+			p.Y.Min = math.Min(p.Y.Min, m.y-0.03*maxY) // the marks' band lies below zero
 		}
+		// Rates and latencies are never negative: the band below zero
+		// carries marks, not values, so its ticks are not printed.
+		p.Y.Tick.Marker = nonNegativeTicks{p.Y.Tick.Marker}
 	}
 	seriesLegend(legend, lc.Series, keys, lc.GroupTitle, lc.RunTitle)
 	if fitLegend != nil {
@@ -311,6 +316,20 @@ func setupAxes(p *plot.Plot, logX2, logY bool, xformat func(float64) string, xti
 	g.Vertical = draw.LineStyle{Color: gridGrey, Width: vg.Points(0.5)}
 	g.Horizontal = draw.LineStyle{Color: gridGrey, Width: vg.Points(0.5)}
 	p.Add(g)
+}
+
+// nonNegativeTicks drops the ticks of its Ticker below zero.
+type nonNegativeTicks struct{ plot.Ticker }
+
+// Ticks returns the ticks of t.Ticker at or above zero.
+func (t nonNegativeTicks) Ticks(min, max float64) []plot.Tick {
+	var out []plot.Tick
+	for _, tk := range t.Ticker.Ticks(min, max) {
+		if tk.Value >= 0 {
+			out = append(out, tk)
+		}
+	}
+	return out
 }
 
 // markedPoint is a non-valid cell marked in the row along the bottom.
