@@ -42,6 +42,10 @@ type Figure struct {
 	// SideWidth wide.
 	Side      *plot.Plot
 	SideWidth vg.Length
+
+	// marks are the groups the SVG output makes interactive
+	// (interactive.go); nil for a chart without them.
+	marks *markSet
 }
 
 // Chart is anything that builds a Figure: LineChart, Heatmap, Frontier,
@@ -244,7 +248,11 @@ func saveSVG(f *Figure, w io.Writer, widthPx, heightPx int, embed bool) error {
 	if err := safeDraw(f, draw.New(c)); err != nil {
 		return err
 	}
-	if _, err := c.WriteTo(w); err != nil {
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return fmt.Errorf("plots: writing SVG: %w", err)
+	}
+	if _, err := w.Write(f.marks.rewrite(buf.Bytes())); err != nil {
 		return fmt.Errorf("plots: writing SVG: %w", err)
 	}
 	return nil
