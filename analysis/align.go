@@ -207,13 +207,47 @@ func (kt *KeyTable) Index(m *schema.Matrix) *Cells {
 	}
 	if len(m.Samples) > 0 {
 		cs.samples = map[Key][]*schema.Sample{}
+		serve := serveLoads(m)
 		for i := range m.Samples {
 			s := &m.Samples[i]
 			k := Key{Phase: s.Phase, ContextLabel: s.ContextLabel, Concurrency: s.Concurrency}
+			if s.Phase == schema.PhaseServe {
+				if sk, ok := serve[serveLoad{s.ContextLabel, s.Repeat}]; ok {
+					k = sk
+				}
+			}
 			cs.samples[k] = append(cs.samples[k], s)
 		}
 	}
 	return cs
+}
+
+// serveLoad is a serving row's place in its run: its context and its
+// index among that context's serve rows in run order.
+type serveLoad struct {
+	ctx  string
+	load int32
+}
+
+// serveLoads maps each serve row's place to its cell key. A serving run's
+// samples name their row by that place (repeat numbers the rate, 0, 1, …
+// in run order; concurrency is 0 for every rate row), not by the key
+// KeyOf gives the row, which holds the request rate.
+//
+// Note: without it every sample of an open-loop run fell under one key
+// that no cell has, and serving runs got no interval (issue 24).
+func serveLoads(m *schema.Matrix) map[serveLoad]Key {
+	out := map[serveLoad]Key{}
+	n := map[string]int32{}
+	for i := range m.Measurements {
+		x := &m.Measurements[i]
+		if x.Phase != schema.PhaseServe {
+			continue
+		}
+		out[serveLoad{x.ContextLabel, n[x.ContextLabel]}] = KeyOf(x)
+		n[x.ContextLabel]++
+	}
+	return out
 }
 
 // Get returns the cell for k, or nil when the run has none.

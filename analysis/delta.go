@@ -169,6 +169,26 @@ type Comparison struct {
 	opt Options
 }
 
+// GoodputReqS is the requests per second that met the run's SLO
+// (measurements column goodput_req_s).
+var GoodputReqS = func() Metric {
+	mt, err := MetricByName("goodput_req_s")
+	if err != nil {
+		panic(err)
+	}
+	return mt
+}()
+
+// hasGoodput reports whether any row of cs carries goodput_req_s.
+func hasGoodput(cs *Cells) bool {
+	for i := range cs.Run.Measurements {
+		if cs.Run.Measurements[i].GoodputReqS != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Compare aligns the cells of baseline and others and computes a Delta
 // for each metric of each cell that at least one of the pair holds.
 func Compare(baseline *schema.Matrix, others []*schema.Matrix, opt Options) (*Comparison, error) {
@@ -216,6 +236,12 @@ func CompareCells(b *Cells, others []*Cells, opt Options) (*Comparison, error) {
 		if c.metricIndex(mt.Name) < 0 {
 			c.Metrics = append(c.Metrics, mt)
 		}
+	}
+	// Goodput is compared whenever a run measured it against an SLO
+	// (run -slo, aiperf's goodput): it answered only -metrics
+	// goodput_req_s before (issue 24).
+	if c.metricIndex(GoodputReqS.Name) < 0 && (hasGoodput(b) || slices.ContainsFunc(others, hasGoodput)) {
+		c.Metrics = append(c.Metrics, GoodputReqS)
 	}
 	if len(c.Metrics) > 255 {
 		return nil, fmt.Errorf("compare: too many metrics (%d)", len(c.Metrics))

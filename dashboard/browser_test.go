@@ -128,16 +128,46 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("reload of %s: %d runs checked, want 2", url, n)
 	}
 	// Compare them: the outcome and the ratio heatmap.
-	do(t, ctx, "compare", chromedp.Click(chromedp.CSS(`#compare-selected`)), chromedp.WaitVisible(chromedp.CSS(`nav.sm-bar`)))
+	// #answer is the report's: nav.sm-bar alone matched the Runs page
+	// still shown while the click's navigation was under way (seen under
+	// load).
+	do(t, ctx, "compare", chromedp.Click(chromedp.CSS(`#compare-selected`)), chromedp.WaitVisible(chromedp.CSS(`#answer`)))
 	compareURL := eval[string](t, ctx, `location.href`)
 	text := eval[string](t, ctx, `document.body.innerText`)
 	heatmaps := eval[int](t, ctx, `document.querySelectorAll('svg[aria-label*="tok/s ratio"]').length`)
 	if !strings.Contains(compareURL, "/compare?") || !strings.Contains(text, "decode throughput") || heatmaps == 0 {
 		t.Errorf("compare at %s: %d heatmaps, outcome shown: %v", compareURL, heatmaps, strings.Contains(text, "decode throughput"))
 	}
-	do(t, ctx, "reload the comparison", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`nav.sm-bar`)))
+	do(t, ctx, "reload the comparison", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#answer`)))
 	if again := eval[string](t, ctx, `document.body.innerText`); again != text {
 		t.Errorf("reload of the comparison gave another page")
+	}
+	// A report chart (package plots' SVG): a hover on a point shows its
+	// exact value; a click on a legend entry hides the series it names, a
+	// second click shows them again.
+	chart := `svg[aria-label^="Decode total throughput against simultaneous"]`
+	eval[bool](t, ctx, `(() => { document.querySelector('`+chart+` g.sm-pt').scrollIntoView({block: "center"}); return true; })()`)
+	if err := hover(ctx, chart+` g.sm-pt path`); err != nil {
+		t.Fatal(err)
+	}
+	// Points of several series may overlap there: the title wanted is
+	// that of the point the mouse is over.
+	want := eval[string](t, ctx, `(() => { const r = document.querySelector('`+chart+` g.sm-pt path').getBoundingClientRect(); return document.elementFromPoint(r.x + r.width/2, r.y + r.height/2).closest('g.sm-pt').querySelector(':scope > title').textContent; })()`)
+	if tip := eval[string](t, ctx, `document.getElementById('sm-tip').textContent`); tip != want || !strings.Contains(tip, "Simultaneous requests 1, Total output (tok/s) ") {
+		t.Errorf("hover on a chart point shows %q, want its title %q", tip, want)
+	}
+	hidden := func() (int, int) {
+		n := eval[[]int](t, ctx, `(() => { const s = [...document.querySelectorAll('`+chart+` [data-sm~="g0"]')]; return [s.filter(e => getComputedStyle(e).display === "none").length, s.length]; })()`)
+		return n[0], n[1]
+	}
+	for i, wantHidden := range []bool{true, false} {
+		eval[bool](t, ctx, `(() => { document.querySelector('`+chart+` [data-sm-toggle="g0"]').scrollIntoView({block: "center"}); return true; })()`)
+		box := eval[[]float64](t, ctx, `(() => { const r = document.querySelector('`+chart+` [data-sm-toggle="g0"]').getBoundingClientRect(); return [r.x + r.width/2, r.y + r.height/2]; })()`)
+		do(t, ctx, "click a legend entry", chromedp.MouseClickXY(box[0], box[1]))
+		h, n := hidden()
+		if n == 0 || (h == n) != wantHidden || (h == 0) == wantHidden {
+			t.Errorf("click %d on the legend entry: %d of %d elements of its series hidden, want all hidden: %v", i+1, h, n, wantHidden)
+		}
 	}
 	// Landscape: hover a point, read its value, follow it to its run.
 	do(t, ctx, "landscape", chromedp.Navigate(base+"/landscape?gpu=RTX+PRO&ctx=8K"), chromedp.WaitVisible(chromedp.CSS(`#landscape`)))

@@ -23,6 +23,10 @@
 // markers thick enough for 1200 px, hatching, and a vector colour bar.
 // Series of one context share a colour and series of one run share a line
 // pattern and marker, so a two-run chart needs 5 + 2 legend entries, not 10.
+// A line chart's SVG is interactive (interactive.go): each series a group,
+// each valid point a hover <title> with its exact value, each legend entry
+// a group a page's script may use to hide or show the series it names.
+// Files written by WriteAll reference the font instead of embedding it.
 //
 // Output is deterministic: the same spec gives the same SVG bytes (no
 // times, no map iteration in drawing order), which the golden files under

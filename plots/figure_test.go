@@ -340,3 +340,25 @@ func TestFitTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteAllReferencesFont checks that the SVG files WriteAll writes
+// name their font and its metric-compatible fallbacks instead of
+// embedding it (issue 24: each was about 560 KB).
+func TestWriteAllReferencesFont(t *testing.T) {
+	dir := t.TempDir()
+	charts := seedCharts()[:1]
+	if err := WriteAll(dir, charts); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, charts[0].Name+".svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if strings.Contains(s, "data:font") || strings.Contains(s, "font-family:Liberation Sans;") || !strings.Contains(s, fontStack) {
+		t.Errorf("SVG embeds its font or lacks the family stack %q", fontStack)
+	}
+	if len(b) > 100<<10 {
+		t.Errorf("SVG is %d bytes", len(b))
+	}
+}

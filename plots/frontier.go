@@ -126,7 +126,7 @@ func (f Frontier) Figure() (*Figure, error) {
 		ln.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.8), Dashes: runDash(si)}
 		fs.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(3.5), Shape: runGlyph(si)}
 		p.Add(ln, fs)
-		if err := addPointLabels(p, spreadLabels(fpts, &placed, norm), col); err != nil {
+		if err := addPointLabels(p.Add, spreadLabels(fpts, &placed, norm), col); err != nil {
 			return nil, err
 		}
 		addEntry(legend, s.Name+" (front)", ln, fs)

@@ -5,6 +5,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"strconv"
 )
 
 // How a line chart tells its series apart: a colour per group (a context,
@@ -62,7 +63,16 @@ func (k styleKeys) run(s Series) int {
 
 // seriesLegend fills the legend: with several runs, one colour entry per
 // group and one pattern entry per run; otherwise one entry per series.
-func seriesLegend(l *plot.Legend, series []Series, keys styleKeys, groupTitle, runTitle string) {
+func seriesLegend(l *plot.Legend, series []Series, keys styleKeys, groupTitle, runTitle string, ms *markSet) {
+	// toggle wraps an entry's thumbnails in a group a click on it may
+	// use to hide the series it names (interactive.go).
+	toggle := func(key, name string, th []plot.Thumbnailer) []plot.Thumbnailer {
+		if ms == nil {
+			return th
+		}
+		id := ms.add(`class="sm-toggle" data-sm-toggle="`+key+`"`, name+": click to hide or show")
+		return []plot.Thumbnailer{groupThumb{id: id, inner: th}}
+	}
 	lineThumb := func(col interface{ RGBA() (r, g, b, a uint32) }, ri int, glyph bool) []plot.Thumbnailer {
 		ln, _ := plotter.NewLine(plotter.XYs{})
 		ln.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.8), Dashes: runDash(ri)}
@@ -89,7 +99,7 @@ func seriesLegend(l *plot.Legend, series []Series, keys styleKeys, groupTitle, r
 				continue
 			}
 			done = append(done, g)
-			addEntry(l, g, lineThumb(seriesColor(keys.color(s)), keys.run(s), true)...)
+			addEntry(l, g, toggle("g"+strconv.Itoa(keys.color(s)), g, lineThumb(seriesColor(keys.color(s)), keys.run(s), true))...)
 		}
 		return
 	}
@@ -97,14 +107,14 @@ func seriesLegend(l *plot.Legend, series []Series, keys styleKeys, groupTitle, r
 		addEntry(l, groupTitle)
 	}
 	for i, g := range keys.groups {
-		addEntry(l, g, lineThumb(seriesColor(i), 0, false)...)
+		addEntry(l, g, toggle("g"+strconv.Itoa(i), g, lineThumb(seriesColor(i), 0, false))...)
 	}
 	addEntry(l, " ")
 	if runTitle != "" {
 		addEntry(l, runTitle)
 	}
 	for i, r := range keys.runs {
-		addEntry(l, r, lineThumb(grey, i, true)...)
+		addEntry(l, r, toggle("r"+strconv.Itoa(i), r, lineThumb(grey, i, true))...)
 	}
 }
 

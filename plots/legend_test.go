@@ -73,7 +73,7 @@ func TestLegends(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := plot.NewLegend()
-			seriesLegend(&l, tt.series, newStyleKeys(tt.series), "Context", "Run")
+			seriesLegend(&l, tt.series, newStyleKeys(tt.series), "Context", "Run", nil)
 			statusLegend(&l, tt.marks)
 			got := legendTexts(t, l)
 			// A blank spacer entry draws no text when it is only spaces.

@@ -106,7 +106,9 @@ func markRow(minY, maxY float64, logY bool) float64 {
 	case logY:
 		return minY / math.Pow(maxY/minY, 0.06) / 1.15
 	case minY >= 0:
-		return 0
+		// A band under the zero line, not on it: a mark at 0 read as 0
+		// tok/s (issue 24).
+		return -0.06 * math.Max(maxY, 1e-9)
 	}
 	return minY - 0.05*(maxY-minY)
 }
@@ -145,6 +147,7 @@ func (lc LineChart) Figure() (*Figure, error) {
 	legend := newLegend()
 
 	var marks []markedPoint
+	ms := &markSet{}
 	minY, maxY := math.Inf(1), math.Inf(-1)
 	for _, s := range lc.Series {
 		for _, pt := range s.Points {
@@ -168,6 +171,8 @@ func (lc LineChart) Figure() (*Figure, error) {
 	}
 	for _, s := range lc.Series {
 		col := seriesColor(keys.color(s))
+		var adds []plot.Plotter
+		add := func(ps ...plot.Plotter) { adds = append(adds, ps...) }
 		ri := keys.run(s)
 		line := draw.LineStyle{Color: col, Width: vg.Points(1.8), Dashes: runDash(ri)}
 		glyph := draw.GlyphStyle{Color: col, Radius: vg.Points(3), Shape: runGlyph(ri)}
@@ -185,7 +190,7 @@ func (lc LineChart) Figure() (*Figure, error) {
 			}
 			l.LineStyle = line
 			sc.GlyphStyle = glyph
-			p.Add(l, sc)
+			add(l, sc)
 			seg = nil
 			return nil
 		}
@@ -205,7 +210,7 @@ func (lc LineChart) Figure() (*Figure, error) {
 					return nil, err
 				}
 				bridge.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(2.5)}}
-				p.Add(bridge)
+				add(bridge)
 			}
 			seg = append(seg, plotter.XY{X: pt.X, Y: pt.Y})
 			lastValid = i
@@ -213,9 +218,10 @@ func (lc LineChart) Figure() (*Figure, error) {
 		if err := flush(); err != nil {
 			return nil, err
 		}
-		if err := addPointLabels(p, s.Points, col); err != nil {
+		if err := addPointLabels(add, s.Points, col); err != nil {
 			return nil, err
 		}
+		lc.group(p, ms, keys, s, adds)
 	}
 	if err := addMarks(p, marks); err != nil {
 		return nil, err
@@ -229,10 +235,13 @@ func (lc LineChart) Figure() (*Figure, error) {
 	if !lc.LogY && minY >= 0 {
 		p.Y.Min = 0
 		for _, m := range marks {
-			p.Y.Min = math.Min(p.Y.Min, m.y) // stacked marks go below zero
+			p.Y.Min = math.Min(p.Y.Min, m.y-0.03*maxY) // the marks' band lies below zero
 		}
+		// Rates and latencies are never negative: the band below zero
+		// carries marks, not values, so its ticks are not printed.
+		p.Y.Tick.Marker = nonNegativeTicks{p.Y.Tick.Marker}
 	}
-	seriesLegend(legend, lc.Series, keys, lc.GroupTitle, lc.RunTitle)
+	seriesLegend(legend, lc.Series, keys, lc.GroupTitle, lc.RunTitle, ms)
 	if fitLegend != nil {
 		addEntry(legend, " ")
 		name := lc.FitLabel
@@ -242,7 +251,7 @@ func (lc LineChart) Figure() (*Figure, error) {
 		addEntry(legend, name, fitLegend)
 	}
 	statusLegend(legend, marks)
-	return &Figure{Plot: p, Legend: legend}, nil
+	return &Figure{Plot: p, Legend: legend, marks: ms}, nil
 }
 
 // addFits draws the fit curves and returns a legend thumbnail for them
@@ -313,6 +322,20 @@ func setupAxes(p *plot.Plot, logX2, logY bool, xformat func(float64) string, xti
 	p.Add(g)
 }
 
+// nonNegativeTicks drops the ticks of its Ticker below zero.
+type nonNegativeTicks struct{ plot.Ticker }
+
+// Ticks returns the ticks of t.Ticker at or above zero.
+func (t nonNegativeTicks) Ticks(min, max float64) []plot.Tick {
+	var out []plot.Tick
+	for _, tk := range t.Ticker.Ticks(min, max) {
+		if tk.Value >= 0 {
+			out = append(out, tk)
+		}
+	}
+	return out
+}
+
 // markedPoint is a non-valid cell marked in the row along the bottom.
 type markedPoint struct {
 	x, y   float64
@@ -335,7 +358,7 @@ func addMarks(p *plot.Plot, marks []markedPoint) error {
 }
 
 // addPointLabels prints the labels of the valid points that have one.
-func addPointLabels(p *plot.Plot, pts []Point, col interface{ RGBA() (r, g, b, a uint32) }) error {
+func addPointLabels(add func(...plot.Plotter), pts []Point, col interface{ RGBA() (r, g, b, a uint32) }) error {
 	var xys plotter.XYs
 	var labels []string
 	for _, pt := range pts {
@@ -358,6 +381,6 @@ func addPointLabels(p *plot.Plot, pts []Point, col interface{ RGBA() (r, g, b, a
 		l.TextStyle[i].YAlign = draw.YBottom
 	}
 	l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3)}
-	p.Add(l)
+	add(l)
 	return nil
 }

@@ -14,14 +14,14 @@ func TestMarkRow(t *testing.T) {
 		below, max float64 // the row lies in (max, below)
 	}{
 		{"log", 300, 13000, true, 300, 150},
-		{"linear from zero", 10, 40, false, 10, -0.001},
+		{"linear from zero", 10, 40, false, 0, -4}, // a band under zero, not on it
 		{"linear negative", -10, 30, false, -10, -13},
 		{"no valid point", math.Inf(1), math.Inf(-1), true, 2, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			y := markRow(tt.lo, tt.hi, tt.logY)
-			if !(y < tt.below || (tt.lo >= 0 && !tt.logY && y == 0)) || y < tt.max {
+			if !(y < tt.below) || y < tt.max {
 				t.Errorf("markRow(%v, %v) = %v, want below %v (and not below %v)", tt.lo, tt.hi, y, tt.below, tt.max)
 			}
 		})

@@ -154,25 +154,38 @@ func widenAxis(a *plot.Axis, log bool) {
 	}
 }
 
-// thinTicks removes the labels of ticks that would sit closer than gap
-// (a fraction of the axis, after scaling with norm) to the previous
-// labelled tick, keeping the tick mark. Later ticks win over earlier ones
-// only when the earlier one was already dropped; the first labelled tick
-// is always kept.
+// thinTicks keeps every tick mark and the labels that fit: a label that
+// would sit closer than gap (a fraction of the axis, after scaling with
+// norm) to the previous labelled tick goes one line lower ("123K" and,
+// under it, "128K": each point keeps its own tick), and is dropped only
+// when the previous label is on that lower line already. A label that
+// repeats the previous one is dropped: no two ticks print the same text.
+// The first labelled tick is always kept.
 func thinTicks(ticks []plot.Tick, min, max, gap float64, norm plot.Normalizer) []plot.Tick {
 	out := make([]plot.Tick, len(ticks))
 	copy(out, ticks)
 	last := math.Inf(-1)
+	lastLabel, lowered := "", false
 	for i := range out {
 		if out[i].Label == "" {
 			continue
 		}
-		pos := norm.Normalize(min, max, out[i].Value)
-		if pos-last < gap {
+		if out[i].Label == lastLabel {
 			out[i].Label = ""
 			continue
 		}
-		last = pos
+		pos := norm.Normalize(min, max, out[i].Value)
+		if pos-last < gap {
+			if lowered {
+				out[i].Label = ""
+				continue
+			}
+			lastLabel, lowered = out[i].Label, true
+			out[i].Label = "\n" + out[i].Label
+			last = pos
+			continue
+		}
+		last, lastLabel, lowered = pos, out[i].Label, false
 	}
 	return out
 }

@@ -95,11 +95,21 @@ func TestCommaTicks(t *testing.T) {
 	}
 }
 
+// TestThinTicksDistinct checks that ticks printing the same text keep one
+// label, and that a third crowded label is dropped rather than stacked.
+func TestThinTicksDistinct(t *testing.T) {
+	ticks := []plot.Tick{{Value: 125952, Label: "123K"}, {Value: 126000, Label: "123K"}, {Value: 128000, Label: "125K"}, {Value: 129000, Label: "126K"}, {Value: 131072, Label: "128K"}}
+	_, labels := labelled(thinTicks(ticks, 8192, 131072, 0.05, plot.LogScale{}))
+	if want := []string{"123K", "\n125K"}; !slices.Equal(labels, want) {
+		t.Errorf("labels = %q, want %q", labels, want)
+	}
+}
+
 func TestThinTicks(t *testing.T) {
 	ticks := []plot.Tick{{Value: 8192, Label: "8K"}, {Value: 65536, Label: "64K"}, {Value: 125952, Label: "123K"}, {Value: 131072, Label: "128K"}}
 	got := thinTicks(ticks, 8192, 131072, 0.05, plot.LogScale{})
 	_, labels := labelled(got)
-	if want := []string{"8K", "64K", "123K"}; !slices.Equal(labels, want) {
+	if want := []string{"8K", "64K", "123K", "\n128K"}; !slices.Equal(labels, want) {
 		t.Errorf("labels = %v, want %v", labels, want)
 	}
 	if len(got) != len(ticks) {

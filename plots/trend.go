@@ -92,6 +92,13 @@ func (t Trend) Figure() (*Figure, error) {
 	for i, v := range axis {
 		lc.XTicks = append(lc.XTicks, plot.Tick{Value: float64(i), Label: v})
 	}
+	// A point's hover title names its version, not its index.
+	lc.XFormat = func(v float64) string {
+		if i := int(v); float64(i) == v && i >= 0 && i < len(axis) {
+			return strings.ReplaceAll(axis[i], "\n", " ")
+		}
+		return FormatNumber(v)
+	}
 	fig, err := lc.Figure()
 	if err != nil {
 		return nil, err

@@ -23,13 +23,15 @@
 //
 // Files by idea: table.go (Table and its three printed forms), figures.go
 // (how a figure, a ratio and a load are printed), summary.go and
-// outcome.go (the answer), tables.go (the summary's tables and the ratio
+// outcome.go (the answer), where.go (where the ratio changes, by load and
+// by context), tables.go (the summary's tables and the ratio
 // matrices), deltas.go and runtables.go (the long tables), csv.go (every
 // machine form), json.go (the JSON object), charts.go and servecharts.go
 // (chart specs), html.go and page.go (the page), trend.go, listing.go,
-// labels.go (run names), cost.go (the answer per dollar and per joule:
-// its sentence, tables, JSON and charts, shown only when prices, GPU
-// counts or energy are there).
+// labels.go (run names of at most MaxLabel characters), alsodiffer.go
+// (what else differs among the runs), cost.go (the answer per dollar and
+// per joule: its sentence, tables, JSON and charts, shown only when
+// prices, GPU counts or energy are there).
 //
 // A second face: a caller (cmd/compare today, an HTTP handler tomorrow)
 // passes analysis results and either takes the Tables, Summary, JSON

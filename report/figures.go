@@ -125,14 +125,28 @@ func FormatValue(v float64, sig int) string {
 }
 
 // FormatRatio prints a ratio with the precision of its inputs
-// (analysis.RatioSigFigs), at most four significant figures.
+// (analysis.RatioSigFigs), by the one rule ratioSig states.
 func FormatRatio(r float64, base, value int) string {
-	return FormatSig(r, min(analysis.RatioSigFigs(base, value), analysis.MaxSigFigs))
+	return FormatSig(r, ratioSig(analysis.RatioSigFigs(base, value)))
 }
 
-// ratioText prints a ratio with its precision and a times sign: "0.62×".
+// ratioText prints a ratio by the one rule ratioSig states, with a times
+// sign: "0.62×".
 func ratioText(v float64, sig int) string {
-	return FormatSig(v, min(max(sig, 2), analysis.MaxSigFigs)) + "×"
+	return FormatSig(v, ratioSig(sig)) + "×"
+}
+
+// ratioSig is the one precision rule for ratios, in every table,
+// sentence and CSV cell that prints one: the significant figures of the
+// less precise input (analysis.RatioSigFigs), never fewer than two (a
+// one-figure "0.3×" hid a 10% difference) nor more than
+// analysis.MaxSigFigs.
+//
+// Note: two rows may still print a ratio to different precision when
+// their inputs were printed so (a document's "13,000" against a run's
+// 13,021.4): the precision says what the inputs can carry.
+func ratioSig(sig int) int {
+	return min(max(sig, 2), analysis.MaxSigFigs)
 }
 
 // concurrency prints a cell's number of simultaneous requests, "—" for

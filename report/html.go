@@ -65,8 +65,8 @@ func (r *Report) nameLoneRun(ch Chart) Chart {
 }
 
 // WriteHTML writes the self-contained report page (Page): the outcome
-// and the summary tables first, then the charts, then the long tables
-// folded.
+// beside the ratio heatmaps (the first screen at 1366×768), the summary
+// tables, then the other charts, then the long tables folded.
 func (r *Report) WriteHTML(w io.Writer, charts []Chart) error {
 	return WritePage(w, r.Page(charts))
 }
@@ -81,7 +81,15 @@ func (r *Report) Page(charts []Chart) Page {
 		Subtitle: "Baseline " + c.Labels[0] + " (" + c.Baseline.Run.Run.RunID + "); ratio = value / baseline",
 		Lead:     r.Summary.Outcome,
 		Runs:     runsTable(c),
-		Charts:   charts,
+	}
+	// The ratio heatmaps answer "where" at a glance: beside the lead, on
+	// the first screen, not four screens down among the charts.
+	for _, ch := range charts {
+		if strings.HasPrefix(ch.Name, "ratio_total") {
+			page.LeadCharts = append(page.LeadCharts, ch)
+		} else {
+			page.Charts = append(page.Charts, ch)
+		}
 	}
 	for _, t := range r.Tables() {
 		if t.Name == "runs" {

@@ -28,7 +28,8 @@ func (p PhaseRatio) find(rs []PhaseRatio, metric string) *PhaseRatio {
 
 // outcome states, per compared run, the answer in one or two sentences:
 // the throughput ratio of the main phase with its spread and verdict,
-// the latency ratios beside it, and what was left out.
+// where it changes (by load and by context), the latency ratios beside
+// it, and what was left out.
 func outcome(r *Report, s *Summary) []string {
 	c := r.Comparison
 	var out []string
@@ -93,8 +94,11 @@ func outcome(r *Report, s *Summary) []string {
 			}
 		}
 		second := ""
+		if w := where(c, oi, main.Phase, r.Tolerance()); w != "" {
+			second = w + " "
+		}
 		if len(lat) > 0 {
-			second = "Per request: " + strings.Join(lat, ", ") + "."
+			second += "Per request: " + strings.Join(lat, ", ") + "."
 		}
 		if main.Excluded > 0 {
 			var why []string

@@ -23,6 +23,10 @@ type Page struct {
 	// Notes are paragraphs shown under the title (caveats such as "the
 	// seeds carry one median per cell and no spread").
 	Notes []string
+	// LeadCharts stand beside the lead, on the first screen (the ratio
+	// heatmaps of a comparison), drawn at LeadChartWidthPx ×
+	// LeadChartHeightPx.
+	LeadCharts []Chart
 	// LeadTables follow the lead, open: the summary a reader needs first.
 	LeadTables []Table
 	// Runs lays the runs' metadata side by side: Header is the field
@@ -75,6 +79,7 @@ type reportView struct {
 	Title, Subtitle string
 	Lead, Notes     []string
 	LeadTables      []tableView
+	LeadCharts      []chartView
 	Font            template.CSS
 	Runs            *tableView
 	Tables          []tableView
@@ -83,6 +88,18 @@ type reportView struct {
 }
 
 type tocEntry struct{ ID, Text string }
+
+// LeadChartWidthPx and LeadChartHeightPx size a chart beside the lead:
+// it is shown about 600 px wide at 1366×768, with the title, the lead and
+// the whole chart on the first screen.
+//
+// Note: at 620×430 the heatmap's cell labels overlapped (the fonts keep
+// their size while the plot shrinks); 1200×750 scaled to 600 px printed
+// them at about 6 px. 860×600 keeps them apart and readable.
+const (
+	LeadChartWidthPx  = 860
+	LeadChartHeightPx = 600
+)
 
 // numeric matches cells that read as numbers ("6,091.1", "−53.2%",
 // "0.47×", "1,388 ms"), with the "≥ " of a lower bound, so they are
@@ -189,22 +206,20 @@ func WritePage(w io.Writer, r Page) error {
 		v.Tables = append(v.Tables, tv)
 		v.TOC = append(v.TOC, tocEntry{ID: tv.ID, Text: t.Title})
 	}
+	for i, n := range r.LeadCharts {
+		cv, err := viewChart(n, anchor("lc", n.Name, i), LeadChartWidthPx, LeadChartHeightPx)
+		if err != nil {
+			return err
+		}
+		v.LeadCharts = append(v.LeadCharts, cv)
+	}
 	for i, n := range r.Charts {
-		fig, err := n.Chart.Figure()
+		cv, err := viewChart(n, anchor("c", n.Name, i), wpx, hpx)
 		if err != nil {
-			return fmt.Errorf("report: chart %s: %w", n.Name, err)
+			return err
 		}
-		caption := n.Caption
-		if caption == "" {
-			caption = fig.Plot.Title.Text
-		}
-		svg, err := inlineSVG(fig, wpx, hpx, caption)
-		if err != nil {
-			return fmt.Errorf("report: chart %s: %w", n.Name, err)
-		}
-		id := anchor("c", n.Name, i)
-		v.Charts = append(v.Charts, chartView{ID: id, Caption: caption, SVG: svg})
-		v.TOC = append(v.TOC, tocEntry{ID: id, Text: caption})
+		v.Charts = append(v.Charts, cv)
+		v.TOC = append(v.TOC, tocEntry{ID: cv.ID, Text: cv.Caption})
 	}
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, v); err != nil {
@@ -212,6 +227,23 @@ func WritePage(w io.Writer, r Page) error {
 	}
 	_, err = buf.WriteTo(w)
 	return err
+}
+
+// viewChart draws n as inline SVG of wpx × hpx for the page.
+func viewChart(n Chart, id string, wpx, hpx int) (chartView, error) {
+	fig, err := n.Chart.Figure()
+	if err != nil {
+		return chartView{}, fmt.Errorf("report: chart %s: %w", n.Name, err)
+	}
+	caption := n.Caption
+	if caption == "" {
+		caption = fig.Plot.Title.Text
+	}
+	svg, err := inlineSVG(fig, wpx, hpx, caption)
+	if err != nil {
+		return chartView{}, fmt.Errorf("report: chart %s: %w", n.Name, err)
+	}
+	return chartView{ID: id, Caption: caption, SVG: svg}, nil
 }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
@@ -226,6 +258,10 @@ body{font-family:"Liberation Sans",Arial,Helvetica,sans-serif;margin:0 auto;max-
 h1{font-size:1.4rem;margin:0 0 .2rem}
 .lead{background:#eef4fb;border-left:5px solid #3a6ea5;padding:.3rem .9rem;margin:.6rem 0;font-size:1.05rem}
 .lead p{margin:.4rem 0}
+.first.two{display:grid;grid-template-columns:minmax(0,4fr) minmax(0,5fr);gap:1rem;align-items:start}
+.first.two .lead{font-size:.95rem;margin:0}
+.leadcharts figure{margin:0 0 1rem}
+@media (max-width:900px){.first.two{grid-template-columns:minmax(0,1fr)}}
 section.summary h2{font-size:1rem;margin:1rem 0 .3rem}
 details.fold{margin:.4rem 0}
 details.fold>summary{cursor:pointer;font-weight:bold;padding:.2rem 0}
@@ -257,9 +293,17 @@ figcaption{color:#555;font-size:.9rem}
 <h1>{{.Title}}</h1>
 {{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
 </header>
+<div class="first{{if .LeadCharts}} two{{end}}">
 {{with .Lead}}<section class="lead" id="answer">{{range .}}<p>{{.}}</p>
 {{end}}</section>
 {{end}}
+{{with .LeadCharts}}<div class="leadcharts">{{range .}}<figure id="{{.ID}}">
+{{.SVG}}
+<figcaption>{{.Caption}}</figcaption>
+</figure>
+{{end}}</div>
+{{end}}
+</div>
 {{range .LeadTables}}<section id="{{.ID}}" class="summary">
 <h2>{{.Caption}}</h2>
 {{template "table" .}}

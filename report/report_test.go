@@ -136,8 +136,22 @@ func TestSummaryFirst(t *testing.T) {
 func TestSeedsSummary(t *testing.T) {
 	r := build(t, pairs[0])
 	s := r.Summary
-	if len(s.Outcome) != 1 || !strings.Contains(s.Outcome[0], "0.756× the decode throughput") || !strings.Contains(s.Outcome[0], "7 looped in RTX PRO 6000 INT4") {
+	if len(s.Outcome) != 2 || !strings.Contains(s.Outcome[0], "0.756× the decode throughput") || !strings.Contains(s.Outcome[0], "7 looped in RTX PRO 6000 INT4") {
 		t.Errorf("outcome %q", s.Outcome)
+	}
+	// Where the ratio changes, from the ratio matrix (issue 24): near
+	// parity at one stream, ~0.5–0.7× from 16 streams on.
+	for _, want := range []string{"Where: by load, level at N = 1 (0.97×)", "behind at N = 16–128 (0.48–0.71×)", "0.83× at 8K"} {
+		if !strings.Contains(s.Outcome[0], want) {
+			t.Errorf("outcome %q lacks %q", s.Outcome[0], want)
+		}
+	}
+	// The seeds differ in GPU and quantization (the labels) and also in
+	// engine build, model name and bench tool version (issue 24).
+	for _, want := range []string{"engine version (0.27.2rc1.dev113+g5cecfc013 vs 0.30.1rc1.dev452+g73a583112)", "model (Ling-3.0-tiny vs Ling-3.0-tiny-int4)", "bench tool version (0.4.29 vs 0.7.6)"} {
+		if !strings.Contains(s.AlsoDiffer, want) || s.Outcome[len(s.Outcome)-1] != s.AlsoDiffer {
+			t.Errorf("also differ %q lacks %q (outcome %q)", s.AlsoDiffer, want, s.Outcome)
+		}
 	}
 	var ans *Answer
 	for i := range s.Answers {

@@ -16,8 +16,12 @@ import (
 // geometric-mean ratio of each phase and metric, the targets' answers of
 // all runs side by side and the best configuration per context.
 type Summary struct {
-	// Outcome is one or two sentences per compared run.
+	// Outcome is one or two sentences per compared run, then AlsoDiffer
+	// when it is not empty.
 	Outcome []string `json:"outcome"`
+	// AlsoDiffer names the metadata fields that differ beyond those the
+	// labels name (AlsoDiffer, the function): confounds of the answer.
+	AlsoDiffer string `json:"also_differ,omitempty"`
 	// Ratios are per other run, phase and metric (over all contexts).
 	Ratios []PhaseRatio `json:"ratios"`
 	// Answers are the targets asked for (-min-user-tps, -max-ttft,
@@ -112,6 +116,13 @@ func summarize(r *Report) Summary {
 	s.Best = append(s.Best, best(r)...) // [] rather than null in JSON
 	s.Answers = append(s.Answers, answers(r)...)
 	s.Outcome = outcome(r, &s)
+	runs := []*schema.Run{&c.Baseline.Run.Run}
+	for _, o := range c.Others {
+		runs = append(runs, &o.Run.Run)
+	}
+	if s.AlsoDiffer = AlsoDiffer(runs); s.AlsoDiffer != "" {
+		s.Outcome = append(s.Outcome, s.AlsoDiffer)
+	}
 	return s
 }
 
@@ -258,8 +269,14 @@ func answers(r *Report) []Answer {
 		}
 	}
 	if r.MinUserTokS > 0 {
-		add(fmt.Sprintf("most total tok/s with ≥ %s tok/s per request", strconv.FormatFloat(r.MinUserTokS, 'g', -1, 64)),
-			func(a analysis.RunAnalysis) []analysis.Best { return a.BestAtUserRate })
+		q := fmt.Sprintf("≥ %s tok/s per request", strconv.FormatFloat(r.MinUserTokS, 'g', -1, 64))
+		add("most total tok/s with "+q, func(a analysis.RunAnalysis) []analysis.Best { return a.BestAtUserRate })
+		out = append(out, serveAnswers(r, "most serving total tok/s with "+q+" (median)", true, func(sp analysis.ServePoint) (bool, string) {
+			if math.IsNaN(sp.PerRequestTokS) {
+				return false, "per-request tok/s"
+			}
+			return sp.PerRequestTokS >= r.MinUserTokS, ""
+		})...)
 	}
 	if r.SLO.MaxTTFTMs > 0 || r.SLO.MaxTBTMs > 0 {
 		var lim []string
@@ -270,8 +287,25 @@ func answers(r *Report) []Answer {
 			lim = append(lim, "TBT ≤ "+strconv.FormatFloat(r.SLO.MaxTBTMs, 'g', -1, 64)+" ms")
 		}
 		add("most requests at once with "+strings.Join(lim, " and "), func(a analysis.RunAnalysis) []analysis.Best { return a.MeetSLO })
+		// Serving runs: the most throughput whose median latencies
+		// meet the targets (a point lacking a checked latency does not).
+		out = append(out, serveAnswers(r, "most serving total tok/s with "+strings.Join(lim, " and ")+" (medians)", true, func(sp analysis.ServePoint) (bool, string) {
+			switch {
+			case r.SLO.MaxTTFTMs > 0 && math.IsNaN(sp.TTFTMs):
+				return false, "TTFT p50"
+			case r.SLO.MaxTBTMs > 0 && math.IsNaN(sp.TBTMs):
+				return false, "TBT p50"
+			}
+			return withinLimit(sp.TTFTMs, r.SLO.MaxTTFTMs) && withinLimit(sp.TBTMs, r.SLO.MaxTBTMs), ""
+		})...)
 	}
 	return out
+}
+
+// withinLimit reports whether v meets limit (no limit when it is 0); a
+// missing figure (NaN) does not.
+func withinLimit(v, limit float64) bool {
+	return limit <= 0 || (!math.IsNaN(v) && v <= limit)
 }
 
 // best is each run's highest total tok/s per context, decode and serve.
@@ -299,6 +333,19 @@ func best(r *Report) []Answer {
 			out = append(out, ans)
 		}
 	}
+	out = append(out, serveAnswers(r, "highest serving total tok/s", false, func(analysis.ServePoint) (bool, string) { return true, "" })...)
+	return out
+}
+
+// serveAnswers answers question for serving runs: per context, each
+// run's serving point of the highest total tok/s among those ok accepts.
+//
+// A target (keep) keeps contexts no run answers and says why a run has
+// no answer: ok returns, beside its verdict, the figure a point lacks
+// ("TBT p50"), and a run whose every point lacks one is "none (no TBT p50
+// reported)", else "none (no load meets it)".
+func serveAnswers(r *Report, question string, keep bool, ok func(analysis.ServePoint) (bool, string)) []Answer {
+	var out []Answer
 	// Serving: the contexts of every run's curves, shortest first (in the
 	// order of the runs, 66, 72, 257 and 99 tokens read unsorted).
 	var sctx []string
@@ -313,15 +360,25 @@ func best(r *Report) []Answer {
 	}
 	slices.SortStableFunc(sctx, func(a, b string) int { return cmp.Compare(tokens[a], tokens[b]) })
 	for _, ctx := range sctx {
-		ans := Answer{Question: "highest serving total tok/s", Phase: schema.PhaseServe, Context: ctx}
+		ans := Answer{Question: question, Phase: schema.PhaseServe, Context: ctx}
 		for _, a := range r.Runs {
 			p := Pick{Run: a.Label, SigFigs: analysis.MaxSigFigs}
+			points, lacking := 0, map[string]int{}
 			for _, sc := range a.Serve {
 				if sc.ContextLabel != ctx {
 					continue
 				}
 				for _, sp := range sc.Points {
-					if sp.State == analysis.StateValue && !math.IsNaN(sp.TotalTokS) && (!p.Found || sp.TotalTokS > p.TotalTokS) {
+					pass := false
+					if sp.State == analysis.StateValue && !math.IsNaN(sp.TotalTokS) {
+						var lacks string
+						pass, lacks = ok(sp)
+						points++
+						if lacks != "" {
+							lacking[lacks]++
+						}
+					}
+					if pass && (!p.Found || sp.TotalTokS > p.TotalTokS) {
 						p.Found, p.Cell, p.Concurrency, p.TotalTokS, p.PerRequestTokS = true, ServeLoadText(sc, sp), sp.Key.Concurrency, sp.TotalTokS, 0
 						p.SigFigs = analysis.SigFigs(a.Cells.Get(sp.Key), analysis.TotalTokS)
 						p.LoadKind = "rate"
@@ -345,10 +402,18 @@ func best(r *Report) []Answer {
 					p.LowerBound, p.Why = true, strings.Join(bs, ", ")
 				}
 			}
+			if keep && !p.Found && points > 0 {
+				p.Why = "no load meets it"
+				for name, n := range lacking {
+					if n == points {
+						p.Why = "no " + name + " reported"
+					}
+				}
+			}
 			ans.Runs = append(ans.Runs, p)
 		}
 		ans.Ratios = ratios(ans.Runs)
-		if answered(ans) {
+		if keep || answered(ans) {
 			out = append(out, ans)
 		}
 	}

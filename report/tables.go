@@ -203,6 +203,9 @@ func pickText(p Pick) string {
 		if p.LowerBound {
 			return "none measured (" + p.Why + ")"
 		}
+		if p.Why != "" {
+			return "none (" + p.Why + ")" // a serving target no load meets
+		}
 		return "none"
 	}
 	s := FormatValue(p.TotalTokS, p.SigFigs) + " tok/s (" + p.Cell + ")"

@@ -1,6 +1,7 @@
 // speedmatrix serve: the page's only script. No network access: it
 // reads the page, keeps the Runs selection in the URL, shows exact
-// values on hover and toggles Landscape series.
+// values on hover and toggles the series of Landscape and of the report's
+// charts.
 (function () {
   "use strict";
   // Hover: any SVG element with a <title> child (Landscape points, and
@@ -10,8 +11,13 @@
   tip.setAttribute("role", "tooltip");
   document.body.appendChild(tip);
   document.addEventListener("mouseover", function (e) {
-    var t = e.target;
-    var title = t && t.querySelector ? t.querySelector(":scope > title") : null;
+    // The element's own <title>, else its nearest group's (a report
+    // chart's point is a circle in a <g> whose title gives its value).
+    var title = null;
+    for (var t = e.target; t && t.querySelector && !title; t = t.parentNode) {
+      title = t.querySelector(":scope > title");
+      if (t.tagName && t.tagName.toLowerCase() === "svg") break;
+    }
     if (!title) { tip.style.display = "none"; return; }
     tip.textContent = title.textContent;
     tip.style.display = "block";
@@ -35,6 +41,19 @@
       e.target.closest("tr").classList.toggle("sel", e.target.checked);
     });
   }
+  // Report charts (package plots): a legend entry's thumbnail hides or
+  // shows the series it names (data-sm-toggle="g1" → data-sm~="g1").
+  document.querySelectorAll("svg [data-sm-toggle]").forEach(function (g) {
+    g.style.cursor = "pointer";
+    g.addEventListener("click", function () {
+      var key = g.getAttribute("data-sm-toggle");
+      var off = g.classList.toggle("sm-off");
+      g.style.opacity = off ? "0.3" : "";
+      g.closest("svg").querySelectorAll('[data-sm~="' + key + '"]').forEach(function (s) {
+        s.style.display = off ? "none" : "";
+      });
+    });
+  });
   // Landscape: a legend entry hides or shows its points.
   document.querySelectorAll(".legend li[data-g]").forEach(function (li) {
     function toggle() {
