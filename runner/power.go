@@ -107,3 +107,19 @@ func (r *Runner) cellEnergy(ctx context.Context, m *schema.Measurement, run *cel
 		m.OutputTokPerJ = schema.F64(roundSig(float64(*m.OutputTokens)/e.J, 6))
 	}
 }
+
+// loadEnergy fills a request rate's row with the energy over its span
+// (first request handed over to the last one's end, the row's
+// measured_s), as cellEnergy does for a decode cell's window.
+func (r *Runner) loadEnergy(ctx context.Context, x *schema.Measurement, res *loadRun) {
+	if r.pw == nil || x.MeasuredS == nil {
+		return
+	}
+	f := figuresOf(res, r.cfg.Serve.SLO, false)
+	if f.firstStart < 0 || f.lastEnd <= f.firstStart {
+		return
+	}
+	run := &cellRun{epoch: res.epoch, ws: f.firstStart, we: f.lastEnd}
+	r.cellEnergy(ctx, x, run)
+	addNotes(x, run.notes)
+}

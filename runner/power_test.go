@@ -183,3 +183,53 @@ func TestRunPowerFails(t *testing.T) {
 		})
 	}
 }
+
+// TestRatesMeasureEnergy: each request rate's row of -rates gets the
+// energy over its span (measured_s), equal to what the simulator
+// attributed over the same span within the edges' bound.
+func TestRatesMeasureEnergy(t *testing.T) {
+	p := fastProfile()
+	p.Energy.GPUs, p.Energy.IdleW, p.Energy.JoulesPerToken = 1, 80, 0.05
+	srv, c := startSim(t, p, ClientConfig{})
+	cfg := Config{Duration: time.Second, Serve: &ServeConfig{Rates: []float64{10, 20}, Input: Fixed(256), Output: Fixed(20), Seed: 1}}
+	cfg.Power = &power.DCGM{URL: c.base + "/metrics", Interval: 10 * time.Millisecond}
+	cfg.PowerIdle = 200 * time.Millisecond
+	r, err := New(c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var windows []powerWindow
+	r.pw = &powerState{onWindow: func(from, to time.Time, e power.Energy, err error) {
+		mu.Lock()
+		windows = append(windows, powerWindow{from, to, e, err})
+		mu.Unlock()
+	}}
+	m, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Run.IdlePowerW == nil || math.Abs(*m.Run.IdlePowerW-80) > 0.01 {
+		t.Errorf("idle power %v, want 80 W", m.Run.IdlePowerW)
+	}
+	if len(m.Measurements) != 2 || len(windows) != 2 {
+		t.Fatalf("%d rows, %d windows; want 2 and 2", len(m.Measurements), len(windows))
+	}
+	for i, x := range m.Measurements {
+		w := windows[i]
+		if w.err != nil || x.EnergyJ == nil || x.AvgPowerW == nil || x.OutputTokPerJ == nil {
+			t.Fatalf("rate %v: energy %v, window error %v, reason %q", *x.RequestRate, x.EnergyJ, w.err, x.StatusReason)
+		}
+		simJ, _ := srv.EnergyBetween(w.from, w.to)
+		if tol := w.e.EdgeJ + 0.0005; math.Abs(*x.EnergyJ-simJ) > tol {
+			t.Errorf("rate %v: %.4f J measured, the simulator attributed %.4f J (tolerance %.4f J)", *x.RequestRate, *x.EnergyJ, simJ, tol)
+		}
+		// The span is the row's measured_s (to its rounding).
+		if span := w.to.Sub(w.from).Seconds(); math.Abs(span-*x.MeasuredS) > 0.002 {
+			t.Errorf("rate %v: energy over %.4f s, the row measured %.4f s", *x.RequestRate, span, *x.MeasuredS)
+		}
+		if want := float64(*x.OutputTokens) / *x.EnergyJ; math.Abs(*x.OutputTokPerJ-want) > 1e-4*want {
+			t.Errorf("rate %v: tokens per joule %v, want %v", *x.RequestRate, *x.OutputTokPerJ, want)
+		}
+	}
+}

@@ -137,6 +137,7 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.startPower(ctx, m)()
 	run := &m.Run
 	run.DecodeTest, run.PrefillMode = "Open-loop request rate", ""
 	run.MaxOutputTokens = schema.I64(sc.Output.Max)
@@ -223,6 +224,7 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		}
 		x = r.serveRow(x, &res, load-1, m)
 		roundFigures(&x)
+		r.loadEnergy(ctx, &x, &res)
 		m.Measurements = append(m.Measurements, x)
 		r.progress(Progress{Cell: load, Cells: loads, Phase: "done", Done: true, Label: lc.label, PhaseName: schema.PhaseServe, Status: x.Status, TokS: deref(x.TotalTokS)})
 		if cfg.Checkpoint != nil {
