@@ -239,11 +239,18 @@ func TestRatesSweep(t *testing.T) {
 	if c := m.Measurements[1].Concurrency; c == nil || *c != 8 {
 		t.Errorf("saturation probe at %v streams, want 8", c)
 	}
-	sat := *m.Measurements[1].RequestThroughput
-	if r := *m.Measurements[3].RequestRate; math.Abs(r-sat) > 0.001*sat {
-		t.Errorf("last rate %v, want the saturation rate %v", r, sat)
+	sync, sat := *m.Measurements[0].RequestThroughput, *m.Measurements[1].RequestThroughput
+	want, told := sat, "2 rates from the synchronous rate"
+	if strings.Contains(string(b), "so the rates spread from 0 to the higher of the two") {
+		// A saturation probe that measured no more than the synchronous
+		// one (on a machine busy enough to starve its 8 streams): the
+		// rates go up to the higher of the two, and the run says why.
+		want, told = max(sync, sat), "is not above the synchronous rate"
 	}
-	if !strings.Contains(string(b), "2 rates from the synchronous rate") {
-		t.Error("the document does not tell the sweep")
+	if r := *m.Measurements[3].RequestRate; math.Abs(r-want) > 0.001*want {
+		t.Errorf("last rate %v, want %v (synchronous %v, saturation %v)", r, want, sync, sat)
+	}
+	if !strings.Contains(string(b), told) {
+		t.Errorf("the document does not tell the sweep (%q)", told)
 	}
 }
