@@ -84,10 +84,11 @@ func (s *Server) get(ctx context.Context) (*listing, error) {
 // metadata of the runs whose GPU, engine or quantization only their
 // metadata gives, as compare -list does (cmd/compare's listAll).
 //
-// Note: reading whole runs (Runs: launch flags, metadata lists) took 47 s
-// for the first page of a 100,000-run archive; the listing reads a few
-// columns of the runs files, and the metadata column only of the runs
-// with a blank to fill (docs/serve.md gives the figures).
+// Note: reading whole runs (Runs: launch flags, metadata lists) made the
+// cold first page of a 100,000-run archive take 16.6 s (median of 3, a
+// loaded 2-core machine) at 0.9–1.1 GB peak RSS; the listing, a few
+// columns of the runs files and the metadata only of the runs with a
+// blank to fill, takes 4.1 s at 250–265 MB (docs/serve.md).
 func readListing(ctx context.Context, src Source, key string) (*listing, error) {
 	start := time.Now()
 	l := &listing{key: key}
