@@ -36,6 +36,10 @@ type Listing struct {
 	Title        string `json:"title"`
 	BenchTool    string `json:"bench_tool"`
 	GPUCount     *int32 `json:"gpu_count,omitempty"`
+	// BenchVersion and Subtitle are for the dashboard's Runs view (its
+	// Tool column, its free-text filter); -list prints neither.
+	BenchVersion string `json:"bench_version"`
+	Subtitle     string `json:"subtitle"`
 }
 
 // listTable is the runs table seen through Listing: the same column

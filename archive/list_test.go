@@ -63,7 +63,7 @@ func TestListRuns(t *testing.T) {
 			w := want[r.RunID]
 			got := r
 			got.Cells = nil
-			exp := Listing{w.RunID, w.IngestedAt.UTC(), w.StartedAt, nil, w.Model, w.GPU, w.Engine, w.EngineVersion, w.Quantization, w.SourceSHA256, w.Title, w.BenchTool, w.GPUCount}
+			exp := Listing{w.RunID, w.IngestedAt.UTC(), w.StartedAt, nil, w.Model, w.GPU, w.Engine, w.EngineVersion, w.Quantization, w.SourceSHA256, w.Title, w.BenchTool, w.GPUCount, w.BenchVersion, w.Subtitle}
 			if !reflect.DeepEqual(got, exp) || r.Model == "" || r.IngestedAt.IsZero() {
 				t.Errorf("%s: listed %+v, want %+v", when, got, exp)
 			}

@@ -80,10 +80,10 @@ func BenchmarkRunsFirstPage(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("cold/%d", n), func(b *testing.B) {
 		for b.Loop() {
-			page(b, New(a, Options{}), "/runs")
+			page(b, newServer(a, Options{}), "/runs")
 		}
 	})
-	h := New(a, Options{})
+	h := newServer(a, Options{})
 	page(b, h, "/runs")
 	b.Run(fmt.Sprintf("warm/%d", n), func(b *testing.B) {
 		for b.Loop() {

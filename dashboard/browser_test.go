@@ -24,7 +24,7 @@ import (
 func browser(t *testing.T, ta *testArchive) (context.Context, string, func() []string) {
 	t.Helper()
 	bin := testtool.Chromium(t)
-	srv := httptest.NewServer(New(ta.arc, Options{}))
+	srv := httptest.NewServer(newServer(ta.arc, Options{}))
 	t.Cleanup(srv.Close)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),

@@ -130,7 +130,7 @@ func rowsOf(body string) []string {
 
 func TestRuns(t *testing.T) {
 	ta := newTestArchive(t)
-	h := New(ta.arc, Options{})
+	h := newServer(ta.arc, Options{})
 	cases := []struct {
 		name, query string
 		rows        int      // rows on the page
@@ -182,7 +182,7 @@ func TestRuns(t *testing.T) {
 
 func TestErrorPages(t *testing.T) {
 	ta := newTestArchive(t)
-	h := New(ta.arc, Options{})
+	h := newServer(ta.arc, Options{})
 	cases := []struct {
 		target string
 		code   int
@@ -225,7 +225,7 @@ func TestErrorPages(t *testing.T) {
 
 func TestPathTraversalRefused(t *testing.T) {
 	ta := newTestArchive(t)
-	h := New(ta.arc, Options{})
+	h := newServer(ta.arc, Options{})
 	for _, target := range []string{
 		"/static/../../etc/passwd",
 		"/static/..%2f..%2fetc%2fpasswd",
@@ -262,7 +262,7 @@ func TestPathTraversalRefused(t *testing.T) {
 func TestToken(t *testing.T) {
 	ta := newTestArchive(t)
 	const token = "s3cret-token"
-	h := New(ta.arc, Options{Token: token})
+	h := newServer(ta.arc, Options{Token: token})
 	cases := []struct {
 		name, target string
 		hdr          []string
@@ -303,7 +303,7 @@ func TestToken(t *testing.T) {
 
 func TestViews(t *testing.T) {
 	ta := newTestArchive(t)
-	h := New(ta.arc, Options{})
+	h := newServer(ta.arc, Options{})
 	cases := []struct {
 		target string
 		has    []string
@@ -339,7 +339,7 @@ func TestViews(t *testing.T) {
 // with the reason, not a 500.
 func TestArchiveChangesUnderneath(t *testing.T) {
 	ta := newTestArchive(t)
-	h := New(ta.arc, Options{})
+	h := newServer(ta.arc, Options{})
 	if code, _, _ := get(t, h, "/runs"); code != 200 {
 		t.Fatal(code)
 	}
@@ -368,7 +368,7 @@ func TestDamagedFileNamed(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not parquet at all"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := New(ta.arc, Options{})
+	h := newServer(ta.arc, Options{})
 	code, body, _ := get(t, h, "/runs")
 	if code != 200 {
 		t.Fatalf("status %d: %.400s", code, body)

@@ -1,8 +1,10 @@
 // Package dashboard serves a read-only web UI over an archive: the views
-// `cmd/serve` puts on an address. It reads the archive through its
-// public API (ListRuns' wider sibling Runs, Load, LoadColumns, Snapshot)
-// and presents through package report, so a comparison or a trend looks
-// as `compare -html` writes it.
+// `cmd/serve` puts on an address. It reads the archive through Source
+// (source.go), a small interface of what it reads (ListRuns,
+// ListMetadata, Load, LoadColumns, Refresh) that a store.Store of either
+// kind satisfies, a directory archive or a shared Iceberg table, and
+// presents through package report, so a comparison or a trend looks as
+// `compare -html` writes it.
 //
 // The views:
 //
@@ -13,12 +15,15 @@
 //	/run        one run: its metadata and cells; Landscape points link here
 //	/static/…   the embedded stylesheet and script (go:embed, looked up by exact name)
 //
-// The pipeline: each request checks the archive's published snapshot
-// (archive.Snapshot); when it changed, the run listing (listing.go) is
-// read again, else the cached one answers. Filters, sort and pagination
-// run over that cached slice (runs.go), so the first page of 100,000
-// runs costs a filter pass and a sort, not an archive read (docs/serve.md
-// gives the figures).
+// The pipeline: a request asks the Source for the archive's state
+// (Refresh: a directory's snapshot, a table's snapshot ids, which it
+// re-pins; at most once per Options.Recheck); when it changed, the run
+// listing (listing.go) is read again, else the cached one answers. The
+// listing is the narrow runs columns (ListRuns) and the metadata of the
+// few runs with a blank GPU, engine or quantization (ListMetadata), filled
+// as compare -list fills them. Filters, sort and pagination run over that
+// cached slice (runs.go), so a warm first page of 100,000 runs costs a
+// filter pass, not an archive read (docs/serve.md gives the figures).
 //
 // Security (server.go): every handler is read-only; a token, when set,
 // is checked on every request with a constant-time compare (given once

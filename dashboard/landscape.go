@@ -52,7 +52,7 @@ func (s *Server) points(ctx context.Context, l *listing, ids []string) (map[stri
 	if len(missing) == 0 {
 		return out, nil
 	}
-	ms, err := s.arc.LoadColumns(ctx, landscapeColumns, missing...)
+	ms, err := s.src.LoadColumns(ctx, landscapeColumns, missing...)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (s *Server) landscape(r *http.Request) (string, *layout, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	l, err := s.cache.get(r.Context(), s.arc)
+	l, err := s.get(r.Context())
 	if err != nil {
 		return "", nil, err
 	}
@@ -161,7 +161,7 @@ func (s *Server) landscape(r *http.Request) (string, *layout, error) {
 	}
 	pts, err := s.points(r.Context(), l, ids)
 	if err != nil {
-		return "", nil, archiveError(s.arc.Dir(), err)
+		return "", nil, archiveError(s.src.String(), err)
 	}
 	// Contexts, ordered by tokens; the default is the most measured.
 	count := map[string]int{}

@@ -2,14 +2,12 @@ package dashboard
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"speedmatrix/archive"
-	"speedmatrix/schema"
+	"speedmatrix/report"
 )
 
 // runRow is one run as the Runs view lists and filters it: the fields
@@ -46,39 +44,34 @@ type listing struct {
 	orders  map[string][]int32 // row indexes sorted by a sort key, ascending
 }
 
-// listingCache holds the listing of the last snapshot seen.
+// listingCache holds the listing of the last state seen.
 type listingCache struct {
-	mu  sync.Mutex
-	cur *listing
-	// points caches Landscape's decode cells per run at cur's snapshot.
+	mu      sync.Mutex
+	cur     *listing
+	checked time.Time // when the state was last checked (Source.Refresh)
+	// points caches Landscape's decode cells per run at cur's state.
 	points map[string][]point
 }
 
-// snapshotKey names the archive's state: the published snapshot, and
-// the runs directory's modification time for archives written without
-// snapshots (or copied in by hand).
-func snapshotKey(a *archive.Archive) string {
-	name, _, err := a.Snapshot()
-	if err != nil {
-		name = "error:" + err.Error()
-	}
-	var mod string
-	if st, err := os.Stat(filepath.Join(a.Dir(), archive.TableRuns)); err == nil {
-		mod = st.ModTime().UTC().Format(time.RFC3339Nano)
-	}
-	return name + "|" + mod
-}
-
-// get returns the listing at the archive's current snapshot, reading it
-// again only when the snapshot changed.
-func (c *listingCache) get(ctx context.Context, a *archive.Archive) (*listing, error) {
-	key := snapshotKey(a)
+// get returns the listing at the archive's current state, reading it
+// again only when the state changed. The state is checked at most once
+// per Options.Recheck.
+func (s *Server) get(ctx context.Context) (*listing, error) {
+	c := &s.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.cur != nil && s.recheck > 0 && time.Since(c.checked) < s.recheck {
+		return c.cur, nil
+	}
+	key, err := s.src.Refresh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.checked = time.Now()
 	if c.cur != nil && c.cur.key == key {
 		return c.cur, nil
 	}
-	l, err := readListing(ctx, a, key)
+	l, err := readListing(ctx, s.src, key)
 	if err != nil {
 		return nil, err
 	}
@@ -86,43 +79,69 @@ func (c *listingCache) get(ctx context.Context, a *archive.Archive) (*listing, e
 	return l, nil
 }
 
-// readListing reads every run of a (damaged files are skipped and
-// recorded by the Server's OnDamaged).
-func readListing(ctx context.Context, a *archive.Archive, key string) (*listing, error) {
+// readListing reads every run's listing columns (damaged files of a
+// directory are skipped and recorded by the Server's Damaged), and the
+// metadata of the runs whose GPU, engine or quantization only their
+// metadata gives, as compare -list does (cmd/compare's listAll).
+//
+// Note: reading whole runs (Runs: launch flags, metadata lists) made the
+// cold first page of a 100,000-run archive take 16.6 s (median of 3, a
+// loaded 2-core machine) at 0.9–1.1 GB peak RSS; the listing, a few
+// columns of the runs files and the metadata only of the runs with a
+// blank to fill, takes 4.1 s at 250–265 MB (docs/serve.md).
+func readListing(ctx context.Context, src Source, key string) (*listing, error) {
 	start := time.Now()
 	l := &listing{key: key}
-	runs, err := a.Runs(ctx)
+	ls, err := src.ListRuns(ctx)
 	if err != nil {
 		return nil, err
 	}
-	l.rows = make([]runRow, len(runs))
-	l.byID = make(map[string]int, len(runs))
-	for i := range runs {
-		l.rows[i] = rowOf(&runs[i])
-		l.byID[runs[i].RunID] = i
+	filled := make([]report.RunListing, len(ls))
+	var blank []string
+	for i := range ls {
+		x := &ls[i]
+		filled[i] = report.RunListing{RunID: x.RunID, Title: x.Title, Model: x.Model, GPU: x.GPU, Engine: x.Engine,
+			EngineVersion: x.EngineVersion, Quantization: x.Quantization, BenchTool: x.BenchTool, GPUCount: x.GPUCount,
+			StartedAt: x.StartedAt, IngestedAt: x.IngestedAt}
+		// The model's name may complete it (Complete(nil)); the metadata
+		// is read only when it does not.
+		if filled[i].Complete(nil); filled[i].Blank() {
+			blank = append(blank, x.RunID)
+		}
+	}
+	meta, err := src.ListMetadata(ctx, blank...)
+	if err != nil {
+		return nil, err
+	}
+	l.rows = make([]runRow, len(ls))
+	l.byID = make(map[string]int, len(ls))
+	for i := range ls {
+		if m, ok := meta[ls[i].RunID]; ok {
+			filled[i].Complete(m)
+		}
+		l.rows[i] = rowOf(&ls[i], &filled[i])
+		l.byID[ls[i].RunID] = i
 	}
 	l.read = time.Since(start)
 	return l, nil
 }
 
-// rowOf copies the listed fields of r.
-func rowOf(r *schema.Run) runRow {
-	row := runRow{ID: r.RunID, Date: r.IngestedAt, Model: r.Model, GPU: r.GPU, Engine: r.Engine,
-		EngineVersion: r.EngineVersion, Quantization: r.Quantization, Title: r.Title}
-	if r.StartedAt != nil {
-		row.Date, row.Measured = *r.StartedAt, true
+// rowOf is the row of run x, its blank columns filled in f.
+func rowOf(x *archive.Listing, f *report.RunListing) runRow {
+	row := runRow{ID: x.RunID, Model: f.Model, GPU: f.GPU, Engine: f.Engine,
+		EngineVersion: f.EngineVersion, Quantization: f.Quantization, Title: f.Title}
+	row.Date, row.Measured = f.MeasuredAt()
+	if f.GPUCount != nil {
+		row.GPUCount = int(*f.GPUCount)
 	}
-	if r.GPUCount != nil {
-		row.GPUCount = int(*r.GPUCount)
+	if x.Cells != nil {
+		row.Cells = int(*x.Cells)
 	}
-	if r.Cells != nil {
-		row.Cells = int(*r.Cells)
-	}
-	row.Tool = strings.TrimSpace(r.BenchTool + " " + r.BenchVersion)
+	row.Tool = strings.TrimSpace(x.BenchTool + " " + x.BenchVersion)
 	for i, k := range filterKeys[:len(row.lower)] {
 		row.lower[i] = strings.ToLower(row.field(k))
 	}
 	row.text = strings.ToLower(strings.Join([]string{row.ID, row.Model, row.GPU, row.Engine,
-		row.EngineVersion, row.Quantization, row.Tool, row.Title, r.Subtitle}, "\x00"))
+		row.EngineVersion, row.Quantization, row.Tool, row.Title, x.Subtitle}, "\x00"))
 	return row
 }

@@ -27,18 +27,18 @@ func (s *Server) compare(r *http.Request) (string, *layout, error) {
 	if len(q.Sel) < 2 {
 		return "", nil, badRequest("compare needs at least two selected runs (sel=BASELINE&sel=OTHER), %d given: select them in the Runs view", len(q.Sel))
 	}
-	l, err := s.cache.get(r.Context(), s.arc)
+	l, err := s.get(r.Context())
 	if err != nil {
 		return "", nil, err
 	}
 	for _, id := range q.Sel {
 		if _, ok := l.byID[id]; !ok {
-			return "", nil, notFound("run %s is not in the archive %s", id, s.arc.Dir())
+			return "", nil, notFound("run %s is not in the archive %s", id, s.src.String())
 		}
 	}
-	ms, err := s.arc.Load(r.Context(), q.Sel...)
+	ms, err := s.src.Load(r.Context(), q.Sel...)
 	if err != nil {
-		return "", nil, archiveError(s.arc.Dir(), err)
+		return "", nil, archiveError(s.src.String(), err)
 	}
 	c, err := analysis.Compare(ms[0], ms[1:], analysis.Options{Labels: report.Labels(ms), SameWithin: sameWithin})
 	if err != nil {
@@ -72,7 +72,7 @@ func (s *Server) trend(r *http.Request) (string, *layout, error) {
 	default:
 		return "", nil, badRequest("order=%q: want version or date", o)
 	}
-	l, err := s.cache.get(r.Context(), s.arc)
+	l, err := s.get(r.Context())
 	if err != nil {
 		return "", nil, err
 	}
@@ -90,9 +90,9 @@ func (s *Server) trend(r *http.Request) (string, *layout, error) {
 	for i, j := range idx {
 		ids[i] = l.rows[j].ID
 	}
-	ms, err := s.arc.Load(r.Context(), ids...)
+	ms, err := s.src.Load(r.Context(), ids...)
 	if err != nil {
-		return "", nil, archiveError(s.arc.Dir(), err)
+		return "", nil, archiveError(s.src.String(), err)
 	}
 	topt := analysis.TrendOptions{Metric: analysis.TotalTokS, Order: order, Threshold: 0.05}
 	groups, err := analysis.GroupTrends(ms, topt)

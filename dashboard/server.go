@@ -54,30 +54,31 @@ type Options struct {
 	// Token, when set, must come with every request: as ?token= (then
 	// kept in an HttpOnly cookie) or as "Authorization: Bearer TOKEN".
 	Token string
+	// Recheck is how long the archive's state, once checked
+	// (Source.Refresh), is trusted before a request checks it again:
+	// 0 checks on every request.
+	Recheck time.Duration
 }
 
 // Server is the dashboard's http.Handler over one archive. It is safe
 // for concurrent use.
 type Server struct {
-	arc   *archive.Archive
-	token []byte
-	mux   *http.ServeMux
-	cache listingCache
+	src     Source
+	token   []byte
+	recheck time.Duration
+	mux     *http.ServeMux
+	cache   listingCache
 
 	damageMu sync.Mutex
 	damaged  map[string]string // path → what is wrong, from archive.OnDamaged
 }
 
-// New returns the dashboard over a. It sets a's SkipDamaged and
-// OnDamaged: a damaged file is left out and named on every page.
-func New(a *archive.Archive, opt Options) *Server {
-	s := &Server{arc: a, token: []byte(opt.Token), mux: http.NewServeMux(), damaged: map[string]string{}}
-	a.SkipDamaged = true
-	a.OnDamaged = func(d archive.Damage) {
-		s.damageMu.Lock()
-		defer s.damageMu.Unlock()
-		s.damaged[d.Path] = fmt.Sprintf("%s file %s (batch %s): %v", d.Table, d.Path, d.Stem, d.Err)
-	}
+// New returns the dashboard over src. For a directory archive, set its
+// SkipDamaged and make Damaged its OnDamaged, so that a damaged file is
+// left out and named on every page (a table has no damaged batches: a
+// commit is whole or absent).
+func New(src Source, opt Options) *Server {
+	s := &Server{src: src, token: []byte(opt.Token), recheck: opt.Recheck, mux: http.NewServeMux(), damaged: map[string]string{}}
 	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/runs", http.StatusSeeOther)
 	})
@@ -95,6 +96,14 @@ func New(a *archive.Archive, opt Options) *Server {
 		s.fail(w, notFound("no view at %s: the views are /runs, /compare, /landscape, /trend and /run", r.URL.Path))
 	})
 	return s
+}
+
+// Damaged records a damaged file of a directory archive (its
+// OnDamaged): every page names it.
+func (s *Server) Damaged(d archive.Damage) {
+	s.damageMu.Lock()
+	defer s.damageMu.Unlock()
+	s.damaged[d.Path] = fmt.Sprintf("%s file %s (batch %s): %v", d.Table, d.Path, d.Stem, d.Err)
 }
 
 // ServeHTTP checks the path and the token, then routes the request.
@@ -248,7 +257,7 @@ func (s *Server) write(w http.ResponseWriter, status int, tmpl string, l *layout
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	var pe *pageError
 	if !errors.As(err, &pe) {
-		pe = archiveError(s.arc.Dir(), err).(*pageError)
+		pe = archiveError(s.src.String(), err).(*pageError)
 	}
 	s.write(w, pe.Status, "error.html", &layout{Title: http.StatusText(pe.Status), Status: pe.Status, Error: pe.Reason, Damaged: s.damages()})
 }

@@ -44,7 +44,7 @@ func (s *Server) runs(r *http.Request) (string, *layout, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	l, err := s.cache.get(r.Context(), s.arc)
+	l, err := s.get(r.Context())
 	if err != nil {
 		return "", nil, err
 	}
@@ -121,16 +121,16 @@ func (s *Server) run(r *http.Request) (string, *layout, error) {
 	if !validID(id) {
 		return "", nil, badRequest("id=%q: not a run id", id)
 	}
-	l, err := s.cache.get(r.Context(), s.arc)
+	l, err := s.get(r.Context())
 	if err != nil {
 		return "", nil, err
 	}
 	if _, ok := l.byID[id]; !ok {
-		return "", nil, notFound("run %s is not in the archive %s", id, s.arc.Dir())
+		return "", nil, notFound("run %s is not in the archive %s", id, s.src.String())
 	}
-	ms, err := s.arc.Load(r.Context(), id)
+	ms, err := s.src.Load(r.Context(), id)
 	if err != nil {
-		return "", nil, archiveError(s.arc.Dir(), err)
+		return "", nil, archiveError(s.src.String(), err)
 	}
 	m := ms[0]
 	run := &m.Run

@@ -80,7 +80,7 @@ func (s *Snapshot) List(ctx context.Context) ([]archive.Listing, error) {
 		out[i] = archive.Listing{RunID: r.RunID, IngestedAt: r.IngestedAt, StartedAt: r.StartedAt, Cells: r.Cells,
 			Model: r.Model, GPU: r.GPU, Engine: r.Engine, EngineVersion: r.EngineVersion,
 			Quantization: r.Quantization, SourceSHA256: r.SourceSHA256, Title: r.Title, BenchTool: r.BenchTool,
-			GPUCount: r.GPUCount}
+			GPUCount: r.GPUCount, BenchVersion: r.BenchVersion, Subtitle: r.Subtitle}
 	}
 	return out, nil
 }
@@ -112,7 +112,7 @@ func (s *Snapshot) ListMetadata(ctx context.Context, ids ...string) (map[string]
 
 // listingColumns are the runs columns of archive.Listing.
 var listingColumns = []string{"run_id", "ingested_at", "started_at", "cells", "model", "gpu",
-	"engine", "engine_version", "quantization", "source_sha256", "title", "bench_tool", "gpu_count"}
+	"engine", "engine_version", "quantization", "source_sha256", "title", "bench_tool", "gpu_count", "bench_version", "subtitle"}
 
 func sortRuns(runs []schema.Run) {
 	slices.SortFunc(runs, func(x, y schema.Run) int {

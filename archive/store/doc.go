@@ -8,7 +8,8 @@
 //
 //	Open (store.go)     the reference's form picks the kind, in this one place:
 //	                    "iceberg+…" → a table (tableStore), anything else → a directory
-//	Store               Append · Runs · ListRuns · Load · LoadColumns · Drop · Close
+//	Store               Append · Runs · ListRuns · ListMetadata · Load · LoadColumns · Drop · Refresh · Close
+//	Refresh (refresh.go) names the current state; a table re-pins it (serve, a long-lived reader)
 //	Dir                 the directory archive behind a Store, for what only it has
 //	                    (locks, -check, -compact, damaged batches)
 //	Push (push.go)      a directory archive's runs into a table, idempotent by run_id

@@ -39,6 +39,11 @@ type Store interface {
 	// Drop removes the runs with the given ids, with their measurements
 	// and samples, and returns what it removed.
 	Drop(ctx context.Context, ids []string) ([]*schema.Matrix, error)
+	// Refresh moves the reads to the archive's current state and names
+	// that state: the name changes whenever the archive does (refresh.go).
+	// A long-lived reader (serve) calls it to see other writers' runs; a
+	// command, which reads one state throughout, never does.
+	Refresh(ctx context.Context) (string, error)
 	// Close releases connections (nothing for a directory).
 	Close() error
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"sync"
 
 	"speedmatrix/archive"
 	"speedmatrix/archive/iceberg"
@@ -10,9 +11,11 @@ import (
 
 // tableStore is a namespace of Iceberg tables as a Store. Its reads go
 // through one Snapshot, pinned by the first read, so a command sees one
-// state of the tables; its own Append and Drop unpin it.
+// state of the tables; its own Append and Drop unpin it, Refresh re-pins
+// it. It is safe for concurrent use (serve reads it from every request).
 type tableStore struct {
 	a    *iceberg.Archive
+	mu   sync.Mutex // guards snap
 	snap *iceberg.Snapshot
 }
 
@@ -21,6 +24,8 @@ func (t *tableStore) Close() error   { return t.a.Close() }
 
 // pinned returns the command's snapshot, pinning it on the first read.
 func (t *tableStore) pinned(ctx context.Context) (*iceberg.Snapshot, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.snap == nil {
 		s, err := t.a.Snapshot(ctx)
 		if err != nil {
@@ -31,8 +36,15 @@ func (t *tableStore) pinned(ctx context.Context) (*iceberg.Snapshot, error) {
 	return t.snap, nil
 }
 
-func (t *tableStore) Append(ctx context.Context, ms []*schema.Matrix) (archive.Result, error) {
+// unpin makes the next read pin the tables' current snapshots.
+func (t *tableStore) unpin() {
+	t.mu.Lock()
 	t.snap = nil
+	t.mu.Unlock()
+}
+
+func (t *tableStore) Append(ctx context.Context, ms []*schema.Matrix) (archive.Result, error) {
+	t.unpin()
 	return t.a.Append(ctx, ms)
 }
 
@@ -91,6 +103,6 @@ func (t *tableStore) LoadColumns(ctx context.Context, _ []string, ids ...string)
 }
 
 func (t *tableStore) Drop(ctx context.Context, ids []string) ([]*schema.Matrix, error) {
-	t.snap = nil
+	t.unpin()
 	return t.a.Drop(ctx, ids)
 }

@@ -4,11 +4,14 @@
 // GPU against tok/s per user, and trends across engine versions
 // (package dashboard).
 //
-//	speedmatrix serve [-archive DIR] [-addr 127.0.0.1:8080] [-token T | -open]
+//	speedmatrix serve [-archive DIR|TABLE] [-addr 127.0.0.1:8080] [-token T | -open]
 //
 // The archive is -archive DIR, else $SPEEDMATRIX_ARCHIVE, else ./archive
 // when it exists (internal/archivepath); when none is there, the error
-// names the paths tried.
+// names the paths tried. A shared archive of Iceberg tables (a reference
+// "iceberg+…", docs/iceberg.md) is opened through package archive/store
+// as the other commands open it; serve reads its current snapshot and
+// checks the catalog for a newer one at most every 5 s (tableRecheck).
 //
 // It binds the loopback address by default. Serving on any other
 // address needs -token T (every request must then carry it; the token

@@ -8,11 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
-	"speedmatrix/archive"
-	"speedmatrix/archive/iceberg"
 	"speedmatrix/archive/store"
 	"speedmatrix/dashboard"
 	"speedmatrix/internal/archivepath"
@@ -42,7 +39,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &options{}
-	fs.StringVar(&o.archive, "archive", "", "archive `DIR` to serve, read-only (default $"+archivepath.EnvVar+", else ./archive when it exists)")
+	fs.StringVar(&o.archive, "archive", "", "archive `DIR` or table reference (iceberg+…) to serve, read-only (default $"+archivepath.EnvVar+", else ./archive when it exists)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on `host:port` (a non-loopback host needs -token or -open)")
 	fs.StringVar(&o.token, "token", "", "require this `token` on every request (?token= once, then a cookie; or Authorization: Bearer)")
 	fs.BoolVar(&o.open, "open", false, "serve a non-loopback address without a token: anyone who reaches it reads the archive")
@@ -100,29 +97,48 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitOK
 }
 
+// tableRecheck is how long serve trusts a table's state before checking
+// the catalog again.
+//
+// Note: a check loads the three tables' metadata (three catalog calls,
+// three metadata files that grow with the snapshot history); per request
+// that is a round trip to a remote catalog on every page. A new run takes
+// minutes to measure, so seeing it within 5 s is soon enough. A directory
+// is checked on every request: a readlink and a stat.
+const tableRecheck = 5 * time.Second
+
+// open opens the archive o names (a directory or a table, store.Open)
+// and the dashboard over it; close releases the archive.
+func open(ctx context.Context, o *options) (h http.Handler, name string, close func() error, err error) {
+	st, err := store.Open(ctx, o.archive, store.Options{})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	opt := dashboard.Options{Token: o.token}
+	if store.Table(st) != nil {
+		opt.Recheck = tableRecheck
+	}
+	srv := dashboard.New(st, opt)
+	if d := store.Dir(st); d != nil {
+		d.LockTimeout = 10 * time.Second
+		d.SkipDamaged, d.OnDamaged = true, srv.Damaged
+	}
+	return srv, st.String(), st.Close, nil
+}
+
 // serve opens the archive, listens and serves until ctx ends.
 func serve(ctx context.Context, o *options, stdout io.Writer) error {
-	if store.IsTable(o.archive) {
-		return fmt.Errorf("-archive %s: serve reads a directory archive; a shared table is not served yet (docs/iceberg.md)", iceberg.Redact(o.archive))
-	}
-	st, err := os.Stat(o.archive)
-	if err != nil {
-		return fmt.Errorf("archive: %w", err)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("archive %s: not a directory", o.archive)
-	}
-	a, err := archive.Open(o.archive)
+	h, name, closeArchive, err := open(ctx, o)
 	if err != nil {
 		return err
 	}
-	a.LockTimeout = 10 * time.Second
+	defer closeArchive()
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           dashboard.New(a, dashboard.Options{Token: o.token}),
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      2 * time.Minute,
@@ -131,11 +147,11 @@ func serve(ctx context.Context, o *options, stdout io.Writer) error {
 	url := "http://" + ln.Addr().String() + "/runs"
 	switch {
 	case o.token != "":
-		fmt.Fprintf(stdout, "serve: archive %s on %s (a token is required on every request: open %s?token=… with the token you gave)\n", o.archive, url, url)
+		fmt.Fprintf(stdout, "serve: archive %s on %s (a token is required on every request: open %s?token=… with the token you gave)\n", name, url, url)
 	case o.open:
-		fmt.Fprintf(stdout, "serve: archive %s on %s, OPEN: no token, anyone who can reach this address can read the archive\n", o.archive, url)
+		fmt.Fprintf(stdout, "serve: archive %s on %s, OPEN: no token, anyone who can reach this address can read the archive\n", name, url)
 	default:
-		fmt.Fprintf(stdout, "serve: archive %s on %s (loopback only)\n", o.archive, url)
+		fmt.Fprintf(stdout, "serve: archive %s on %s (loopback only)\n", name, url)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
