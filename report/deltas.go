@@ -23,7 +23,7 @@ const NoSpreadNote = "Note: no cell has repeats or per-request samples in both r
 	"so ratios are point estimates, not tests of significance."
 
 // WriteDeltas writes the delta rows alone: CSV with a header, a JSON
-// array of analysis.Row, or the delta tables of the text and Markdown
+// array of DeltaRow, or the delta tables of the text and Markdown
 // forms.
 func WriteDeltas(w io.Writer, c *analysis.Comparison, f Format) error {
 	switch f {
