@@ -33,25 +33,6 @@ const (
 	StateOther
 )
 
-// String returns the phrase used in notes ("looped", "over capacity", …).
-func (s State) String() string {
-	switch s {
-	case StateValue:
-		return "valid"
-	case StateNoValue, StateMissing:
-		return "missing"
-	case StateLooped:
-		return "looped"
-	case StateOverCapacity:
-		return "over capacity"
-	case StateSkipped:
-		return "skipped"
-	case StateError:
-		return "error"
-	}
-	return "not valid"
-}
-
 func stateOf(c *Cell, mt Metric) (State, float64) {
 	if c == nil {
 		return StateMissing, 0
@@ -90,24 +71,11 @@ const (
 	VerdictSame
 )
 
-// String returns "better", "worse", "same" or "".
-func (v Verdict) String() string {
-	switch v {
-	case VerdictBetter:
-		return "better"
-	case VerdictWorse:
-		return "worse"
-	case VerdictSame:
-		return "same"
-	}
-	return ""
-}
-
 // Delta is one metric of one aligned cell, baseline against one other
 // run. It is kept small and free of pointers (indices, not strings; its
 // statistics live beside it, see Comparison.Stats) because a comparison
-// against a whole archive holds millions of them; Comparison.Rows expands
-// them into flat records.
+// against a whole archive holds millions of them; package report flattens
+// them into rows and words their states.
 type Delta struct {
 	// Cell indexes Comparison.Cells; Metric indexes Comparison.Metrics.
 	Cell                  int32
@@ -131,11 +99,11 @@ type Options struct {
 	// Metrics names further measurements columns to compare in every
 	// phase, beyond DefaultMetrics (such as "ttft_p99_ms").
 	Metrics []string
-	// Labels names the runs in notes, baseline first; the run ids when
-	// empty.
+	// Labels names the runs (baseline first) for whoever words the
+	// results; the run ids when empty.
 	Labels []string
-	// SameWithin is the relative change below which a delta reads
-	// "same" (default 0.0005, i.e. below 0.05%).
+	// SameWithin is the relative change below which a delta's verdict is
+	// VerdictSame (default 0.0005, i.e. below 0.05%).
 	SameWithin float64
 	// Confidence is the confidence level of intervals (default 0.95);
 	// Alpha the significance level of tests (default 0.05).
@@ -389,136 +357,8 @@ func verdict(d *Delta, st *CellStats, mt Metric, opt Options) Verdict {
 	return VerdictWorse
 }
 
-// Note explains a delta without a ratio, naming the run or runs
-// responsible: "looped in <run>", "over capacity in both", "missing in
-// <run>". other indexes Comparison.Others. It is empty for a delta with a
-// ratio.
-func (c *Comparison) Note(other int, d *Delta) string {
-	if _, ok := d.Ratio(); ok {
-		return ""
-	}
-	bl, ol := c.Labels[0], c.Labels[other+1]
-	switch {
-	case d.BaseState == StateValue && d.ValueState == StateValue:
-		return "baseline is zero"
-	case d.BaseState == StateValue:
-		return d.ValueState.String() + " in " + ol
-	case d.ValueState == StateValue:
-		return d.BaseState.String() + " in " + bl
-	case d.BaseState.String() == d.ValueState.String():
-		return d.BaseState.String() + " in both"
-	}
-	// " and ", not "; ": summaries join their reasons with "; ", and a
-	// count before this note must read as one cell with both reasons.
-	return d.BaseState.String() + " in " + bl + " and " + d.ValueState.String() + " in " + ol
-}
-
-// Row is one delta flattened into a record: its cell, figures, ratio,
-// verdict, statuses and note, absent figures nil. Package report prints
-// it (the delta rows of CSV and JSON, whose field names the tags give).
-type Row struct {
-	Phase        schema.Phase `json:"phase"`
-	ContextLabel string       `json:"context_label"`
-	// Concurrency is null for rows without one.
-	Concurrency *int32 `json:"concurrency"`
-	// RequestRate is the offered request rate of a serve row (other
-	// tools' serving benchmarks); absent otherwise.
-	RequestRate *float64 `json:"request_rate,omitempty"`
-	// AllAtOnce marks a serve row whose requests were all sent at once
-	// (request rate infinite); RequestRate is then absent.
-	AllAtOnce bool     `json:"all_at_once,omitempty"`
-	Metric    string   `json:"metric"`
-	Baseline  *float64 `json:"baseline"`
-	Value     *float64 `json:"value"`
-	Ratio     *float64 `json:"ratio"`
-	DeltaPct  *float64 `json:"delta_pct"`
-	Better    string   `json:"better"`
-	// BaselineStatus and Status say what each side holds: "valid",
-	// "missing", "looped", "over capacity", "skipped", "error".
-	BaselineStatus string `json:"baseline_status"`
-	Status         string `json:"status"`
-	Note           string `json:"note"`
-	BaselineRunID  string `json:"baseline_run_id"`
-	RunID          string `json:"run_id"`
-
-	// Statistics, present only when both sides carry a spread.
-	BaselineLo *float64 `json:"baseline_lo,omitempty"`
-	BaselineHi *float64 `json:"baseline_hi,omitempty"`
-	ValueLo    *float64 `json:"value_lo,omitempty"`
-	ValueHi    *float64 `json:"value_hi,omitempty"`
-	P          *float64 `json:"p,omitempty"`
-	NBaseline  int      `json:"n_baseline,omitempty"`
-	NValue     int      `json:"n_value,omitempty"`
-}
-
-// Rows expands the deltas into Rows, other run by other run.
-func (c *Comparison) Rows() []Row {
-	n := 0
-	for _, ds := range c.Deltas {
-		n += len(ds)
-	}
-	out := make([]Row, 0, n)
-	for oi, ds := range c.Deltas {
-		for i := range ds {
-			out = append(out, c.row(oi, &ds[i], c.Stats(oi, i)))
-		}
-	}
-	return out
-}
-
-func (c *Comparison) row(oi int, d *Delta, s *CellStats) Row {
-	cell := c.Cells[d.Cell]
-	r := Row{
-		Phase:          cell.Key.Phase,
-		ContextLabel:   cell.Key.ContextLabel,
-		Metric:         c.Metrics[d.Metric].Name,
-		Better:         d.Verdict.String(),
-		BaselineStatus: d.BaseState.String(),
-		Status:         d.ValueState.String(),
-		Note:           c.Note(oi, d),
-		BaselineRunID:  c.Baseline.Run.Run.RunID,
-		RunID:          c.Others[oi].Run.Run.RunID,
-	}
-	if cell.Key.Concurrency != 0 {
-		r.Concurrency = &cell.Key.Concurrency
-	}
-	switch {
-	case math.IsInf(cell.Key.RequestRate, 1):
-		r.AllAtOnce = true // JSON has no infinity
-	case cell.Key.RequestRate != 0:
-		r.RequestRate = fp(cell.Key.RequestRate)
-	}
-	if d.BaseState == StateValue {
-		r.Baseline = fp(d.Baseline)
-	}
-	if d.ValueState == StateValue {
-		r.Value = fp(d.Value)
-	}
-	if ratio, ok := d.Ratio(); ok {
-		r.Ratio = fp(ratio)
-		r.DeltaPct = fp((ratio - 1) * 100)
-	}
-	if s != nil {
-		r.BaselineLo, r.BaselineHi = fp(s.Baseline.Lo), fp(s.Baseline.Hi)
-		r.ValueLo, r.ValueHi = fp(s.Value.Lo), fp(s.Value.Hi)
-		r.P = fp(s.Test.P)
-		r.NBaseline, r.NValue = s.Test.N1, s.Test.N2
-	}
-	return r
-}
-
-// fp points at v, or is nil where v is not finite: JSON has no infinity,
-// and a median's interval from too few samples is unbounded on a side
-// (three repeats at 95%), which a reader then sees as no bound.
-func fp(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
-
 // SameWithin returns the relative change within which a delta without
-// statistics reads "same" (Options.SameWithin as used).
+// statistics is VerdictSame (Options.SameWithin as used).
 func (c *Comparison) SameWithin() float64 { return c.opt.SameWithin }
 
 // Options returns the options the comparison used, defaults filled in:

@@ -34,11 +34,16 @@
 // guessed; Costs, each cell's $/1M output tokens, tokens per joule and
 // per GPU; CostRatios beside the throughput ratio).
 //
-// Some results carry words because they are part of the answer, not of
-// its layout: a delta's Note says why it has no ratio ("looped in
-// INT4"), Best.Beyond names the cells a run could not measure, Row is a
-// delta flattened with its statuses, and DateText is a run's date as
-// selectors match it. How any of it is laid out is package report's.
+// Its results carry no words: a delta's sides are States and its
+// reading a Verdict, the cells past an answer that a run could not
+// measure are Unmeasured (concurrency and status), a poor USL fit is
+// Poor with its Points and R2, a trend group names its Model and GPU, a
+// missing price is the price table's error. Package report names them
+// all ("looped in INT4", "N=16 looped", "poor fit: only 3 points") and
+// flattens deltas into rows. What stays text here is input syntax and
+// its errors: selectors and the date they match (DateText), cells and
+// percentages as written on the command line, and error messages that
+// say what to do next.
 //
 // Published seeds carry one median per cell and no spread, so their
 // ratios are point estimates (Comparison.Spread is false); the report

@@ -16,11 +16,11 @@ import (
 // does not record one, the count the user gave (compare -gpus).
 type Pricing struct {
 	// Price is the entry that prices the run's GPU; Priced is false when
-	// none does (NoPrice says why: "no price for GPU …") or no prices
-	// were given.
+	// none does (NoPrice is then the table's *prices.NoPriceError) or no
+	// prices were given.
 	Price   prices.Entry
 	Priced  bool
-	NoPrice string
+	NoPrice error
 	// GPUs is the number of GPUs the server ran on, 0 when not known;
 	// GPUsGiven is true when the user gave it rather than the run.
 	GPUs      int32
@@ -62,7 +62,7 @@ func PriceRuns(runs []*schema.Run, t *prices.Table, gpus []int32) ([]Pricing, er
 		var np *prices.NoPriceError
 		switch {
 		case errors.As(err, &np):
-			p.NoPrice = err.Error()
+			p.NoPrice = err
 		case err != nil:
 			return nil, err
 		default:

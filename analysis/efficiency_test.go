@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -56,7 +57,7 @@ func TestPriceRuns(t *testing.T) {
 			want: []Pricing{{Price: tab.Entries[0], Priced: true, GPUs: 2}, {Price: tab.Entries[1], Priced: true}}},
 		{name: "same count given", runs: []*schema.Run{h200}, tab: tab, gpus: []int32{2},
 			want: []Pricing{{Price: tab.Entries[0], Priced: true, GPUs: 2}}},
-		{name: "no price", runs: []*schema.Run{mi}, tab: tab, want: []Pricing{{NoPrice: `no price for GPU "MI300X"`}}},
+		{name: "no price", runs: []*schema.Run{mi}, tab: tab, want: []Pricing{{NoPrice: &prices.NoPriceError{GPU: "MI300X"}}}},
 		{name: "no table", runs: []*schema.Run{h200}, want: []Pricing{{GPUs: 2}}},
 		{name: "contradicted count", runs: []*schema.Run{h200}, tab: tab, gpus: []int32{4}, wantErr: "run a records 2 GPU(s); -gpus says 4"},
 		{name: "ambiguous", runs: []*schema.Run{{GPU: "RTX 6000 Ada 6000"}}, tab: &prices.Table{Entries: []prices.Entry{{GPU: "RTX 6000", USDPerHour: 1, Source: "p:1"}, {GPU: "Ada 6000", USDPerHour: 2, Source: "p:2"}}},
@@ -77,6 +78,13 @@ func TestPriceRuns(t *testing.T) {
 				t.Fatalf("got %+v", got)
 			}
 			for i := range got {
+				// The reason a run has no price is compared by value.
+				var np *prices.NoPriceError
+				if (got[i].NoPrice == nil) != (tt.want[i].NoPrice == nil) ||
+					got[i].NoPrice != nil && (!errors.As(got[i].NoPrice, &np) || *np != *tt.want[i].NoPrice.(*prices.NoPriceError)) {
+					t.Errorf("run %d: no price %v, want %v", i, got[i].NoPrice, tt.want[i].NoPrice)
+				}
+				got[i].NoPrice, tt.want[i].NoPrice = nil, nil
 				if got[i] != tt.want[i] {
 					t.Errorf("run %d: %+v, want %+v", i, got[i], tt.want[i])
 				}

@@ -88,7 +88,7 @@ type Best struct {
 	// not measure (Comparison.Beyond): when there are any, the answer is
 	// a lower bound. NewReport sets it, except for the answer over all
 	// contexts.
-	Beyond []string
+	Beyond []Unmeasured
 }
 
 // BestAtUserRate answers "the most throughput while every request still

@@ -14,7 +14,8 @@ import (
 type Metric struct {
 	Name           string
 	HigherIsBetter bool
-	// Unit is printed after values in text output ("tok/s", "ms").
+	// Unit is the unit of the metric's values ("tok/s", "ms"; empty for
+	// a count).
 	Unit string
 	get  func(*schema.Measurement) (float64, bool)
 }
@@ -25,24 +26,6 @@ func (mt Metric) Value(m *schema.Measurement) (float64, bool) {
 		return 0, false
 	}
 	return mt.get(m)
-}
-
-// Label names the metric as a reader knows it in a phase: prefill's
-// total_tok_s is the prompt (prefill) speed.
-func (mt Metric) Label(p schema.Phase) string {
-	switch {
-	case p == schema.PhasePrefill && mt.Name == "total_tok_s":
-		return "prefill tok/s"
-	case mt.Name == "total_tok_s":
-		return "total tok/s"
-	case mt.Name == "per_request_tok_s":
-		return "per-request tok/s"
-	case mt.Name == "ttft_ms":
-		return "TTFT ms"
-	case mt.Name == "tbt_ms":
-		return "TBT ms"
-	}
-	return mt.Name
 }
 
 // The metrics every comparison uses.

@@ -56,9 +56,12 @@ func TestCompareExtraMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := findRow(c.Rows(), schema.PhaseDecode, "8K", 8, "ttft_p99_ms")
-	if r == nil || r.Ratio == nil || *r.Ratio != 0.75 || r.Better != "better" {
-		t.Errorf("ttft_p99_ms row %+v", r)
+	d, _ := findDelta(c, schema.PhaseDecode, "8K", 8, "ttft_p99_ms")
+	if d == nil {
+		t.Fatal("no ttft_p99_ms delta")
+	}
+	if r, ok := d.Ratio(); !ok || r != 0.75 || d.Verdict != VerdictBetter {
+		t.Errorf("ttft_p99_ms delta %+v", d)
 	}
 	if _, err := Compare(a, []*schema.Matrix{b}, Options{Metrics: []string{"TTFTP99Ms"}}); err == nil {
 		t.Error("a Go field name was accepted as a metric")

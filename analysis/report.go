@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"slices"
-	"strconv"
 
 	"speedmatrix/schema"
 )
@@ -52,18 +51,27 @@ func NewReport(c *Comparison, minUserTokS float64, slo SLO) *Report {
 	return r
 }
 
+// Unmeasured is a cell a run could not measure: one at a higher
+// concurrency than an answer, which makes that answer a lower bound.
+type Unmeasured struct {
+	Concurrency int32
+	// Status is what the run holds there (looped, over capacity,
+	// failed), empty when the run lacks an aligned cell another run has.
+	Status schema.Status
+}
+
 // Beyond lists the cells of run cs (one of c's runs) in phase and
 // context ctx at a higher concurrency than n that the run could not
-// measure: looped, over capacity or failed ("N=16 looped"), or aligned
-// cells it lacks ("N=64 missing"). An answer at n is then a lower bound.
-// A run without a cell of the phase at that context (a serving
-// benchmark asked about decode, a matrix that never measured 8K) has no
-// answer there, not a lower bound: nil.
-func (c *Comparison) Beyond(cs *Cells, phase schema.Phase, ctx string, n int32) []string {
+// measure: looped, over capacity or failed, or aligned cells it lacks
+// (Status empty). An answer at n is then a lower bound. A run without a
+// cell of the phase at that context (a serving benchmark asked about
+// decode, a matrix that never measured 8K) has no answer there, not a
+// lower bound: nil.
+func (c *Comparison) Beyond(cs *Cells, phase schema.Phase, ctx string, n int32) []Unmeasured {
 	if !slices.ContainsFunc(cs.List, func(x Cell) bool { return x.Key.Phase == phase && x.Key.ContextLabel == ctx }) {
 		return nil
 	}
-	var out []string
+	var out []Unmeasured
 	for _, cell := range c.Cells {
 		k := cell.Key
 		if k.Phase != phase || k.ContextLabel != ctx || k.Concurrency <= n {
@@ -72,9 +80,9 @@ func (c *Comparison) Beyond(cs *Cells, phase schema.Phase, ctx string, n int32) 
 		own := cs.Get(k)
 		switch {
 		case own == nil:
-			out = append(out, "N="+strconv.Itoa(int(k.Concurrency))+" missing")
+			out = append(out, Unmeasured{Concurrency: k.Concurrency})
 		case own.Status != schema.StatusValid:
-			out = append(out, "N="+strconv.Itoa(int(k.Concurrency))+" "+string(own.Status))
+			out = append(out, Unmeasured{Concurrency: k.Concurrency, Status: own.Status})
 		}
 	}
 	return out

@@ -29,10 +29,10 @@ type Scaling struct {
 	Points        []ScalePoint
 	// Excluded lists the concurrencies without a figure and why.
 	Excluded []Excluded
-	// Fit is nil when fewer than three points could be fitted; FitError
-	// then says why.
-	Fit      *USLFit
-	FitError string
+	// Fit is nil when fewer than three points could be fitted; FitErr
+	// then says why (FitUSL's error).
+	Fit    *USLFit
+	FitErr error
 }
 
 // Curve reports whether s has two loads or more (measured or not): a
@@ -87,7 +87,7 @@ func Scale(cs *Cells) []Scaling {
 		}
 		f, err := FitUSL(pts)
 		if err != nil {
-			s.FitError = err.Error()
+			s.FitErr = err
 			continue
 		}
 		s.Fit = &f

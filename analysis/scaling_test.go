@@ -45,7 +45,7 @@ func TestScaleSeed(t *testing.T) {
 			}
 		}
 		if s.Fit == nil || s.Fit.Lambda <= 0 || s.Fit.R2 <= 0 {
-			t.Errorf("%s: fit %+v %s", tt.ctx, s.Fit, s.FitError)
+			t.Errorf("%s: fit %+v %v", tt.ctx, s.Fit, s.FitErr)
 		}
 	}
 	if sc[0].Excluded[0] != (Excluded{16, StateLooped}) {

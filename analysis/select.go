@@ -129,9 +129,9 @@ func Select(runs []schema.Run, selector string) (schema.Run, error) {
 	return schema.Run{}, Ambiguous(selector, matched)
 }
 
-// Describe is a one-line summary of a run: id, date, model, GPU, engine
-// and version, quantization.
-func Describe(r *schema.Run) string {
+// describe is a one-line summary of a run for Ambiguous's error: id,
+// date, model, GPU, engine and version, quantization.
+func describe(r *schema.Run) string {
 	return strings.Join([]string{r.RunID, DateText(RunDate(r)), r.Model, r.GPU, strings.TrimSpace(r.Engine + " " + r.EngineVersion), r.Quantization}, "  ")
 }
 

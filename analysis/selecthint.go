@@ -165,7 +165,7 @@ func plural(n int, what ...string) string {
 }
 
 // Ambiguous returns the error of selector raw matching every run of
-// hits (more than one): each run on a line (Describe), then the fields
+// hits (more than one): each run on a line (describe), then the fields
 // in which the runs differ and, for each run, a selector that picks it
 // alone: raw with one more filter on a field whose value is that run's
 // only, or else a run-id prefix.
@@ -187,7 +187,7 @@ func Ambiguous(raw string, hits []schema.Run) error {
 	b.WriteString(":")
 	for i := range shown {
 		r := &shown[i]
-		fmt.Fprintf(&b, "\n  %s", strings.TrimRight(Describe(r), " "))
+		fmt.Fprintf(&b, "\n  %s", strings.TrimRight(describe(r), " "))
 		fmt.Fprintf(&b, "\n      pick it with %s", pickSelector(raw, r, hits, keys))
 	}
 	if len(hits) > maxListed {

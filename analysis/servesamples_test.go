@@ -42,7 +42,7 @@ func TestServeSamples(t *testing.T) {
 			continue
 		}
 		st := c.Stats(0, i)
-		if st == nil || st.Source != "samples" {
+		if st == nil || st.Source != FromSamples {
 			t.Errorf("%g/s: TTFT delta without statistics from samples: %+v", k.RequestRate, st)
 			continue
 		}

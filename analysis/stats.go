@@ -11,12 +11,23 @@ import (
 // does: medians with distribution-free confidence intervals and a
 // Mann–Whitney U test (benchmath.AssumeNothing).
 type CellStats struct {
-	// Source says where the spread comes from: "repeats" (the cell was
-	// measured several times) or "samples" (per-request records).
-	Source          string
+	// Source says where the spread comes from: FromRepeats or
+	// FromSamples.
+	Source          SpreadSource
 	Baseline, Value benchmath.Summary
 	Test            benchmath.Comparison
 }
+
+// SpreadSource is where the figures of a cell's spread come from.
+type SpreadSource uint8
+
+// The sources of a spread.
+const (
+	// FromRepeats is a cell measured several times (one figure each).
+	FromRepeats SpreadSource = iota + 1
+	// FromSamples is a cell measured once with per-request records.
+	FromSamples
+)
 
 // Significant reports whether the test rejects "same distribution" at
 // its alpha.
@@ -25,13 +36,13 @@ func (s *CellStats) Significant() bool { return s.Test.P < s.Test.Alpha }
 // spread returns the values of mt over the repeats of c, or over its
 // per-request samples when it was measured once, and where they came
 // from. It returns nil when there are fewer than two.
-func spread(cs *Cells, c *Cell, mt Metric) ([]float64, string) {
+func spread(cs *Cells, c *Cell, mt Metric) ([]float64, SpreadSource) {
 	if vs := c.Values(mt); len(vs) >= 2 {
-		return vs, "repeats"
+		return vs, FromRepeats
 	}
 	get := sampleMetric(mt.Name)
 	if get == nil || cs.samples == nil {
-		return nil, ""
+		return nil, 0
 	}
 	var vs []float64
 	for _, s := range cs.samples[c.Key] {
@@ -43,9 +54,9 @@ func spread(cs *Cells, c *Cell, mt Metric) ([]float64, string) {
 		}
 	}
 	if len(vs) < 2 {
-		return nil, ""
+		return nil, 0
 	}
-	return vs, "samples"
+	return vs, FromSamples
 }
 
 // sampleMetric maps a measurements column to the per-request figure of

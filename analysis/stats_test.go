@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -40,15 +39,15 @@ func TestStatsRepeatsAndSamples(t *testing.T) {
 		name        string
 		base, other *schema.Matrix
 		metric      string
-		source      string
+		source      SpreadSource
 		n           int
-		verdict     string
+		verdict     Verdict
 		significant bool
 	}{
-		{"repeats differ", repeated("a", []float64{100, 101, 99, 100.5, 99.5}), repeated("b", []float64{110, 111, 109, 110.5, 109.5}), "total_tok_s", "repeats", 5, "better", true},
-		{"repeats overlap", repeated("a", []float64{100, 104, 96, 102, 98}), repeated("b", []float64{101, 97, 103, 99, 100.5}), "total_tok_s", "repeats", 5, "same", false},
-		{"samples differ", sampled("a", 100, 40, rng), sampled("b", 150, 40, rng), "ttft_ms", "samples", 40, "worse", true},
-		{"samples alike", sampled("a", 100, 40, rng), sampled("b", 100.2, 40, rng), "ttft_ms", "samples", 40, "same", false},
+		{"repeats differ", repeated("a", []float64{100, 101, 99, 100.5, 99.5}), repeated("b", []float64{110, 111, 109, 110.5, 109.5}), "total_tok_s", FromRepeats, 5, VerdictBetter, true},
+		{"repeats overlap", repeated("a", []float64{100, 104, 96, 102, 98}), repeated("b", []float64{101, 97, 103, 99, 100.5}), "total_tok_s", FromRepeats, 5, VerdictSame, false},
+		{"samples differ", sampled("a", 100, 40, rng), sampled("b", 150, 40, rng), "ttft_ms", FromSamples, 40, VerdictWorse, true},
+		{"samples alike", sampled("a", 100, 40, rng), sampled("b", 100.2, 40, rng), "ttft_ms", FromSamples, 40, VerdictSame, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,42 +58,30 @@ func TestStatsRepeatsAndSamples(t *testing.T) {
 			if !c.Spread {
 				t.Fatal("comparison reports no spread")
 			}
-			rows := c.Rows()
-			r := findRow(rows, schema.PhaseDecode, "8K", 8, tt.metric)
-			if r == nil || r.P == nil {
-				t.Fatalf("row %+v has no statistics", r)
+			d, s := findDelta(c, schema.PhaseDecode, "8K", 8, tt.metric)
+			if d == nil || s == nil {
+				t.Fatalf("delta %+v has no statistics", d)
 			}
-			if r.NBaseline != tt.n || r.NValue != tt.n {
-				t.Errorf("n = %d+%d, want %d+%d", r.NBaseline, r.NValue, tt.n, tt.n)
+			if s.Test.N1 != tt.n || s.Test.N2 != tt.n {
+				t.Errorf("n = %d+%d, want %d+%d", s.Test.N1, s.Test.N2, tt.n, tt.n)
 			}
-			if (*r.P < 0.05) != tt.significant || r.Better != tt.verdict {
-				t.Errorf("p = %.4f, verdict %q; want significant=%v, %q", *r.P, r.Better, tt.significant, tt.verdict)
+			if s.Significant() != tt.significant || d.Verdict != tt.verdict {
+				t.Errorf("p = %.4f, verdict %v; want significant=%v, %v", s.Test.P, d.Verdict, tt.significant, tt.verdict)
 			}
-			// A side left out (nil) is unbounded: too few samples for the level.
-			blo, bhi, vlo, vhi := bound(r.BaselineLo, -1), bound(r.BaselineHi, 1), bound(r.ValueLo, -1), bound(r.ValueHi, 1)
+			// An interval from too few samples for the level is unbounded
+			// on a side (±Inf), never inverted.
+			blo, bhi, vlo, vhi := s.Baseline.Lo, s.Baseline.Hi, s.Value.Lo, s.Value.Hi
 			if !(blo <= bhi && vlo <= vhi) {
 				t.Errorf("confidence intervals [%v,%v] [%v,%v]", blo, bhi, vlo, vhi)
 			}
-			if tt.source == "repeats" && !(blo <= *r.Baseline && *r.Baseline <= bhi) {
-				t.Errorf("median %v outside its interval [%v,%v]", *r.Baseline, blo, bhi)
+			if tt.source == FromRepeats && !(blo <= d.Baseline && d.Baseline <= bhi) {
+				t.Errorf("median %v outside its interval [%v,%v]", d.Baseline, blo, bhi)
 			}
-			if s := c.Stats(0, deltaIndex(c, tt.metric)); s == nil || s.Source != tt.source {
-				t.Errorf("statistics %+v, want from %s", s, tt.source)
+			if s.Source != tt.source {
+				t.Errorf("statistics %+v, want from %v", s, tt.source)
 			}
 		})
 	}
-}
-
-// deltaIndex is the index in c.Deltas[0] of metric's delta at decode
-// 8K×8.
-func deltaIndex(c *Comparison, metric string) int {
-	for i, d := range c.Deltas[0] {
-		k := c.Cells[d.Cell].Key
-		if k.Phase == schema.PhaseDecode && k.ContextLabel == "8K" && k.Concurrency == 8 && c.Metrics[d.Metric].Name == metric {
-			return i
-		}
-	}
-	return -1
 }
 
 func TestNoStatsForSingleFigures(t *testing.T) {
@@ -102,17 +89,9 @@ func TestNoStatsForSingleFigures(t *testing.T) {
 	if c.Spread {
 		t.Error("seeds reported as having spread")
 	}
-	for _, r := range c.Rows() {
-		if r.P != nil {
-			t.Fatalf("row with a p-value: %+v", r)
+	for i, d := range c.Deltas[0] {
+		if s := c.Stats(0, i); s != nil {
+			t.Fatalf("delta with statistics: %+v %+v", d, s)
 		}
 	}
-}
-
-// bound is *p, or the infinity of sign where the row leaves the side out.
-func bound(p *float64, sign int) float64 {
-	if p == nil {
-		return math.Inf(sign)
-	}
-	return *p
 }

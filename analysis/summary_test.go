@@ -40,9 +40,9 @@ func TestNoiseBand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := findRow(c.Rows(), schema.PhaseDecode, "8K", 1, "ttft_ms")
-			if r.Better != tt.want.String() {
-				t.Errorf("780 → %v: %q, want %q", tt.value, r.Better, tt.want)
+			d, _ := findDelta(c, schema.PhaseDecode, "8K", 1, "ttft_ms")
+			if d.Verdict != tt.want {
+				t.Errorf("780 → %v: %v, want %v", tt.value, d.Verdict, tt.want)
 			}
 			if g := geo(t, c, "ttft_ms"); g.Verdict != tt.want {
 				t.Errorf("geometric mean verdict %v, want %v", g.Verdict, tt.want)

@@ -156,8 +156,8 @@ func TestGroupTrends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(groups) != 2 || groups[0].Setup != RunSetup(&ms[0].Run) || len(groups[0].Runs) != 1 {
-		t.Fatalf("%d groups, first %q", len(groups), groups[0].Setup)
+	if len(groups) != 2 || groups[0].Model != ms[0].Run.Model || groups[0].GPU != ms[0].Run.GPU || len(groups[0].Runs) != 1 {
+		t.Fatalf("%d groups, first %q on %q", len(groups), groups[0].Model, groups[0].GPU)
 	}
 	want := Key{Phase: schema.PhaseDecode, ContextLabel: "8K", Concurrency: 128}
 	if c := groups[0].Trends[0].Cell; c != want {

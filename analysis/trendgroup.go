@@ -25,24 +25,27 @@ type TrendOptions struct {
 
 // TrendGroup is the runs of one model on one GPU and their trends.
 type TrendGroup struct {
-	Setup  string
-	Runs   []*schema.Matrix
-	Trends []Trend
+	// Model and GPU are as the group's first run gives them (runs are
+	// grouped ignoring case); empty when it gives none.
+	Model, GPU string
+	Runs       []*schema.Matrix
+	Trends     []Trend
 }
 
-// GroupTrends groups runs by model and GPU (RunSetup) and follows the
-// cells of opt across each group.
+// GroupTrends groups runs by model and GPU (ignoring case, as
+// SameSetup) and follows the cells of opt across each group.
 func GroupTrends(ms []*schema.Matrix, opt TrendOptions) ([]*TrendGroup, error) {
 	if len(ms) == 0 {
 		return nil, fmt.Errorf("no runs to follow")
 	}
 	var groups []*TrendGroup
-	bySetup := map[string]*TrendGroup{}
+	type setup struct{ model, gpu string }
+	bySetup := map[setup]*TrendGroup{}
 	for _, m := range ms {
-		k := strings.ToLower(RunSetup(&m.Run))
+		k := setup{strings.ToLower(m.Run.Model), strings.ToLower(m.Run.GPU)}
 		g := bySetup[k]
 		if g == nil {
-			g = &TrendGroup{Setup: RunSetup(&m.Run)}
+			g = &TrendGroup{Model: m.Run.Model, GPU: m.Run.GPU}
 			bySetup[k] = g
 			groups = append(groups, g)
 		}
@@ -68,7 +71,7 @@ func GroupTrends(ms []*schema.Matrix, opt TrendOptions) ([]*TrendGroup, error) {
 			continue
 		}
 		if len(g.Trends) == 0 {
-			return nil, fmt.Errorf("%s: no run has %s; give -cell phase:context:N", g.Setup, cellList(cells))
+			return nil, fmt.Errorf("%s: no run has %s; give -cell phase:context:N", runSetup(g.Model, g.GPU), cellList(cells))
 		}
 		kept = append(kept, g)
 	}
@@ -78,9 +81,8 @@ func GroupTrends(ms []*schema.Matrix, opt TrendOptions) ([]*TrendGroup, error) {
 	return kept, nil
 }
 
-// RunSetup names the model and GPU a trend follows.
-func RunSetup(r *schema.Run) string {
-	model, gpu := r.Model, r.GPU
+// runSetup names a group's model and GPU in GroupTrends' errors.
+func runSetup(model, gpu string) string {
 	if model == "" {
 		model = "(model not given)"
 	}

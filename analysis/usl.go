@@ -27,10 +27,9 @@ type USLFit struct {
 	// κ is zero (throughput never falls), NaN when σ ≥ 1. PeakX is X
 	// there (the asymptote λ/σ when PeakN is infinite).
 	PeakN, PeakX float64
-	// Poor is set when the fit should not be trusted: R² below 0.9 or
-	// fewer than four points. Reason says which.
-	Poor   bool
-	Reason string
+	// Poor is set when the fit should not be trusted: fewer than
+	// MinUSLPoints points, or R² below PoorR2.
+	Poor bool
 }
 
 // Predict returns the fitted throughput at concurrency n.
@@ -41,6 +40,10 @@ func (f USLFit) Predict(n float64) float64 {
 // MinUSLPoints is the fewest points a fit is trusted with: three
 // parameters need at least one more point than they have.
 const MinUSLPoints = 4
+
+// PoorR2 is the coefficient of determination below which a fit is not
+// trusted.
+const PoorR2 = 0.9
 
 // FitUSL fits the Universal Scalability Law to points by least squares on
 // log X (relative residuals), so that N=1 at a few hundred tok/s counts as
@@ -146,11 +149,6 @@ func FitUSL(points []Point) (USLFit, error) {
 		f.PeakN = math.Sqrt((1 - f.Sigma) / f.Kappa)
 		f.PeakX = f.Predict(f.PeakN)
 	}
-	switch {
-	case f.Points < MinUSLPoints:
-		f.Poor, f.Reason = true, fmt.Sprintf("only %d points", f.Points)
-	case f.R2 < 0.9:
-		f.Poor, f.Reason = true, fmt.Sprintf("R² %.3f < 0.9", f.R2)
-	}
+	f.Poor = f.Points < MinUSLPoints || f.R2 < PoorR2
 	return f, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,50 +13,10 @@ import (
 	"speedmatrix/internal/testtool"
 )
 
-// seedPaths returns the seed documents in testdata/seeds.
-func seedPaths(t testing.TB) []string {
-	t.Helper()
-	ps, err := filepath.Glob(filepath.Join(testtool.RepoRoot(t), "testdata", "seeds", "*.txt"))
-	if err != nil || len(ps) != 2 {
-		t.Fatalf("seeds: %v %v", ps, err)
-	}
-	return ps
-}
-
-func readSeed(t testing.TB, i int) string {
-	t.Helper()
-	b, err := os.ReadFile(seedPaths(t)[i])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// variant returns seed document s with a model name made unique by i: a
-// distinct document (and run id) with the seed's layout and size.
-func variant(s string, i int) string {
-	return strings.Replace(s, " on ", fmt.Sprintf("-v%04d on ", i), 1)
-}
-
-// writeFiles writes name → content into dir and returns the paths in
-// the order of names.
-func writeFiles(t testing.TB, dir string, names []string, content map[string]string) []string {
-	t.Helper()
-	var out []string
-	for _, n := range names {
-		p := filepath.Join(dir, n)
-		if err := os.WriteFile(p, []byte(content[n]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
 // badRowDocs returns seed 000 with a bad row, found once it is read:
 // each a "file:line: message".
 func badRowDocs(t testing.TB) map[string]string {
-	s := readSeed(t, 0)
+	s := testtool.ReadSeed(t, 0)
 	mustReplace := func(old, new string) string {
 		if !strings.Contains(s, old) {
 			t.Fatalf("seed 000 lacks %q", old)
@@ -96,17 +55,17 @@ func peerPaths(t testing.TB) []string {
 // returns their paths and total size.
 func benchDocs(b *testing.B, n int) ([]string, int64) {
 	b.Helper()
-	seeds := []string{readSeed(b, 0), readSeed(b, 1)}
+	seeds := []string{testtool.ReadSeed(b, 0), testtool.ReadSeed(b, 1)}
 	var names []string
 	content := map[string]string{}
 	var size int64
 	for i := range n {
 		name := fmt.Sprintf("doc%04d.txt", i)
 		names = append(names, name)
-		content[name] = variant(seeds[i%2], i)
+		content[name] = testtool.SeedVariant(seeds[i%2], i)
 		size += int64(len(content[name]))
 	}
-	return writeFiles(b, b.TempDir(), names, content), size
+	return testtool.WriteFiles(b, b.TempDir(), names, content), size
 }
 
 // ingestInto runs Files into the archive at dir and returns the report

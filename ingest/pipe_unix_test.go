@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"speedmatrix/internal/testtool"
 	"speedmatrix/parse"
 )
 
@@ -22,7 +23,7 @@ import (
 // still waiting when it ends.
 func TestNamedPipeBounded(t *testing.T) {
 	const wait = 200 * time.Millisecond
-	seed := seedPaths(t)[0]
+	seed := testtool.SeedPaths(t)[0]
 	for _, tc := range []struct {
 		name   string
 		writer bool // a writer opens the pipe and writes nothing
@@ -74,7 +75,7 @@ func TestNamedPipeBounded(t *testing.T) {
 // TestReadDocFIFO reads a document from a named pipe, which is no
 // regular file: handed back open, and parsed as the same file's bytes.
 func TestReadDocFIFO(t *testing.T) {
-	seed := readSeed(t, 1)
+	seed := testtool.ReadSeed(t, 1)
 	p := filepath.Join(t.TempDir(), "pipe")
 	if err := syscall.Mkfifo(p, 0o600); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"speedmatrix/archive"
+	"speedmatrix/internal/testtool"
 	"speedmatrix/schema"
 )
 
@@ -34,14 +35,14 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // first error, leaving the rest unconsumed.
 func TestPipelineOrder(t *testing.T) {
 	ctx := context.Background()
-	seeds := []string{readSeed(t, 0), readSeed(t, 1)}
+	seeds := []string{testtool.ReadSeed(t, 0), testtool.ReadSeed(t, 1)}
 	names := []string{"a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt"}
 	content := map[string]string{}
 	for i, n := range names {
-		content[n] = variant(seeds[i%2], i)
+		content[n] = testtool.SeedVariant(seeds[i%2], i)
 	}
-	paths := writeFiles(t, t.TempDir(), names, content)
-	in := &countingReader{r: strings.NewReader(variant(seeds[1], 99))}
+	paths := testtool.WriteFiles(t, t.TempDir(), names, content)
+	in := &countingReader{r: strings.NewReader(testtool.SeedVariant(seeds[1], 99))}
 	files := []string{paths[0], "-", paths[1], paths[2], "-", paths[3], paths[4], paths[5]}
 
 	var got []string
@@ -99,13 +100,13 @@ func TestPipelineOrder(t *testing.T) {
 // A matrix released while the writer still held it would be written
 // zeroed (Release clears its rows) or with another document's values.
 func TestRecycledIngest(t *testing.T) {
-	seeds := []string{readSeed(t, 0), readSeed(t, 1)}
+	seeds := []string{testtool.ReadSeed(t, 0), testtool.ReadSeed(t, 1)}
 	var names []string
 	content := map[string]string{}
 	for i := range 900 {
 		name := fmt.Sprintf("doc%04d.txt", i)
 		names = append(names, name)
-		content[name] = variant(seeds[i%2], i)
+		content[name] = testtool.SeedVariant(seeds[i%2], i)
 	}
 	for name, bad := range badRowDocs(t) { // found once read
 		names = append(names, name)
@@ -113,7 +114,7 @@ func TestRecycledIngest(t *testing.T) {
 	}
 	names = append(names, "again.txt")
 	content["again.txt"] = content["doc0003.txt"]
-	paths := writeFiles(t, t.TempDir(), names, content)
+	paths := testtool.WriteFiles(t, t.TempDir(), names, content)
 	paths = slices.Insert(paths, 400, paths[len(paths)-1], paths[len(paths)-2])
 
 	type result struct {

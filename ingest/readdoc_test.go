@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"testing"
 
+	"speedmatrix/internal/testtool"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -18,7 +19,7 @@ import (
 // errors os.Open and a read of its file give.
 func TestReadDoc(t *testing.T) {
 	dir := t.TempDir()
-	seed := readSeed(t, 0)
+	seed := testtool.ReadSeed(t, 0)
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
@@ -111,7 +112,7 @@ func TestReadDocSameErrors(t *testing.T) {
 // files through readDoc and through an *os.File, in both of parseFile's
 // modes: the same matrices.
 func TestParseFileSameAsReader(t *testing.T) {
-	for _, p := range append(seedPaths(t), peerPaths(t)...) {
+	for _, p := range append(testtool.SeedPaths(t), peerPaths(t)...) {
 		for _, stream := range []bool{true, false} {
 			got, _, err := (&pipeline{stream: stream}).parseFile(t.Context(), p)
 			f, ferr := os.Open(p)

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"speedmatrix/internal/testtool"
 )
 
 func TestRunLines(t *testing.T) {
@@ -70,15 +72,15 @@ func TestRunLines(t *testing.T) {
 // TestIngestReportSpilled: Files's report is the same whether it stayed
 // in memory or went through its file.
 func TestIngestReportSpilled(t *testing.T) {
-	seeds := []string{readSeed(t, 0), readSeed(t, 1)}
+	seeds := []string{testtool.ReadSeed(t, 0), testtool.ReadSeed(t, 1)}
 	var names []string
 	content := map[string]string{}
 	for i := range 30 {
 		name := fmt.Sprintf("doc%02d.txt", i)
 		names = append(names, name)
-		content[name] = variant(seeds[i%2], i)
+		content[name] = testtool.SeedVariant(seeds[i%2], i)
 	}
-	paths := writeFiles(t, t.TempDir(), names, content)
+	paths := testtool.WriteFiles(t, t.TempDir(), names, content)
 	paths = append(paths, paths[0]) // a duplicate line too
 	ingest := func(mem int) string {
 		defer func(m int) { reportMem = m }(reportMem)

@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"strings"
 	"testing"
 
 	"speedmatrix/schema"
@@ -86,4 +87,67 @@ func TestInferencePerfFiles(t *testing.T) {
 			{"achieved rate kept", func(m *schema.Matrix) *float64 { return extra(&m.Measurements[0], "achieved_rate_avg") }, 16.00201431836482},
 		}},
 	})
+}
+
+// TestInferencePerfFoundShapes checks inference-perf fixtures written in the shapes of real
+// files found in public repositories (checkFoundShapes).
+func TestInferencePerfFoundShapes(t *testing.T) {
+	checkFoundShapes(t, []foundShape{
+		// inference-perf's Prometheus report of a whole run (kubernetes-sigs/
+		// inference-perf, demos/kubecon-na-2025/vllm/results, copied): the
+		// KV cache gauge is vLLM's 0–1 fraction under a "percentage" name.
+		{"inference-perf/stage_-1_prometheus_metrics.json", "", "", 1, "", "", []foundCheck{
+			{"kv cache usage p99, a fraction", foundExtra(0, "kv_cache_usage_fraction_p99"), 0.716064},
+			{"kv cache usage mean", foundExtra(0, "kv_cache_usage_fraction_avg"), 0.508616},
+			{"prefix cache hits, a fraction", foundExtra(0, "prefix_cache_hit_fraction_avg"), 0.7709618557536707},
+			{"no percentage name", foundExtra(0, "kv_cache_usage_percentage_p99"), none},
+			{"queue length", foundExtra(0, "queue_len_avg"), 146},
+			{"ttft median s to ms", foundCell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 13460.196},
+			{"ttft mean", foundCell(0, func(c *schema.Measurement) *float64 { return c.TTFTMeanMs }), 10175.961},
+			{"ttft p90", foundCell(0, func(c *schema.Measurement) *float64 { return c.TTFTP90Ms }), 18692.039},
+			{"ttft p99", foundCell(0, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), 19869.204},
+			{"tbt (server tpot) median", foundCell(0, func(c *schema.Measurement) *float64 { return c.TBTMs }), 62.05},
+			{"tbt p99", foundCell(0, func(c *schema.Measurement) *float64 { return c.TBTP99Ms }), 185.341},
+			{"e2e median", foundCell(0, func(c *schema.Measurement) *float64 { return c.E2EP50Ms }), 19181.818},
+			{"e2e p99", foundCell(0, func(c *schema.Measurement) *float64 { return c.E2EP99Ms }), 98828.571},
+			{"output tok/s (output_len rate)", foundCell(0, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 2907.440465},
+			{"input tok/s (prompt_len rate)", foundCell(0, func(c *schema.Measurement) *float64 { return c.InputTokS }), 3351.862376},
+			{"requests/s (successes rate)", foundCell(0, func(c *schema.Measurement) *float64 { return c.RequestThroughput }), 14.116359},
+			{"completed", foundCell(0, func(c *schema.Measurement) *float64 { return foundI64(c.CompletedRequests) }), 1976},
+			{"context = mean prompt", foundCell(0, func(c *schema.Measurement) *float64 { return foundI64(c.ContextTokens) }), 3570},
+			{"no load recorded: no concurrency", foundCell(0, func(c *schema.Measurement) *float64 { return foundI32(c.Concurrency) }), none},
+			{"no load recorded: no rate", foundCell(0, func(c *schema.Measurement) *float64 { return c.RequestRate }), none},
+		}},
+		// An inference-perf stage of its replay load generator, which
+		// records the stage at rate −1: no rate, the −1 kept, a warning.
+		{"inference-perf/stage_0_lifecycle_metrics-replay-rate-minus-one.json", "", "", 1, "requested_rate", "", []foundCheck{
+			{"no rate", foundCell(0, func(c *schema.Measurement) *float64 { return c.RequestRate }), none},
+			{"no concurrency", foundCell(0, func(c *schema.Measurement) *float64 { return foundI32(c.Concurrency) }), none},
+			{"the -1 kept", foundExtra(0, "requested_rate_raw"), -1},
+			{"achieved rate kept", foundExtra(0, "achieved_rate_avg"), 2.025},
+			{"requests/s", foundCell(0, func(c *schema.Measurement) *float64 { return c.RequestThroughput }), 1.9875},
+			{"ttft p50", foundCell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 312.5},
+			{"tbt p99", foundCell(0, func(c *schema.Measurement) *float64 { return c.TBTP99Ms }), 28},
+			{"completed", foundCell(0, func(c *schema.Measurement) *float64 { return foundI64(c.CompletedRequests) }), 238},
+			{"failed", foundCell(0, func(c *schema.Measurement) *float64 { return foundI64(c.ErroredRequests) }), 2},
+		}},
+	})
+}
+
+// TestInferencePerfExtraNamesHaveNoDot checks that no extra name keeps a "." of
+// the tool's statistic (inference-perf's p0.1, p99.9): docs/schema.md
+// names them with "_", and a rendered document reads them back so.
+func TestInferencePerfExtraNamesHaveNoDot(t *testing.T) {
+	m, err := readPeer(t, "inference-perf/summary_lifecycle_metrics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range m.Measurements[0].Extra {
+		if strings.Contains(e.Name, ".") {
+			t.Errorf("extra %s = %g has a dot", e.Name, e.Value)
+		}
+	}
+	if p := extra(&m.Measurements[0], "time_to_first_token_p99_9_ms"); !near(p, 6499.61447016278) {
+		t.Errorf("ttft p99.9 = %v, want 6499.61447016278 ms", shown(p))
+	}
 }

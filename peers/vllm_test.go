@@ -220,3 +220,33 @@ func TestModelBase(t *testing.T) {
 		}
 	}
 }
+
+// TestVLLMFoundShapes checks vLLM benchmark_serving.py derivatives fixtures written in the shapes of real
+// files found in public repositories (checkFoundShapes).
+func TestVLLMFoundShapes(t *testing.T) {
+	checkFoundShapes(t, []foundShape{
+		// A 2024 derivative of benchmark_serving.py (LambdaLabsML/
+		// vllm-benchmark results/prompt_10/…_len8192.json) names the
+		// request latency *_latency_ms: once kept in extra only, e2e empty.
+		{"vllm/latency-ms-derivative-2024.json", "org/Model-8B-FP8", "Model-8B-FP8", 1, "", "", []foundCheck{
+			{"e2e mean", foundCell(0, func(c *schema.Measurement) *float64 { return c.E2EMeanMs }), 300.5},
+			{"e2e p50", foundCell(0, func(c *schema.Measurement) *float64 { return c.E2EP50Ms }), 290.25},
+			{"e2e p99", foundCell(0, func(c *schema.Measurement) *float64 { return c.E2EP99Ms }), 380.75},
+			{"no e2e p90 (none in the file)", foundCell(0, func(c *schema.Measurement) *float64 { return c.E2EP90Ms }), none},
+			{"std kept", foundExtra(0, "std_latency_ms"), 40.5},
+			{"mean not also in extra", foundExtra(0, "mean_latency_ms"), none},
+			{"median not also in extra", foundExtra(0, "median_latency_ms"), none},
+			{"p99 not also in extra", foundExtra(0, "p99_latency_ms"), none},
+			{"ttft p50", foundCell(0, func(c *schema.Measurement) *float64 { return c.TTFTMs }), 44.25},
+			{"ttft p99", foundCell(0, func(c *schema.Measurement) *float64 { return c.TTFTP99Ms }), 50.75},
+			{"tpot → tbt p50", foundCell(0, func(c *schema.Measurement) *float64 { return c.TBTMs }), 6.25},
+			{"itl → chunk gap mean", foundCell(0, func(c *schema.Measurement) *float64 { return c.ChunkGapMeanMs }), 6.75},
+			{"rate inf", foundCell(0, func(c *schema.Measurement) *float64 { return c.RequestRate }), math.Inf(1)},
+			{"no concurrency", foundCell(0, func(c *schema.Measurement) *float64 { return foundI32(c.Concurrency) }), none},
+			{"output tok/s", foundCell(0, func(c *schema.Measurement) *float64 { return c.TotalTokS }), 128},
+			{"input tok/s", foundCell(0, func(c *schema.Measurement) *float64 { return c.InputTokS }), 320},
+			{"completed", foundCell(0, func(c *schema.Measurement) *float64 { return foundI64(c.CompletedRequests) }), 4},
+			{"duration", foundCell(0, func(c *schema.Measurement) *float64 { return c.MeasuredS }), 1.25},
+		}},
+	})
+}

@@ -311,7 +311,7 @@ func ShortNote(d *analysis.Delta, base, other string) string {
 		if s == analysis.StateOverCapacity {
 			return "over cap."
 		}
-		return s.String()
+		return StateText(s)
 	}
 	switch {
 	case d.BaseState == analysis.StateValue && d.ValueState == analysis.StateValue:

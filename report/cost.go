@@ -72,8 +72,8 @@ func (r *Report) missing(i int) string {
 	var parts []string
 	if r.Options.Prices != nil || r.Options.Pricing != nil {
 		switch {
-		case !rc.Priced && rc.NoPrice != "":
-			parts = append(parts, "price: "+rc.NoPrice+" (no $ figures)")
+		case !rc.Priced && rc.NoPrice != nil:
+			parts = append(parts, "price: "+rc.NoPrice.Error()+" (no $ figures)")
 		case !rc.Priced:
 			parts = append(parts, "price: none given (no $ figures)")
 		}
@@ -223,7 +223,7 @@ func (r *Report) costRunsTable() Table {
 		}
 		t.add(a.Label, a.Cells.Run.Run.GPU, gpusText(rc.Pricing), price, perHour, lowText, mostText, sig3(watts))
 		t.CSV = append(t.CSV, []string{a.Label, a.Cells.Run.Run.GPU, rawGPUs(rc.GPUs), strconv.FormatBool(rc.GPUsGiven), rawPrice(rc), rc.Price.GPU, rc.Price.Source,
-			Raw(rc.USDPerHour()), Raw(low), lowCell, Raw(most), mostCell, rc.NoPrice})
+			Raw(rc.USDPerHour()), Raw(low), lowCell, Raw(most), mostCell, errText(rc.NoPrice)})
 	}
 	t.dropDashColumns(4, 5, 6, 7)
 	if a := r.asOf(); a != "" {
@@ -498,7 +498,7 @@ func (r *Report) costJSON() *JSONCost {
 	}
 	for i, a := range r.Runs {
 		rc := r.Costs[i]
-		jr := JSONRunCost{Run: a.Label, GPU: a.Cells.Run.Run.GPU, GPUsGiven: rc.GPUsGiven, NoPrice: rc.NoPrice,
+		jr := JSONRunCost{Run: a.Label, GPU: a.Cells.Run.Run.GPU, GPUsGiven: rc.GPUsGiven, NoPrice: errText(rc.NoPrice),
 			USDPerHour: fp(rc.USDPerHour()), Energy: rc.Energy, Missing: r.missing(i), Cells: []JSONCellCost{}}
 		if rc.GPUs > 0 {
 			jr.GPUs = &rc.GPUs

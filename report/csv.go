@@ -72,7 +72,7 @@ func matrixRow(c *analysis.Comparison, oi int, d *analysis.Delta) []string {
 	if v, ok := d.Ratio(); ok {
 		ratio = Raw(v)
 	}
-	return []string{k.ContextLabel, n, rate, ratio, d.BaseState.String(), d.ValueState.String(), c.Note(oi, d)}
+	return []string{k.ContextLabel, n, rate, ratio, StateText(d.BaseState), StateText(d.ValueState), DeltaNote(c, oi, d)}
 }
 
 func serveCSV(a analysis.RunAnalysis) [][]string {
@@ -88,7 +88,7 @@ func serveCSV(a analysis.RunAnalysis) [][]string {
 			if p.Key.RequestRate != 0 {
 				rate = r(p.Key.RequestRate)
 			}
-			out = append(out, []string{a.Label, sc.ContextLabel, n, rate, p.State.String(), r(p.TotalTokS), r(p.PerRequestTokS),
+			out = append(out, []string{a.Label, sc.ContextLabel, n, rate, StateText(p.State), r(p.TotalTokS), r(p.PerRequestTokS),
 				r(p.TTFTMs), r(p.TTFTP99Ms), r(p.TBTMs), r(p.TBTP99Ms), r(p.E2EMs), r(p.E2EP99Ms)})
 		}
 	}
@@ -110,7 +110,7 @@ func geomeansCSV(r *analysis.Report) [][]string {
 			clo, chi = Raw(g.CILo), Raw(g.CIHi)
 		}
 		out = append(out, []string{r.Comparison.Labels[g.Other+1], string(g.Phase), ctx, g.Metric.Name, gm, lo, hi, clo, chi,
-			g.Verdict.String(), strconv.Itoa(g.N), strconv.Itoa(g.Skipped)})
+			VerdictText(g.Verdict), strconv.Itoa(g.N), strconv.Itoa(g.Skipped)})
 	}
 	return out
 }
@@ -126,10 +126,10 @@ func scalingCSV(a analysis.RunAnalysis) [][]string {
 			if s.Fit != nil {
 				fit = Raw(s.Fit.Predict(float64(p.N)))
 			}
-			out = append(out, []string{a.Label, s.ContextLabel, rawInt(p.N), analysis.StateValue.String(), Raw(p.X), Raw(p.Speedup), Raw(p.Efficiency),
+			out = append(out, []string{a.Label, s.ContextLabel, rawInt(p.N), StateText(analysis.StateValue), Raw(p.X), Raw(p.Speedup), Raw(p.Efficiency),
 				Raw(p.PerRequestTokS), Raw(p.TTFTMs), Raw(p.TBTMs), fit})
 		}, func(e analysis.Excluded) {
-			out = append(out, []string{a.Label, s.ContextLabel, rawInt(e.N), e.State.String(), "", "", "", "", "", "", ""})
+			out = append(out, []string{a.Label, s.ContextLabel, rawInt(e.N), StateText(e.State), "", "", "", "", "", "", ""})
 		})
 	}
 	return out
@@ -140,7 +140,7 @@ func contextCSV(a analysis.RunAnalysis) [][]string {
 	for _, s := range a.Context {
 		for _, p := range s.Points {
 			out = append(out, []string{a.Label, string(s.Phase), s.Metric.Name, rawInt(s.Concurrency), p.ContextLabel,
-				strconv.FormatInt(p.ContextTokens, 10), p.State.String(), Raw(p.Value)})
+				strconv.FormatInt(p.ContextTokens, 10), StateText(p.State), Raw(p.Value)})
 		}
 	}
 	return out
@@ -165,7 +165,7 @@ func bestCSV(a analysis.RunAnalysis, bs []analysis.Best) [][]string {
 			p := b.Cell
 			row = append(row[:3], p.ContextLabel, rawInt(p.Concurrency), Raw(p.TotalTokS), Raw(p.PerRequestTokS), Raw(p.TTFTMs), Raw(p.TBTMs))
 		}
-		out = append(out, append(row, strconv.FormatBool(len(b.Beyond) > 0), strings.Join(b.Beyond, "; ")))
+		out = append(out, append(row, strconv.FormatBool(len(b.Beyond) > 0), strings.Join(unmeasuredText(b.Beyond), "; ")))
 	}
 	return out
 }

@@ -23,12 +23,12 @@ const NoSpreadNote = "Note: no cell has repeats or per-request samples in both r
 	"so ratios are point estimates, not tests of significance."
 
 // WriteDeltas writes the delta rows alone: CSV with a header, a JSON
-// array of analysis.Row, or the delta tables of the text and Markdown
+// array of DeltaRow, or the delta tables of the text and Markdown
 // forms.
 func WriteDeltas(w io.Writer, c *analysis.Comparison, f Format) error {
 	switch f {
 	case FormatJSON:
-		rows := c.Rows()
+		rows := DeltaRows(c)
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
@@ -135,16 +135,16 @@ func deltaTable(c *analysis.Comparison, oi int) Table {
 			ratio = FormatRatio(r, bs, vs)
 			delta = pctSig((r-1)*100, analysis.RatioSigFigs(bs, vs))
 		}
-		row := []string{string(cell.Key.Phase), cell.Key.ContextLabel, LoadText(cell.Key), mt.Label(cell.Key.Phase), b, v, ratio, delta, d.Verdict.String(), c.Note(oi, d)}
+		row := []string{string(cell.Key.Phase), cell.Key.ContextLabel, LoadText(cell.Key), MetricLabel(mt, cell.Key.Phase), b, v, ratio, delta, VerdictText(d.Verdict), DeltaNote(c, oi, d)}
 		if c.Spread {
 			if s := c.Stats(oi, i); s != nil {
-				row = append(row, s.Baseline.PctRangeString(), s.Value.PctRangeString(), s.Source+" "+s.Test.String())
+				row = append(row, s.Baseline.PctRangeString(), s.Value.PctRangeString(), spreadSourceText(s.Source)+" "+s.Test.String())
 			} else {
 				row = append(row, "", "", "")
 			}
 		}
 		t.add(row...)
-		class := d.Verdict.String()
+		class := VerdictText(d.Verdict)
 		if _, ok := d.Ratio(); !ok {
 			class = "muted"
 		} else if class == "same" {
@@ -164,7 +164,7 @@ func deltaTable(c *analysis.Comparison, oi int) Table {
 // deltasCSV is the machine form of the deltas: every row of every
 // compared run, figures unrounded.
 func deltasCSV(c *analysis.Comparison) Table {
-	rows := c.Rows()
+	rows := DeltaRows(c)
 	rates := false
 	for _, r := range rows {
 		rates = rates || r.RequestRate != nil || r.AllAtOnce
@@ -223,7 +223,7 @@ func geomeansTable(r *analysis.Report) Table {
 		}
 		gm := strconv.FormatFloat(g.Ratio, 'f', 4, 64)
 		delta := pct((g.Ratio - 1) * 100)
-		t.add(c.Labels[g.Other+1], string(g.Phase), ctx, g.Metric.Label(g.Phase), gm, delta, g.Verdict.String(), strconv.Itoa(g.N), strconv.Itoa(g.Skipped))
+		t.add(c.Labels[g.Other+1], string(g.Phase), ctx, MetricLabel(g.Metric, g.Phase), gm, delta, VerdictText(g.Verdict), strconv.Itoa(g.N), strconv.Itoa(g.Skipped))
 	}
 	if left > 0 && len(t.Rows) > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d rows without a single ratio are left out (the deltas say why each cell has none).", left))

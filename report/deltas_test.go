@@ -93,7 +93,7 @@ func TestWriteDeltasJSON(t *testing.T) {
 			}
 		}
 	}
-	var typed []analysis.Row
+	var typed []DeltaRow
 	if err := json.Unmarshal(b.Bytes(), &typed); err != nil {
 		t.Fatal(err)
 	}

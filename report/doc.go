@@ -21,8 +21,11 @@
 //	analysis.GroupTrends ──► NewTrends ──► Trends (per model and GPU) ──► Write, Charts, WriteHTML
 //	run listings ──► WriteRuns (-list)
 //
-// Files by idea: table.go (Table and its three printed forms), figures.go
-// (how a figure, a ratio and a load are printed), summary.go and
+// Files by idea: table.go (Table and its three printed forms), words.go
+// (the names of what analysis returns typed: states, verdicts, metrics,
+// a delta's note, unmeasured cells, a poor fit), deltarow.go (a delta
+// flattened into the row of CSV and JSON), figures.go (how a figure, a
+// ratio and a load are printed), summary.go and
 // outcome.go (the answer), where.go (where the ratio changes, by load and
 // by context), tables.go (the summary's tables and the ratio
 // matrices), deltas.go and runtables.go (the long tables), csv.go (every

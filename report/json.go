@@ -15,15 +15,15 @@ import (
 
 // JSONReport is the one object -format json prints.
 type JSONReport struct {
-	Tolerance float64        `json:"tolerance"`
-	Spread    bool           `json:"spread"`
-	Runs      []JSONRun      `json:"runs"`
-	Summary   Summary        `json:"summary"`
-	Deltas    []analysis.Row `json:"deltas"`
-	Matrices  []JSONTable    `json:"ratio_matrices"`
-	Scaling   []JSONScaling  `json:"scaling"`
-	Frontier  []JSONPoints   `json:"frontier"`
-	Serve     []JSONServe    `json:"serve"`
+	Tolerance float64       `json:"tolerance"`
+	Spread    bool          `json:"spread"`
+	Runs      []JSONRun     `json:"runs"`
+	Summary   Summary       `json:"summary"`
+	Deltas    []DeltaRow    `json:"deltas"`
+	Matrices  []JSONTable   `json:"ratio_matrices"`
+	Scaling   []JSONScaling `json:"scaling"`
+	Frontier  []JSONPoints  `json:"frontier"`
+	Serve     []JSONServe   `json:"serve"`
 	// Trend is empty in a comparison: -trend prints trends.
 	Trend []TrendRow `json:"trend"`
 	// Cost is the answer per dollar and per joule (report/cost.go), absent
@@ -137,7 +137,7 @@ type JSONServePoint struct {
 // JSON returns the report as its JSON object.
 func (r *Report) JSON() JSONReport {
 	c := r.Comparison
-	out := JSONReport{Tolerance: r.Tolerance(), Spread: c.Spread, Summary: r.Summary, Deltas: c.Rows(),
+	out := JSONReport{Tolerance: r.Tolerance(), Spread: c.Spread, Summary: r.Summary, Deltas: DeltaRows(c),
 		Matrices: []JSONTable{}, Scaling: []JSONScaling{}, Frontier: []JSONPoints{}, Serve: []JSONServe{}, Trend: []TrendRow{}}
 	for i, a := range r.Runs {
 		role := "baseline"
@@ -147,7 +147,7 @@ func (r *Report) JSON() JSONReport {
 		run := a.Cells.Run.Run
 		out.Runs = append(out.Runs, JSONRun{Label: a.Label, Role: role, Cells: len(a.Cells.List), Date: analysis.DateText(analysis.RunDate(&run)), Run: run})
 		for _, s := range a.Scaling {
-			js := JSONScaling{Run: a.Label, Context: s.ContextLabel, Points: []JSONScalePoint{}, Excluded: []JSONExcluded{}, FitError: s.FitError}
+			js := JSONScaling{Run: a.Label, Context: s.ContextLabel, Points: []JSONScalePoint{}, Excluded: []JSONExcluded{}, FitError: errText(s.FitErr)}
 			for _, p := range s.Points {
 				jp := JSONScalePoint{N: p.N, TotalTokS: fp(p.X), Speedup: fp(p.Speedup), Efficiency: fp(p.Efficiency),
 					PerRequestTokS: fp(p.PerRequestTokS), TTFTMs: fp(p.TTFTMs), TBTMs: fp(p.TBTMs)}
@@ -157,7 +157,7 @@ func (r *Report) JSON() JSONReport {
 				js.Points = append(js.Points, jp)
 			}
 			for _, e := range s.Excluded {
-				js.Excluded = append(js.Excluded, JSONExcluded{e.N, e.State.String()})
+				js.Excluded = append(js.Excluded, JSONExcluded{e.N, StateText(e.State)})
 			}
 			if f := s.Fit; f != nil {
 				peak := "peak"
@@ -169,7 +169,7 @@ func (r *Report) JSON() JSONReport {
 				}
 				js.Fit = &JSONFit{Lambda: f.Lambda, Sigma: f.Sigma, Kappa: f.Kappa, R2: f.R2, Points: f.Points, PeakN: fp(f.PeakN), PeakX: fp(f.PeakX), Peak: peak}
 				if f.Poor {
-					js.Fit.Poor = f.Reason
+					js.Fit.Poor = poorFitReason(f)
 				}
 			}
 			out.Scaling = append(out.Scaling, js)
@@ -187,7 +187,7 @@ func (r *Report) JSON() JSONReport {
 		for _, sc := range a.Serve {
 			js := JSONServe{Run: a.Label, Context: sc.ContextLabel, ByRate: sc.ByRate, Points: []JSONServePoint{}}
 			for _, p := range sc.Points {
-				jp := JSONServePoint{Load: ServeLoadText(sc, p), Concurrency: p.Key.Concurrency, Status: p.State.String(),
+				jp := JSONServePoint{Load: ServeLoadText(sc, p), Concurrency: p.Key.Concurrency, Status: StateText(p.State),
 					TotalTokS: fp(p.TotalTokS), PerRequestTokS: fp(p.PerRequestTokS), TTFTMs: fp(p.TTFTMs), TTFTP99Ms: fp(p.TTFTP99Ms),
 					TBTMs: fp(p.TBTMs), TBTP99Ms: fp(p.TBTP99Ms), E2EMs: fp(p.E2EMs), E2EP99Ms: fp(p.E2EP99Ms)}
 				if p.Key.RequestRate != 0 {

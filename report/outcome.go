@@ -86,7 +86,7 @@ func outcome(r *Report, s *Summary) []string {
 		var lat []string
 		for _, m := range []analysis.Metric{analysis.PerRequestTokS, analysis.TTFTMs, analysis.TBTMs} {
 			if p := main.find(s.Ratios, m.Name); p != nil && p.Ratio != nil {
-				name := strings.TrimSuffix(m.Label(main.Phase), " ms")
+				name := strings.TrimSuffix(MetricLabel(m, main.Phase), " ms")
 				if m.Name == analysis.PerRequestTokS.Name {
 					name = "speed"
 				}

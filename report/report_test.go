@@ -225,7 +225,7 @@ func TestJSONObject(t *testing.T) {
 			t.Errorf("JSON lacks %q", k)
 		}
 	}
-	var deltas []analysis.Row
+	var deltas []DeltaRow
 	if err := json.Unmarshal(obj["deltas"], &deltas); err != nil {
 		t.Fatal(err)
 	}

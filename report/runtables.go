@@ -35,7 +35,7 @@ func scalingTable(a analysis.RunAnalysis) Table {
 			}
 			t.add(s.ContextLabel, concurrency(p.N), FormatValue(p.X, p.XSigFigs), group(p.Speedup, 2), group(p.Efficiency*100, 0)+pctSign(p.Efficiency), num(p.PerRequestTokS), num(p.TTFTMs), num(p.TBTMs), fit)
 		}, func(e analysis.Excluded) {
-			t.add(s.ContextLabel, concurrency(e.N), e.State.String(), "", "", "", "", "", "")
+			t.add(s.ContextLabel, concurrency(e.N), StateText(e.State), "", "", "", "", "", "")
 		})
 	}
 	for _, s := range a.Scaling {
@@ -71,7 +71,7 @@ func inOrder(s analysis.Scaling, point func(analysis.ScalePoint), excluded func(
 // R² and the points, and why a poor fit should not be trusted.
 func describeFit(s analysis.Scaling) string {
 	if s.Fit == nil {
-		return "no fit (" + s.FitError + ")"
+		return "no fit (" + errText(s.FitErr) + ")"
 	}
 	f := s.Fit
 	peak := "throughput never falls (no peak)"
@@ -83,7 +83,7 @@ func describeFit(s analysis.Scaling) string {
 	}
 	out := fmt.Sprintf("λ = %s tok/s, σ = %.4f, κ = %.3g, %s, R² = %.3f, %d points", num(f.Lambda), f.Sigma, f.Kappa, peak, f.R2, f.Points)
 	if f.Poor {
-		out += " — poor fit: " + f.Reason
+		out += " — poor fit: " + poorFitReason(f)
 	}
 	return out
 }
@@ -94,9 +94,9 @@ func contextTable(a analysis.RunAnalysis) Table {
 	var ctxs []string
 	seen := map[string]int{}
 	for _, s := range a.Context {
-		h := s.Metric.Label(s.Phase)
+		h := MetricLabel(s.Metric, s.Phase)
 		if s.Phase != schema.PhasePrefill {
-			h = fmt.Sprintf("%s N=%d", s.Metric.Label(s.Phase), s.Concurrency)
+			h = fmt.Sprintf("%s N=%d", MetricLabel(s.Metric, s.Phase), s.Concurrency)
 		}
 		if s.Phase == schema.PhasePrefill {
 			h = "prefill " + strings.TrimPrefix(h, "prefill ")
@@ -132,7 +132,7 @@ func contextTable(a analysis.RunAnalysis) Table {
 		for _, p := range s.Points {
 			v := num(p.Value)
 			if p.State != analysis.StateValue {
-				v = p.State.String()
+				v = StateText(p.State)
 			}
 			grid[idx[p.ContextLabel]][j+1] = v
 		}
@@ -229,7 +229,7 @@ func bestValue(b analysis.Best) string {
 // cells beyond were not measured, and which.
 func noneRow(b analysis.Best) []string {
 	if len(b.Beyond) > 0 {
-		return []string{b.ContextLabel, "none measured (" + strings.Join(b.Beyond, ", ") + ")", "", "", "", ""}
+		return []string{b.ContextLabel, "none measured (" + strings.Join(unmeasuredText(b.Beyond), ", ") + ")", "", "", "", ""}
 	}
 	return []string{b.ContextLabel, "none", "", "", "", ""}
 }
@@ -256,7 +256,7 @@ func serveTable(a analysis.RunAnalysis) Table {
 	v := func(x float64) string { return FormatValue(x, analysis.MaxSigFigs) }
 	for _, sc := range a.Serve {
 		for _, p := range sc.Points {
-			t.Rows = append(t.Rows, []string{sc.ContextLabel, ServeLoadText(sc, p), p.State.String(), v(p.TotalTokS), v(p.PerRequestTokS),
+			t.Rows = append(t.Rows, []string{sc.ContextLabel, ServeLoadText(sc, p), StateText(p.State), v(p.TotalTokS), v(p.PerRequestTokS),
 				v(p.TTFTMs), v(p.TTFTP99Ms), v(p.TBTMs), v(p.TBTP99Ms), v(p.E2EMs), v(p.E2EP99Ms)})
 		}
 	}

@@ -1,12 +1,14 @@
 package report
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 
 	"speedmatrix/analysis"
+	"speedmatrix/schema"
 )
 
 // TestDescribeFit: each kind of USL fit prints its peak the way a reader
@@ -15,7 +17,7 @@ func TestDescribeFit(t *testing.T) {
 	fit := func(peakN float64, poor bool) analysis.Scaling {
 		f := &analysis.USLFit{Lambda: 1200, Sigma: 0.05, Kappa: 0.001, R2: 0.987, Points: 5, PeakN: peakN, PeakX: 9000}
 		if poor {
-			f.Poor, f.Reason = true, "R² below 0.9"
+			f.Poor, f.R2 = true, 0.8
 		}
 		return analysis.Scaling{Fit: f}
 	}
@@ -24,11 +26,12 @@ func TestDescribeFit(t *testing.T) {
 		s    analysis.Scaling
 		want []string
 	}{
-		{"no fit", analysis.Scaling{FitError: "2 points"}, []string{"no fit (2 points)"}},
+		{"no fit", analysis.Scaling{FitErr: errors.New("2 points")}, []string{"no fit (2 points)"}},
 		{"finite peak", fit(31, false), []string{"N* = 31, X(N*) = ", "σ = 0.0500", "R² = 0.987", "5 points"}},
 		{"never falls", fit(math.Inf(1), false), []string{"throughput never falls (no peak)"}},
 		{"σ ≥ 1", fit(math.NaN(), false), []string{"no peak (σ ≥ 1)"}},
-		{"poor", fit(31, true), []string{" — poor fit: R² below 0.9"}},
+		{"poor", fit(31, true), []string{" — poor fit: R² 0.800 < 0.9"}},
+		{"few points", analysis.Scaling{Fit: &analysis.USLFit{Lambda: 1, R2: 1, Points: 3, PeakN: 2, Poor: true}}, []string{" — poor fit: only 3 points"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := describeFit(c.s)
@@ -66,14 +69,14 @@ func TestBestRows(t *testing.T) {
 		t.Errorf("bestValue = %q, want 1,234.0 (four figures: one decimal, as every table prints)", got)
 	}
 	bound := b
-	bound.Beyond = []string{"N=64 looped"}
+	bound.Beyond = []analysis.Unmeasured{{Concurrency: 64, Status: schema.StatusLooped}}
 	if got := bestValue(bound); got != "≥ 1,234.0" {
 		t.Errorf("bestValue of a lower bound = %q, want ≥ 1,234.0", got)
 	}
 	if got := noneRow(analysis.Best{ContextLabel: "128K"}); got[1] != "none" {
 		t.Errorf("noneRow = %q", got)
 	}
-	if got := noneRow(analysis.Best{ContextLabel: "128K", Beyond: []string{"N=1 over capacity"}}); got[1] != "none measured (N=1 over capacity)" {
+	if got := noneRow(analysis.Best{ContextLabel: "128K", Beyond: []analysis.Unmeasured{{Concurrency: 1, Status: schema.StatusOverCapacity}, {Concurrency: 2}}}); got[1] != "none measured (N=1 over_capacity, N=2 missing)" {
 		t.Errorf("noneRow beyond = %q", got)
 	}
 	tb := &Table{}

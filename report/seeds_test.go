@@ -29,7 +29,7 @@ func seedComparison(t testing.TB) *analysis.Comparison {
 	return c
 }
 
-func findRow(rows []analysis.Row, phase schema.Phase, ctx string, n int32, metric string) *analysis.Row {
+func findRow(rows []DeltaRow, phase schema.Phase, ctx string, n int32, metric string) *DeltaRow {
 	for i := range rows {
 		r := &rows[i]
 		if r.Phase == phase && r.ContextLabel == ctx && r.Metric == metric && (r.Concurrency != nil && *r.Concurrency == n) {

@@ -119,7 +119,7 @@ func runSummaryTable(m *schema.Matrix) Table {
 	add("cells", cellCounts(m.Measurements))
 	for _, p := range []schema.Phase{schema.PhasePrefill, schema.PhaseDecode, schema.PhaseServe} {
 		if x := bestRow(m.Measurements, p, analysis.TotalTokS, true); x != nil {
-			add("best "+analysis.TotalTokS.Label(p), num(*x.TotalTokS)+" at "+cellText(x))
+			add("best "+MetricLabel(analysis.TotalTokS, p), num(*x.TotalTokS)+" at "+cellText(x))
 		}
 	}
 	if x := bestRow(m.Measurements, "", analysis.PerRequestTokS, true); x != nil {

@@ -167,7 +167,7 @@ func phaseRatios(c *analysis.Comparison, gms []analysis.GeoMean) []PhaseRatio {
 				sig[k] = min(p, analysis.RatioSigFigs(bs, vs))
 				continue
 			}
-			why := c.Note(oi, d)
+			why := DeltaNote(c, oi, d)
 			rs := reasons[k]
 			j := slices.IndexFunc(rs, func(r Reason) bool { return r.Why == why })
 			if j < 0 {
@@ -184,8 +184,8 @@ func phaseRatios(c *analysis.Comparison, gms []analysis.GeoMean) []PhaseRatio {
 			continue
 		}
 		k := gk{g.Other, g.Phase, g.Metric.Name}
-		p := PhaseRatio{Run: c.Labels[g.Other+1], Other: g.Other, Phase: g.Phase, Metric: g.Metric.Name, Label: g.Metric.Label(g.Phase),
-			Verdict: g.Verdict.String(), Compared: g.N, Excluded: g.Skipped, Reasons: reasons[k], SigFigs: analysis.MaxSigFigs, RangeSigFigs: analysis.MaxSigFigs}
+		p := PhaseRatio{Run: c.Labels[g.Other+1], Other: g.Other, Phase: g.Phase, Metric: g.Metric.Name, Label: MetricLabel(g.Metric, g.Phase),
+			Verdict: VerdictText(g.Verdict), Compared: g.N, Excluded: g.Skipped, Reasons: reasons[k], SigFigs: analysis.MaxSigFigs, RangeSigFigs: analysis.MaxSigFigs}
 		if g.N > 0 {
 			p.Ratio, p.Min, p.Max = fp(g.Ratio), fp(g.Min), fp(g.Max)
 			p.SigFigs, p.RangeSigFigs = sig[k], sig[k]
@@ -219,7 +219,7 @@ func pickOf(r *Report, ai int, phase schema.Phase, b analysis.Best) Pick {
 		p.SigFigs = analysis.SigFigs(a.Cells.Get(k), analysis.TotalTokS)
 	}
 	if bs := r.Comparison.Beyond(a.Cells, phase, b.ContextLabel, n); len(bs) > 0 && b.ContextLabel != "all" {
-		p.LowerBound, p.Why = true, strings.Join(bs, ", ")
+		p.LowerBound, p.Why = true, strings.Join(unmeasuredText(bs), ", ")
 	}
 	return p
 }
@@ -399,7 +399,7 @@ func serveAnswers(r *Report, question string, keep bool, ok func(analysis.ServeP
 			// its answer is a lower bound, as a decode answer is.
 			if p.Found && p.LoadKind == "concurrency" {
 				if bs := r.Comparison.Beyond(a.Cells, schema.PhaseServe, ctx, p.Concurrency); len(bs) > 0 {
-					p.LowerBound, p.Why = true, strings.Join(bs, ", ")
+					p.LowerBound, p.Why = true, strings.Join(unmeasuredText(bs), ", ")
 				}
 			}
 			if keep && !p.Found && points > 0 {

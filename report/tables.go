@@ -328,7 +328,7 @@ func (r *Report) matrices() []Table {
 			for mi, mt := range c.Metrics {
 				t := Table{
 					Name:   "matrix_" + string(ph) + "_" + mt.Name,
-					Title:  fmt.Sprintf("Ratio matrix, %s %s: %s / %s (rows: context; columns: load)", ph, mt.Label(ph), c.Labels[oi+1], c.Labels[0]),
+					Title:  fmt.Sprintf("Ratio matrix, %s %s: %s / %s (rows: context; columns: load)", ph, MetricLabel(mt, ph), c.Labels[oi+1], c.Labels[0]),
 					Header: []string{"context"}, Right: []bool{false},
 				}
 				for _, l := range loads {

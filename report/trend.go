@@ -40,9 +40,9 @@ func (t *Trends) Write(w io.Writer, f Format) error {
 		return WriteTrends(w, t.all(), f)
 	}
 	for _, g := range t.Groups {
-		head := fmt.Sprintf("%s: %d runs", g.Setup, len(g.Runs))
+		head := fmt.Sprintf("%s: %d runs", SetupText(g), len(g.Runs))
 		if len(g.Runs) == 1 {
-			head = g.Setup + ": 1 run"
+			head = SetupText(g) + ": 1 run"
 		}
 		if f == FormatMarkdown {
 			head = "## " + head
@@ -79,7 +79,7 @@ func (t *Trends) Page(charts []Chart) Page {
 	page.LeadTables = append(page.LeadTables, TrendTables(t.all())...)
 	page.Runs = Table{Title: "Runs", Header: []string{"setup", "runs"}}
 	for _, g := range t.Groups {
-		page.Runs.Rows = append(page.Runs.Rows, []string{g.Setup, fmt.Sprint(len(g.Runs))})
+		page.Runs.Rows = append(page.Runs.Rows, []string{SetupText(g), fmt.Sprint(len(g.Runs))})
 	}
 	return page
 }
@@ -119,11 +119,11 @@ func trendCharts(g *analysis.TrendGroup, order analysis.TrendOrder) []plots.Name
 			xl = "Run date"
 		}
 		out = append(out, plots.Named{
-			Name:    "trend_" + slug(g.Setup) + "_" + slug(cell) + "_" + slug(tr.Metric.Name),
-			Caption: fmt.Sprintf("%s of %s at %s across %d runs", tr.Metric.Label(tr.Cell.Phase), g.Setup, cell, len(tr.Points)),
+			Name:    "trend_" + slug(SetupText(g)) + "_" + slug(cell) + "_" + slug(tr.Metric.Name),
+			Caption: fmt.Sprintf("%s of %s at %s across %d runs", MetricLabel(tr.Metric, tr.Cell.Phase), SetupText(g), cell, len(tr.Points)),
 			Chart: plots.Trend{
-				Title:  fmt.Sprintf("%s: %s at %s", g.Setup, tr.Metric.Label(tr.Cell.Phase), cell),
-				XLabel: xl, YLabel: tr.Metric.Label(tr.Cell.Phase),
+				Title:  fmt.Sprintf("%s: %s at %s", SetupText(g), MetricLabel(tr.Metric, tr.Cell.Phase), cell),
+				XLabel: xl, YLabel: MetricLabel(tr.Metric, tr.Cell.Phase),
 				Versions: versions, Series: []plots.Series{s}, Threshold: tr.Threshold, HigherIsBetter: tr.Metric.HigherIsBetter,
 			},
 		})
@@ -153,8 +153,8 @@ func trendRows(tr analysis.Trend) []TrendRow {
 	out := make([]TrendRow, len(tr.Points))
 	for i, p := range tr.Points {
 		r := TrendRow{Phase: tr.Cell.Phase, ContextLabel: tr.Cell.ContextLabel, Concurrency: tr.Cell.Concurrency, Metric: tr.Metric.Name,
-			RunID: p.RunID, Engine: p.Engine, EngineVersion: p.EngineVersion, Date: analysis.DateText(p.Date), Status: p.State.String(),
-			Better: p.Verdict.String(), Flagged: p.Flagged}
+			RunID: p.RunID, Engine: p.Engine, EngineVersion: p.EngineVersion, Date: analysis.DateText(p.Date), Status: StateText(p.State),
+			Better: VerdictText(p.Verdict), Flagged: p.Flagged}
 		if !math.IsNaN(p.Value) {
 			v := p.Value
 			r.Value = &v
@@ -211,20 +211,20 @@ func TrendTables(trs []analysis.Trend) []Table {
 	var out []Table
 	for _, tr := range trs {
 		t := Table{
-			Title:  fmt.Sprintf("Trend of %s at %s:%s:%s (changes beyond %s flagged)", tr.Metric.Label(tr.Cell.Phase), tr.Cell.Phase, tr.Cell.ContextLabel, concurrency(tr.Cell.Concurrency), strconv.FormatFloat(tr.Threshold*100, 'g', -1, 64)+"%"),
+			Title:  fmt.Sprintf("Trend of %s at %s:%s:%s (changes beyond %s flagged)", MetricLabel(tr.Metric, tr.Cell.Phase), tr.Cell.Phase, tr.Cell.ContextLabel, concurrency(tr.Cell.Concurrency), strconv.FormatFloat(tr.Threshold*100, 'g', -1, 64)+"%"),
 			Header: []string{"run id", "date", "engine", "version", "value", "change", "verdict", "flag"},
 			Right:  []bool{false, false, false, false, true, true, false, false},
 		}
 		for _, p := range tr.Points {
 			v := num(p.Value)
 			if p.State != analysis.StateValue {
-				v = p.State.String()
+				v = StateText(p.State)
 			}
 			flag, class := "", ""
 			if p.Flagged {
 				flag, class = "◀ beyond threshold", "flag"
 			}
-			t.add(p.RunID, analysis.DateText(p.Date), p.Engine, p.EngineVersion, v, pct(p.ChangePct), p.Verdict.String(), flag)
+			t.add(p.RunID, analysis.DateText(p.Date), p.Engine, p.EngineVersion, v, pct(p.ChangePct), VerdictText(p.Verdict), flag)
 			t.Class = append(t.Class, class)
 		}
 		for _, p := range tr.Points {

@@ -21,8 +21,8 @@ func TestTrends(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := NewTrends(groups, opt)
-	if len(tr.Groups) != 2 || tr.Groups[0].Setup != "Ling-3.0-tiny on H200 NVL" {
-		t.Fatalf("%d groups, first %q", len(tr.Groups), tr.Groups[0].Setup)
+	if len(tr.Groups) != 2 || SetupText(tr.Groups[0]) != "Ling-3.0-tiny on H200 NVL" {
+		t.Fatalf("%d groups, first %q", len(tr.Groups), SetupText(tr.Groups[0]))
 	}
 	want := analysis.Key{Phase: schema.PhaseDecode, ContextLabel: "8K", Concurrency: 128}
 	if c := tr.Groups[0].Trends[0].Cell; c != want {

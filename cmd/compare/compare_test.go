@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"speedmatrix/analysis"
 	"speedmatrix/archive"
 	"speedmatrix/internal/archivepath"
 	"speedmatrix/internal/testtool"
@@ -57,10 +56,10 @@ func TestSeedsGolden(t *testing.T) {
 	}
 }
 
-func decodeRows(t *testing.T, out string) []analysis.Row {
+func decodeRows(t *testing.T, out string) []report.DeltaRow {
 	t.Helper()
 	var obj struct {
-		Deltas []analysis.Row `json:"deltas"`
+		Deltas []report.DeltaRow `json:"deltas"`
 	}
 	if err := json.Unmarshal([]byte(out), &obj); err != nil {
 		t.Fatalf("%v in %q", err, out[:min(len(out), 200)])
@@ -68,7 +67,7 @@ func decodeRows(t *testing.T, out string) []analysis.Row {
 	return obj.Deltas
 }
 
-func row(rows []analysis.Row, phase schema.Phase, ctx string, n int32, metric string) *analysis.Row {
+func row(rows []report.DeltaRow, phase schema.Phase, ctx string, n int32, metric string) *report.DeltaRow {
 	for i := range rows {
 		r := &rows[i]
 		if r.Phase == phase && r.ContextLabel == ctx && r.Metric == metric && r.Concurrency != nil && *r.Concurrency == n {

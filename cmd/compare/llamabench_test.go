@@ -11,6 +11,7 @@ import (
 
 	"speedmatrix/analysis"
 	"speedmatrix/parse"
+	"speedmatrix/report"
 	"speedmatrix/schema"
 )
 
@@ -76,7 +77,7 @@ func TestLlamaBenchCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := c.Rows()
+	rows := report.DeltaRows(c)
 	code, out, errs := runCmd(t, "", "-format", "text", llamaRTX4080, llamaH100)
 	if code != exitOK || !strings.Contains(out, "prefill  512 @ d4K  1  prefill tok/s") {
 		t.Fatalf("compare's text: exit %d: %s\n%s", code, errs, out)

@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"speedmatrix/archive"
+	"speedmatrix/internal/testtool"
 )
 
 // holdLock takes the archive's lock as another writer would (flock on
@@ -42,7 +43,7 @@ func holdLock(t *testing.T, dir string) func() {
 // second; -lock-timeout gives up with exit 1; without it ingest waits.
 func TestLockMessageAndTimeout(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
-	seeds := seedPaths(t)
+	seeds := testtool.SeedPaths(t)
 	release := holdLock(t, dir)
 
 	start := time.Now()
@@ -75,7 +76,7 @@ func TestLockMessageAndTimeout(t *testing.T) {
 // naming it, and -check -move-damaged moves its batch aside.
 func TestCheckAndSkipDamaged(t *testing.T) {
 	tmp := t.TempDir()
-	seed := readSeed(t, 0)
+	seed := testtool.ReadSeed(t, 0)
 	for _, tt := range []struct {
 		name, table string
 		damage      func(orig []byte) []byte
@@ -86,7 +87,7 @@ func TestCheckAndSkipDamaged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(tmp, tt.name)
 			for i := 0; i < 3; i++ {
-				p := writeFiles(t, tmp, []string{fmt.Sprint(i)}, map[string]string{fmt.Sprint(i): variant(seed, i)})
+				p := testtool.WriteFiles(t, tmp, []string{fmt.Sprint(i)}, map[string]string{fmt.Sprint(i): testtool.SeedVariant(seed, i)})
 				if code, _, e := runIngest(t, "", "-archive", dir, p[0]); code != 0 {
 					t.Fatal(e)
 				}

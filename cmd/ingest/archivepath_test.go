@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"speedmatrix/internal/archivepath"
+	"speedmatrix/internal/testtool"
 )
 
 // TestArchiveDefault checks the archive rule of every command as ingest
@@ -16,7 +17,7 @@ import (
 // $SPEEDMATRIX_ARCHIVE and ./archive as defaults, and a read (-check) of
 // a missing archive naming what it tried.
 func TestArchiveDefault(t *testing.T) {
-	seeds := seedPaths(t)
+	seeds := testtool.SeedPaths(t)
 	tmp := t.TempDir()
 	t.Chdir(tmp)
 	t.Setenv(archivepath.EnvVar, "")

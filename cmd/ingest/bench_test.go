@@ -18,7 +18,7 @@ import (
 // returns their paths and total size.
 func benchDocs(b *testing.B, n int) ([]string, int64) {
 	b.Helper()
-	seeds := []string{readSeed(b, 0), readSeed(b, 1)}
+	seeds := []string{testtool.ReadSeed(b, 0), testtool.ReadSeed(b, 1)}
 	dir := b.TempDir()
 	var names []string
 	content := map[string]string{}
@@ -26,10 +26,10 @@ func benchDocs(b *testing.B, n int) ([]string, int64) {
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("doc%04d.txt", i)
 		names = append(names, name)
-		content[name] = variant(seeds[i%2], i)
+		content[name] = testtool.SeedVariant(seeds[i%2], i)
 		size += int64(len(content[name]))
 	}
-	return writeFiles(b, dir, names, content), size
+	return testtool.WriteFiles(b, dir, names, content), size
 }
 
 // BenchmarkIngest1000 ingests 1,000 documents in one call and reports

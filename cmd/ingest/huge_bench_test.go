@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"speedmatrix/internal/testtool"
 )
 
 // hugeDoc returns seed document s grown to about size bytes: its "All
@@ -40,7 +42,7 @@ func hugeDoc(tb testing.TB, s string, size int) []byte {
 // measurements" table of about 540,000 rows. Run it with -benchtime 1x.
 func BenchmarkIngestHugeDoc(b *testing.B) {
 	dir := b.TempDir()
-	doc := hugeDoc(b, readSeed(b, 0), 60<<20)
+	doc := hugeDoc(b, testtool.ReadSeed(b, 0), 60<<20)
 	p := filepath.Join(dir, "huge.txt")
 	if err := os.WriteFile(p, doc, 0o644); err != nil {
 		b.Fatal(err)

@@ -34,46 +34,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// seedPaths returns the seed documents in testdata/seeds.
-func seedPaths(t testing.TB) []string {
-	t.Helper()
-	ps, err := filepath.Glob(filepath.Join(testtool.RepoRoot(t), "testdata", "seeds", "*.txt"))
-	if err != nil || len(ps) != 2 {
-		t.Fatalf("seeds: %v %v", ps, err)
-	}
-	return ps
-}
-
-func readSeed(t testing.TB, i int) string {
-	t.Helper()
-	b, err := os.ReadFile(seedPaths(t)[i])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// variant returns seed document s with a model name made unique by i: a
-// distinct document (and run id) with the seed's layout and size.
-func variant(s string, i int) string {
-	return strings.Replace(s, " on ", fmt.Sprintf("-v%04d on ", i), 1)
-}
-
-// writeFiles writes name → content into dir and returns the paths in
-// the order of names.
-func writeFiles(t testing.TB, dir string, names []string, content map[string]string) []string {
-	t.Helper()
-	var out []string
-	for _, n := range names {
-		p := filepath.Join(dir, n)
-		if err := os.WriteFile(p, []byte(content[n]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
 // runIngest runs the command in-process.
 func runIngest(t testing.TB, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -127,7 +87,7 @@ func lines(t testing.TB, stdout string) []line {
 
 func TestIngestSeeds(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
-	seeds := seedPaths(t)
+	seeds := testtool.SeedPaths(t)
 	code, out, errOut := runIngest(t, "", append([]string{"-archive", dir}, seeds...)...)
 	if code != 0 || errOut != "created archive at "+dir+"\n" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -149,7 +109,7 @@ func TestIngestSeeds(t *testing.T) {
 	before := treeHash(t, dir)
 
 	// The same bytes again, also through stdin: duplicates, nothing written.
-	code, out, errOut = runIngest(t, readSeed(t, 1), "-archive", dir, seeds[0], "-")
+	code, out, errOut = runIngest(t, testtool.ReadSeed(t, 1), "-archive", dir, seeds[0], "-")
 	if code != 0 || errOut != "" {
 		t.Fatalf("re-ingest: exit %d, stderr %q", code, errOut)
 	}
@@ -181,7 +141,7 @@ func TestIngestSeeds(t *testing.T) {
 
 // badDocs are documents that must be rejected with a positioned error.
 func badDocs(t testing.TB) []struct{ name, content, errRE string } {
-	s := readSeed(t, 0)
+	s := testtool.ReadSeed(t, 0)
 	mustReplace := func(old, new string) string {
 		if !strings.Contains(s, old) {
 			t.Fatalf("seed 000 lacks %q", old)
@@ -209,9 +169,9 @@ func TestBadDocuments(t *testing.T) {
 		t.Run(bd.name, func(t *testing.T) {
 			tmp := t.TempDir()
 			dir := filepath.Join(tmp, "archive")
-			good := writeFiles(t, tmp, []string{"good.txt", "other.txt"},
-				map[string]string{"good.txt": readSeed(t, 1), "other.txt": readSeed(t, 0)})
-			bad := writeFiles(t, tmp, []string{bd.name}, map[string]string{bd.name: bd.content})[0]
+			good := testtool.WriteFiles(t, tmp, []string{"good.txt", "other.txt"},
+				map[string]string{"good.txt": testtool.ReadSeed(t, 1), "other.txt": testtool.ReadSeed(t, 0)})
+			bad := testtool.WriteFiles(t, tmp, []string{bd.name}, map[string]string{bd.name: bd.content})[0]
 			if code, _, e := runIngest(t, "", "-archive", dir, good[0]); code != 0 {
 				t.Fatalf("good document: exit %d: %s", code, e)
 			}
@@ -246,7 +206,7 @@ func TestBadDocuments(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	seed := seedPaths(t)[0]
+	seed := testtool.SeedPaths(t)[0]
 	tests := []struct {
 		name string
 		args []string
@@ -272,9 +232,9 @@ func TestUsage(t *testing.T) {
 
 func TestJSON(t *testing.T) {
 	tmp := t.TempDir()
-	seeds := seedPaths(t)
-	bad := writeFiles(t, tmp, []string{"bad.txt"}, map[string]string{"bad.txt": ""})[0]
-	code, out, errOut := runIngest(t, readSeed(t, 1), "-json", "-archive", filepath.Join(tmp, "archive"), seeds[0], bad, "-")
+	seeds := testtool.SeedPaths(t)
+	bad := testtool.WriteFiles(t, tmp, []string{"bad.txt"}, map[string]string{"bad.txt": ""})[0]
+	code, out, errOut := runIngest(t, testtool.ReadSeed(t, 1), "-json", "-archive", filepath.Join(tmp, "archive"), seeds[0], bad, "-")
 	if code != 1 || !strings.HasPrefix(errOut, bad+": ") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -323,9 +283,9 @@ func zero() float64 { return 0 }
 func TestCompactFlag(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "archive")
-	seed := readSeed(t, 0)
+	seed := testtool.ReadSeed(t, 0)
 	for i := 0; i < 3; i++ {
-		p := writeFiles(t, tmp, []string{fmt.Sprint(i)}, map[string]string{fmt.Sprint(i): variant(seed, i)})
+		p := testtool.WriteFiles(t, tmp, []string{fmt.Sprint(i)}, map[string]string{fmt.Sprint(i): testtool.SeedVariant(seed, i)})
 		if code, _, e := runIngest(t, "", "-archive", dir, p[0]); code != 0 {
 			t.Fatal(e)
 		}
@@ -365,16 +325,16 @@ func countFiles(t testing.TB, dir, table string) int {
 func TestConcurrentProcesses(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "archive")
-	seeds := []string{readSeed(t, 0), readSeed(t, 1)}
+	seeds := []string{testtool.ReadSeed(t, 0), testtool.ReadSeed(t, 1)}
 	const docs, procs, per = 24, 5, 10
 	var names []string
 	content := map[string]string{}
 	for i := 0; i < docs; i++ {
 		n := fmt.Sprintf("doc%02d.txt", i)
 		names = append(names, n)
-		content[n] = variant(seeds[i%2], i)
+		content[n] = testtool.SeedVariant(seeds[i%2], i)
 	}
-	paths := writeFiles(t, tmp, names, content)
+	paths := testtool.WriteFiles(t, tmp, names, content)
 	cmds := make([]*exec.Cmd, procs)
 	outs := make([]bytes.Buffer, procs)
 	errs := make([]bytes.Buffer, procs)
@@ -448,7 +408,7 @@ func duckdb(t *testing.T, sql string) string {
 // as a user would, checking values printed in the documents.
 func TestDuckDBReadsSeeds(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
-	if code, _, e := runIngest(t, "", append([]string{"-archive", dir}, seedPaths(t)...)...); code != 0 {
+	if code, _, e := runIngest(t, "", append([]string{"-archive", dir}, testtool.SeedPaths(t)...)...); code != 0 {
 		t.Fatal(e)
 	}
 	runs := fmt.Sprintf("read_parquet('%s/runs/**/*.parquet', union_by_name=true)", dir)

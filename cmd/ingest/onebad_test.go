@@ -15,7 +15,7 @@ import (
 func TestOneBadDocumentCostsOnlyItself(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
 	bad := filepath.Join(testtool.RepoRoot(t), "parse", "testdata", "peers", "bad", "aiperf-csv-bare-quote.csv")
-	seeds := seedPaths(t)
+	seeds := testtool.SeedPaths(t)
 	code, out, errOut := runIngest(t, "", "-archive", dir, seeds[0], bad, seeds[1])
 	if code != 1 {
 		t.Errorf("exit %d, want 1\n%s", code, errOut)

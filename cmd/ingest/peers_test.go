@@ -36,7 +36,7 @@ func peerPaths(t testing.TB) []string {
 // rows back with DuckDB, +Inf request rates and extra figures included.
 func TestIngestPeerFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
-	paths := append(peerPaths(t), seedPaths(t)...)
+	paths := append(peerPaths(t), testtool.SeedPaths(t)...)
 	code, out, errOut := runIngest(t, "", append([]string{"-archive", dir}, paths...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
@@ -122,7 +122,7 @@ func TestIngestPeerFiles(t *testing.T) {
 // errors naming the file and line, exit 1, and leave the archive as it was.
 func TestBadPeerFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "archive")
-	if code, _, e := runIngest(t, "", "-archive", dir, seedPaths(t)[0]); code != 0 {
+	if code, _, e := runIngest(t, "", "-archive", dir, testtool.SeedPaths(t)[0]); code != 0 {
 		t.Fatal(e)
 	}
 	before := treeHash(t, dir)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"speedmatrix/internal/testtool"
 )
 
 // TestProgressOnTerminalOnly ingests several files with stderr taken for
@@ -13,12 +15,12 @@ import (
 // redrawn with \r, and erased before a failed file's message) is there
 // only on a terminal, and the messages are the same either way.
 func TestProgressOnTerminalOnly(t *testing.T) {
-	seed := readSeed(t, 0)
+	seed := testtool.ReadSeed(t, 0)
 	dir := t.TempDir()
 	var files []string
 	for i := range 6 {
 		p := filepath.Join(dir, "doc"+string(rune('a'+i))+".txt")
-		if err := os.WriteFile(p, []byte(variant(seed, i)), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(testtool.SeedVariant(seed, i)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, p)

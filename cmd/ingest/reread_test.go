@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"speedmatrix/archive"
+	"speedmatrix/internal/testtool"
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
@@ -20,7 +21,7 @@ import (
 // the new reading alone.
 func TestRereadSource(t *testing.T) {
 	ctx := context.Background()
-	seed := seedPaths(t)[0]
+	seed := testtool.SeedPaths(t)[0]
 	b, err := os.ReadFile(seed)
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // path and the documents' total size.
 func benchCorpus(b *testing.B, dir string, n int) (string, int64) {
 	b.Helper()
-	seeds := []string{readSeed(b, 0), readSeed(b, 1)}
+	seeds := []string{testtool.ReadSeed(b, 0), testtool.ReadSeed(b, 1)}
 	var list strings.Builder
 	var size int64
 	for i := 0; i < n; i++ {
@@ -27,7 +27,7 @@ func benchCorpus(b *testing.B, dir string, n int) (string, int64) {
 			}
 		}
 		p := filepath.Join(sub, fmt.Sprintf("doc%06d.txt", i))
-		c := variant(seeds[i%2], i)
+		c := testtool.SeedVariant(seeds[i%2], i)
 		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
 			b.Fatal(err)
 		}

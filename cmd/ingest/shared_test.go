@@ -36,15 +36,15 @@ func tableRefs(t *testing.T) map[string]string {
 // variantPaths writes n variants of the seeds and returns their paths.
 func variantPaths(t *testing.T, from, n int) []string {
 	t.Helper()
-	seeds := []string{readSeed(t, 0), readSeed(t, 1)}
+	seeds := []string{testtool.ReadSeed(t, 0), testtool.ReadSeed(t, 1)}
 	var names []string
 	content := map[string]string{}
 	for i := from; i < from+n; i++ {
 		name := fmt.Sprintf("doc%03d.txt", i)
 		names = append(names, name)
-		content[name] = variant(seeds[i%2], i)
+		content[name] = testtool.SeedVariant(seeds[i%2], i)
 	}
-	return writeFiles(t, t.TempDir(), names, content)
+	return testtool.WriteFiles(t, t.TempDir(), names, content)
 }
 
 // loadAll returns every run of the archive ref with its rows, ingested_at
@@ -73,7 +73,7 @@ func loadAll(t *testing.T, ref string) []*schema.Matrix {
 func TestIngestIntoTable(t *testing.T) {
 	refs := tableRefs(t)
 	paths := variantPaths(t, 0, 6)
-	bad := writeFiles(t, t.TempDir(), []string{"bad.txt"}, map[string]string{"bad.txt": "not a speed test\n"})
+	bad := testtool.WriteFiles(t, t.TempDir(), []string{"bad.txt"}, map[string]string{"bad.txt": "not a speed test\n"})
 	args := append(append([]string{}, paths[:3]...), append(bad, paths[3:]...)...)
 	dir := filepath.Join(t.TempDir(), "archive")
 	wantCode, want, _ := runIngest(t, "", append([]string{"-archive", dir}, args...)...)

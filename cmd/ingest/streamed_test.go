@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"speedmatrix/archive"
+	"speedmatrix/internal/testtool"
 	"speedmatrix/parse"
 )
 
@@ -23,7 +24,7 @@ import (
 func TestIngestStreamedDoc(t *testing.T) {
 	dir := t.TempDir()
 	arch := filepath.Join(dir, "archive")
-	doc := hugeDoc(t, readSeed(t, 0), 8<<20)
+	doc := hugeDoc(t, testtool.ReadSeed(t, 0), 8<<20)
 	good := filepath.Join(dir, "good.txt")
 	i := bytes.LastIndex(doc, []byte("| Valid |"))
 	badDoc := append(append(append([]byte{}, doc[:i]...), "| Bogus |"...), doc[i+len("| Valid |"):]...)
@@ -33,7 +34,7 @@ func TestIngestStreamedDoc(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if code, _, errOut := runIngest(t, "", "-archive", arch, seedPaths(t)[1]); code != 0 {
+	if code, _, errOut := runIngest(t, "", "-archive", arch, testtool.SeedPaths(t)[1]); code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 	before := treeHash(t, arch)
@@ -45,7 +46,7 @@ func TestIngestStreamedDoc(t *testing.T) {
 		t.Fatal("a document with a bad row changed the archive")
 	}
 
-	code, out, errOut = runIngest(t, "", "-archive", arch, good, seedPaths(t)[0])
+	code, out, errOut = runIngest(t, "", "-archive", arch, good, testtool.SeedPaths(t)[0])
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
