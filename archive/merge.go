@@ -18,10 +18,13 @@ import (
 // merged in passes into temp files of maxFanIn segments each.
 //
 // Note: each open segment holds a decoded batch (mergeBatchRows rows),
-// a record batch and its row group's compressed column chunks; an
-// archive ingested in one go has one segment per batch of the Writer
-// (about 356 seed documents), so 100,000 runs are about 280 segments.
-var maxFanIn = 64
+// a record batch and its row group's column chunks and pages, about 6.5
+// MB; an archive ingested in one go has one segment per batch of the
+// Writer (about 356 seed documents), so 10,000 runs ingested in two
+// calls are 28 segments: read at once, ingest -compact peaked at 346 MB,
+// with a fan-in of 8 at 194 MB for the same CPU (the in-memory
+// compaction: 931 MB; docs/performance.md).
+var maxFanIn = 8
 
 // route is what a merge does with the rows of a run from one stem.
 type route int
