@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -27,10 +28,12 @@ import (
 // row group, not sorted by run_id): Compact upgrades such an archive to
 // the layout that Load by id prunes.
 //
-// Note: Compact reads the whole archive into memory and rewrites it, so
-// it costs time and memory in the archive's size; run it after many small
-// appends, not after each one. Files copied from other hosts afterwards
-// simply join the compacted file.
+// Note: Compact rewrites the whole archive, so it costs time in the
+// archive's size; run it after many small appends, not after each one.
+// Its memory does not grow with the measurements and samples, which are
+// merged a run at a time (mergeFiles); the runs rows (about 1 KB a run)
+// are held. Files copied from other hosts afterwards simply join the
+// compacted file.
 func (a *Archive) Compact(ctx context.Context) error {
 	_, err := a.compact(ctx, nil)
 	return err
@@ -46,7 +49,10 @@ func (a *Archive) compact(ctx context.Context, drop []string) (dropped []*schema
 	return dropped, err
 }
 
-// compactLocked is compact under the write lock, on store l.
+// compactLocked is compact under the write lock, on store l: the runs
+// of every committed stem (the copy Runs keeps of a run stored twice)
+// are written in run_id order, the measurements and samples merged from
+// the stems' files a run at a time (mergeFiles), the runs rows last.
 func (a *Archive) compactLocked(ctx context.Context, l *layout, drop []string) (dropped []*schema.Matrix, err error) {
 	stems := l.committed()
 	if len(drop) == 0 && (len(stems) == 0 || len(stems) == 1 && grouped(l, stems[0])) {
@@ -56,36 +62,81 @@ func (a *Archive) compactLocked(ctx context.Context, l *layout, drop []string) (
 	if err != nil {
 		return nil, err
 	}
-	ms, err := a.load(ctx, l, srs, nil, nil)
-	if err != nil {
-		return nil, err
+	held := make(map[string]string, len(srs)) // run id → the stem kept
+	for _, r := range srs {
+		held[r.run.RunID] = r.stem
 	}
-	if ms, dropped, err = without(ms, drop); err != nil {
-		return nil, err
-	}
-	// In run_id order, as Append writes (see there).
-	slices.SortFunc(ms, func(x, y *schema.Matrix) int { return cmp.Compare(x.Run.RunID, y.Run.RunID) })
-	runs := make([]schema.Run, len(ms))
-	nrows, nsamples := 0, 0
-	for _, m := range ms {
-		nrows += len(m.Measurements)
-		nsamples += len(m.Samples)
-	}
-	rows := make([]schema.Measurement, 0, nrows)
-	samples := make([]schema.Sample, 0, nsamples)
-	for i, m := range ms {
-		runs[i] = m.Run
-		if runs[i].Cells == nil { // written before the column existed
-			n := countCells(m.Measurements)
-			runs[i].Cells = &n
+	var missing []string
+	for _, id := range drop {
+		if _, ok := held[id]; !ok && !slices.Contains(missing, id) {
+			missing = append(missing, id)
 		}
-		rows = append(rows, m.Measurements...)
-		samples = append(samples, m.Samples...)
 	}
-	if err := ctx.Err(); err != nil {
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("drop: the archive holds no run %s; nothing dropped", strings.Join(missing, ", "))
+	}
+	// The dropped runs, as stored, in the order of Runs.
+	gone := map[string]*schema.Matrix{}
+	runs := make([]schema.Run, 0, len(srs))
+	for _, r := range srs {
+		if slices.Contains(drop, r.run.RunID) {
+			m := &schema.Matrix{Run: r.run, Measurements: []schema.Measurement{}}
+			dropped = append(dropped, m)
+			gone[r.run.RunID] = m
+		} else {
+			runs = append(runs, r.run)
+		}
+	}
+	srs = nil
+	// In run_id order, as Append writes (see there).
+	slices.SortFunc(runs, func(x, y schema.Run) int { return cmp.Compare(x.RunID, y.RunID) })
+	uncounted := map[string]*schema.Run{} // written before the cells column existed
+	for i := range runs {
+		if runs[i].Cells == nil {
+			n := countCells(nil)
+			runs[i].Cells = &n
+			uncounted[runs[i].RunID] = &runs[i]
+		}
+	}
+	take := func(id, stem string) route {
+		switch {
+		case held[id] != stem:
+			return skip
+		case gone[id] != nil:
+			return dropIt
+		}
+		return keep
+	}
+	tf := &tempFiles{dir: a.dir, stem: newStem(time.Now())}
+	err = mergeFiles(ctx, l, tf, 0, stems, take,
+		func(id string, rows []schema.Measurement) {
+			gone[id].Measurements = append(gone[id].Measurements, rows...)
+		},
+		func(id string, rows []schema.Measurement) {
+			if r := uncounted[id]; r != nil {
+				n := countCells(rows)
+				r.Cells = &n
+			}
+		})
+	if err == nil {
+		err = mergeFiles(ctx, l, tf, 1, stems, take,
+			func(id string, rows []schema.Sample) { gone[id].Samples = append(gone[id].Samples, rows...) }, nil)
+	}
+	if err == nil && len(runs) > 0 {
+		err = tf.writeTable(2, reflect.ValueOf(runs))
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		tf.abort()
 		return nil, err
 	}
-	if _, err = a.commit(l, newStem(time.Now()), runs, rows, samples, stems); err != nil {
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.RunID
+	}
+	if _, err = tf.commit(a, l, stems, ids); err != nil {
 		return nil, err
 	}
 	return dropped, a.republish(ctx)
@@ -128,33 +179,4 @@ func (a *Archive) Drop(ctx context.Context, ids []string) ([]*schema.Matrix, err
 		return nil, nil
 	}
 	return a.compact(ctx, ids)
-}
-
-// without splits ms into the runs drop does not name and those it does,
-// or returns an error naming the ids of drop that ms does not hold.
-func without(ms []*schema.Matrix, drop []string) (kept, dropped []*schema.Matrix, err error) {
-	if len(drop) == 0 {
-		return ms, nil, nil
-	}
-	held := map[string]bool{}
-	for _, m := range ms {
-		held[m.Run.RunID] = true
-	}
-	var missing []string
-	for _, id := range drop {
-		if !held[id] && !slices.Contains(missing, id) {
-			missing = append(missing, id)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, nil, fmt.Errorf("drop: the archive holds no run %s; nothing dropped", strings.Join(missing, ", "))
-	}
-	for _, m := range ms {
-		if slices.Contains(drop, m.Run.RunID) {
-			dropped = append(dropped, m)
-		} else {
-			kept = append(kept, m)
-		}
-	}
-	return kept, dropped, nil
 }

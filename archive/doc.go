@@ -116,8 +116,11 @@
 // every file, so 10,000 runs in 10,000 files is slow to read (and so is
 // dedupe in a fresh process). Compact merges every committed file into
 // one per table: new files first, then the commit, then the old files are
-// deleted, all under the lock. The trade-off: Compact rewrites the whole
-// archive (time and memory proportional to its size) and, on a shared
+// deleted, all under the lock. The measurements and samples are merged
+// by run_id a run at a time from the files' sorted segments, at most 8
+// at once (merge.go, mergeread.go), so memory stays flat in the number of
+// runs but for the runs rows (about 1 KB a run). The trade-off: Compact
+// rewrites the whole archive (time proportional to its size) and, on a shared
 // copy in object storage, replaces files other hosts may have cached; so
 // ingest in batches when you can and compact occasionally (cmd/ingest
 // -compact), not after every run. Drop is a compaction that leaves named

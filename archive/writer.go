@@ -293,18 +293,3 @@ func (a *Archive) Append(ctx context.Context, ms []*schema.Matrix) (Result, erro
 	}
 	return w.Close()
 }
-
-// commit writes one transaction of rows under the exclusive lock (see
-// tempFiles.commit). Compact uses it.
-func (a *Archive) commit(l *layout, stem string, runs []schema.Run, ms []schema.Measurement,
-	samples []schema.Sample, replaces []string) ([]string, error) {
-	tf := &tempFiles{dir: a.dir, stem: stem}
-	if err := tf.write(runs, ms, samples); err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(runs))
-	for i, r := range runs {
-		ids[i] = r.RunID
-	}
-	return tf.commit(a, l, replaces, ids)
-}
