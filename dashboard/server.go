@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"embed"
 	"errors"
@@ -96,6 +97,14 @@ func New(src Source, opt Options) *Server {
 		s.fail(w, notFound("no view at %s: the views are /runs, /compare, /landscape, /trend and /run", r.URL.Path))
 	})
 	return s
+}
+
+// Warm reads the archive's run listing now, so that the first page a
+// reader asks for answers from the cache (serve calls it before it
+// listens: a 100,000-run archive's listing takes seconds to read).
+func (s *Server) Warm(ctx context.Context) error {
+	_, err := s.get(ctx)
+	return err
 }
 
 // Damaged records a damaged file of a directory archive (its
