@@ -18,8 +18,9 @@ type powerState struct {
 	// why is the reason no meter runs (the source failed to start); every
 	// cell says it.
 	why string
-	// onWindow, set by tests only, sees each cell's window and energy.
-	onWindow func(from, to time.Time, e power.Energy, err error)
+	// onWindow, set by tests only, sees each cell's window and energy;
+	// onIdle the idle window's.
+	onWindow, onIdle func(from, to time.Time, e power.Energy, err error)
 }
 
 // startPower starts Config.Power's meter and measures the idle power for
@@ -67,7 +68,11 @@ func (r *Runner) idlePower(ctx context.Context, m *schema.Matrix) {
 	case <-ctx.Done():
 		return
 	}
-	e, err := r.pw.meter.Window(ctx, from, time.Now())
+	to := time.Now()
+	e, err := r.pw.meter.Window(ctx, from, to)
+	if r.pw.onIdle != nil {
+		r.pw.onIdle(from, to, e, err)
+	}
 	if err != nil {
 		if r.cfg.Done == nil {
 			m.Run.Metadata = append(m.Run.Metadata, schema.Field{Section: "Run", Key: NotePower, Value: "idle power not recorded: " + err.Error()})
