@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"speedmatrix/internal/textdist"
 	"strings"
 
 	"speedmatrix/schema"
@@ -122,7 +123,7 @@ func closeness(want, v string) int {
 	case strings.Contains(b, a) || strings.Contains(a, b):
 		return 1 + abs(len(a)-len(b))
 	}
-	return 1<<16 + editDistance(a, b)
+	return 1<<16 + textdist.Levenshtein(a, b)
 }
 
 func abs(n int) int {
@@ -130,27 +131,6 @@ func abs(n int) int {
 		return -n
 	}
 	return n
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // plural writes n and what: one, or many (what+"s" when not given).

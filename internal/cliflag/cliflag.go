@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"speedmatrix/internal/textdist"
 	"strconv"
 	"strings"
 	"time"
@@ -296,7 +297,7 @@ func Closest(name string, candidates []string) string {
 	name = strings.ToLower(name)
 	best, bestD := "", 0
 	for _, c := range candidates {
-		d := distance(name, c)
+		d := textdist.Levenshtein(name, c)
 		if len(name) >= 2 && strings.HasPrefix(c, name) {
 			d = min(d, 1)
 		}
@@ -308,25 +309,4 @@ func Closest(name string, candidates []string) string {
 		return ""
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b, over bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
