@@ -195,6 +195,19 @@ func (a *Archive) connect(ctx context.Context) error {
 		props := a.props()
 		props[sqlcat.DialectKey] = string(dialect)
 		cat, err := sqlcat.NewCatalog(CatalogName, db, dialect, props)
+		// Note: the first open of a new catalog creates its tables; two
+		// hosts doing that at once race on CREATE TABLE and the loser gets
+		// "relation … already exists" (PostgreSQL 42P07; seen with 8
+		// processes on a loaded machine). Opening again finds the tables.
+		for try := 1; err != nil && try <= 5 && strings.Contains(err.Error(), "already exists"); try++ {
+			select {
+			case <-time.After(time.Duration(try) * 50 * time.Millisecond):
+			case <-ctx.Done():
+				db.Close()
+				return ctx.Err()
+			}
+			cat, err = sqlcat.NewCatalog(CatalogName, db, dialect, props)
+		}
 		if err != nil {
 			db.Close()
 			return err
