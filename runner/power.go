@@ -114,17 +114,14 @@ func (r *Runner) cellEnergy(ctx context.Context, m *schema.Measurement, run *cel
 }
 
 // loadEnergy fills a request rate's row with the energy over its span
-// (first request handed over to the last one's end, the row's
-// measured_s), as cellEnergy does for a decode cell's window.
-func (r *Runner) loadEnergy(ctx context.Context, x *schema.Measurement, res *loadRun) {
-	if r.pw == nil || x.MeasuredS == nil {
+// (first request handed over to the last one's end, ns from epoch: the
+// row's measured_s, as serveRow computed it), as cellEnergy does for a
+// decode cell's window.
+func (r *Runner) loadEnergy(ctx context.Context, x *schema.Measurement, epoch time.Time, span [2]int64) {
+	if r.pw == nil || x.MeasuredS == nil || span[0] < 0 || span[1] <= span[0] {
 		return
 	}
-	f := figuresOf(res, r.cfg.Serve.SLO, false)
-	if f.firstStart < 0 || f.lastEnd <= f.firstStart {
-		return
-	}
-	run := &cellRun{epoch: res.epoch, ws: f.firstStart, we: f.lastEnd}
+	run := &cellRun{epoch: epoch, ws: span[0], we: span[1]}
 	r.cellEnergy(ctx, x, run)
 	addNotes(x, run.notes)
 }

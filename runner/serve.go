@@ -222,9 +222,10 @@ func (r *Runner) runServe(ctx context.Context) (*schema.Matrix, error) {
 		if res.interrupted {
 			return x, ctx.Err()
 		}
-		x = r.serveRow(x, &res, load-1, m)
+		var span [2]int64
+		x, span = r.serveRow(x, &res, load-1, m)
 		roundFigures(&x)
-		r.loadEnergy(ctx, &x, &res)
+		r.loadEnergy(ctx, &x, res.epoch, span)
 		m.Measurements = append(m.Measurements, x)
 		r.progress(Progress{Cell: load, Cells: loads, Phase: "done", Done: true, Label: lc.label, PhaseName: schema.PhaseServe, Status: x.Status, TokS: deref(x.TotalTokS)})
 		if cfg.Checkpoint != nil {
@@ -377,7 +378,9 @@ func (r *Runner) serveBodies(p Prompt, label string, load, n int) func(i int) ([
 }
 
 // serveRow turns one load into its serve row (samples go to m).
-func (r *Runner) serveRow(x schema.Measurement, res *loadRun, load int, m *schema.Matrix) schema.Measurement {
+// The span it returns is the row's, first request handed over to the
+// last one's end (ns from res.epoch), for its energy (loadEnergy).
+func (r *Runner) serveRow(x schema.Measurement, res *loadRun, load int, m *schema.Matrix) (schema.Measurement, [2]int64) {
 	sc := r.cfg.Serve
 	f := figuresOf(res, sc.SLO, !r.cfg.NoSamples)
 	f.fill(&x)
@@ -413,5 +416,5 @@ func (r *Runner) serveRow(x schema.Measurement, res *loadRun, load int, m *schem
 		}
 	}
 	m.Samples = append(m.Samples, f.samples...)
-	return x
+	return x, [2]int64{f.firstStart, f.lastEnd}
 }
