@@ -36,16 +36,33 @@ type TableMaintenance struct {
 	Orphans []string
 	// OrphanBytes is their total size.
 	OrphanBytes int64
+	// Compacted counts the data files rewritten (small files merged,
+	// files holding unseen rows), Written the files that replaced them.
+	Compacted, Written int
+	// UnseenRows counts the rows removed whose run the runs table lacks.
+	UnseenRows int64
+	// ManifestsBefore and ManifestsAfter count the current snapshot's
+	// manifests around their rewrite.
+	ManifestsBefore, ManifestsAfter int
 }
 
-// Maintain expires each table's snapshots older than grace (the current
-// one always stays) and removes the files under its location that no
+// Maintain compacts each table's small data files, removes the unseen
+// rows of files older than grace (compact.go), rewrites its manifests
+// into few, expires its snapshots older than grace (the current one
+// always stays) and removes the files under its location that no
 // remaining snapshot references and that are older than grace. With
 // dryRun it lists the orphans and changes nothing.
 func (a *Archive) Maintain(ctx context.Context, grace time.Duration, dryRun bool) ([]TableMaintenance, error) {
 	var out []TableMaintenance
+	var seen map[string]bool
 	for _, tbl := range archive.Tables {
-		m, err := a.maintain(ctx, tbl, grace, dryRun)
+		if tbl != archive.TableRuns && seen == nil && !dryRun {
+			var err error
+			if seen, err = a.seenRunIDs(ctx); err != nil {
+				return out, a.wrap("maintain", fmt.Errorf("%s: %w", archive.TableRuns, err))
+			}
+		}
+		m, err := a.maintain(ctx, tbl, seen, grace, dryRun)
 		if err != nil {
 			return out, a.wrap("maintain", fmt.Errorf("%s: %w", tbl, err))
 		}
@@ -54,8 +71,18 @@ func (a *Archive) Maintain(ctx context.Context, grace time.Duration, dryRun bool
 	return out, nil
 }
 
-func (a *Archive) maintain(ctx context.Context, tbl string, grace time.Duration, dryRun bool) (TableMaintenance, error) {
+func (a *Archive) maintain(ctx context.Context, tbl string, seen map[string]bool, grace time.Duration, dryRun bool) (TableMaintenance, error) {
 	m := TableMaintenance{Table: tbl}
+	if !dryRun {
+		r, err := compact(ctx, a, tbl, seen, grace)
+		if err != nil {
+			return m, fmt.Errorf("compact: %w", err)
+		}
+		m.Compacted, m.Written, m.UnseenRows = r.Replaced, r.Written, r.Removed
+		if m.ManifestsBefore, m.ManifestsAfter, err = a.mergeManifests(ctx, tbl); err != nil {
+			return m, err
+		}
+	}
 	t, err := a.load(ctx, tbl)
 	if err != nil {
 		return m, err

@@ -290,11 +290,20 @@ func (a *Archive) createTable(ctx context.Context, tbl string) error {
 		// history; keep the last 100 and delete older ones.
 		"write.metadata.delete-after-commit.enabled": "true",
 		"write.metadata.previous-versions-max":       "100",
+		table.ManifestMergeEnabledKey:                "true",
 	}))
 	if err != nil && !errors.Is(err, catalog.ErrTableAlreadyExists) {
 		return fmt.Errorf("create table %s.%s: %w", a.ref.Namespace, tbl, err)
 	}
 	return nil
+}
+
+// mergeProps are the table properties that merge small manifests at
+// append time: with them an append rewrites its table's small manifests
+// into one once they are commit.manifest.min-count-to-merge (100), so a
+// scan reads about a hundred manifests, not one per append ever made.
+func mergeProps() ice.Properties {
+	return ice.Properties{table.ManifestMergeEnabledKey: "true"}
 }
 
 // load returns the current state of one table.

@@ -113,8 +113,9 @@ func maintain(ctx context.Context, ref string, grace time.Duration, stdout, stde
 		for _, p := range m.Orphans {
 			fmt.Fprintf(stdout, "removed\t%s\n", iceberg.Redact(p))
 		}
-		fmt.Fprintf(stdout, "%s\t%d → %d snapshots\t%d orphan files (%d bytes) removed\n",
-			m.Table, m.SnapshotsBefore, m.SnapshotsAfter, len(m.Orphans), m.OrphanBytes)
+		fmt.Fprintf(stdout, "%s\t%d → %d data files compacted\t%d unseen rows removed\t%d → %d manifests\t%d → %d snapshots\t%d orphan files (%d bytes) removed\n",
+			m.Table, m.Compacted, m.Written, m.UnseenRows, m.ManifestsBefore, m.ManifestsAfter,
+			m.SnapshotsBefore, m.SnapshotsAfter, len(m.Orphans), m.OrphanBytes)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ingest: -maintain:", err)
