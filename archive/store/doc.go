@@ -13,7 +13,7 @@
 //	Dir                 the directory archive behind a Store, for what only it has
 //	                    (locks, -check, -compact, damaged batches)
 //	Push (push.go)      a directory archive's runs into a table, idempotent by run_id
-//	Maintain            snapshot expiry and orphan-file removal of a table
+//	Maintain            compaction, manifest merge, snapshot expiry, orphan-file removal of a table
 //
 // A table's reads pin one snapshot of its three tables (runs first, the
 // commit marker) on the first read and keep it for the whole command, so
