@@ -270,21 +270,10 @@ func (a *Archive) conflicted(ctx context.Context, tbl string, base *table.Snapsh
 // snapshot: a scan of run_id, data files pruned by the manifests' run_id
 // bounds.
 func (a *Archive) presentIDs(ctx context.Context, t *table.Table, ids []string) (map[string]bool, error) {
-	out := map[string]bool{}
 	if t.CurrentSnapshot() == nil || len(ids) == 0 {
-		return out, nil
+		return map[string]bool{}, nil
 	}
-	err := a.bounded(ctx, func(ctx context.Context) error {
-		recs, err := a.scanRuns(ctx, t, t.CurrentSnapshot().SnapshotID, ids, []string{"run_id"})
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			out[r.RunID] = true
-		}
-		return nil
-	})
-	return out, err
+	return a.heldIDs(ctx, t, t.CurrentSnapshot().SnapshotID, ids)
 }
 
 // writeFile writes rows as the table's data file named stem and returns

@@ -8,11 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/apache/iceberg-go/table"
 
 	"speedmatrix/archive"
 	"speedmatrix/internal/testtool"
@@ -147,6 +150,15 @@ func checkHolds(t testing.TB, a *Archive, ms []*schema.Matrix) *Snapshot {
 			t.Fatalf("run %s read back differs:\n got  %s\n want %s", m.Run.RunID, g, w)
 		}
 	}
+	// iceberg-go's own scan reads the rows the archive's reader loaded.
+	var meas []schema.Measurement
+	var samps []schema.Sample
+	for _, m := range got {
+		meas = append(meas, m.Measurements...)
+		samps = append(samps, m.Samples...)
+	}
+	sameAsIcebergScan(t, s.meas, ids, meas)
+	sameAsIcebergScan(t, s.samps, ids, samps)
 	// Every table holds each run's rows once: no more rows than the runs'.
 	nm, ns := 0, 0
 	for _, m := range ms {
@@ -162,23 +174,54 @@ func checkHolds(t testing.TB, a *Archive, ms []*schema.Matrix) *Snapshot {
 	return s
 }
 
-// countRows counts the rows of a table at the snapshot (iceberg-go scan).
+// sameAsIcebergScan checks that iceberg-go's scan of tb reads rows, the
+// rows of ids the archive's reader read, in some order.
+func sameAsIcebergScan[T archive.Row](t testing.TB, tb *table.Table, ids []string, rows []T) {
+	t.Helper()
+	var scanned []T
+	if sn := tb.CurrentSnapshot(); sn != nil {
+		var err error
+		if scanned, err = scanRows[T](context.Background(), tb, sn.SnapshotID, ids, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := func(r T) string { b, _ := json.Marshal(r); return string(b) }
+	a, b := make([]string, 0, len(rows)), make([]string, 0, len(scanned))
+	for _, r := range rows {
+		a = append(a, key(r))
+	}
+	for _, r := range scanned {
+		b = append(b, key(r))
+	}
+	slices.Sort(a)
+	slices.Sort(b)
+	if !slices.Equal(a, b) {
+		t.Fatalf("%s: the archive read %d rows, iceberg-go's scan %d, not the same", tb.Identifier(), len(a), len(b))
+	}
+}
+
+// countRows counts the rows of a table at the snapshot with iceberg-go's
+// own scan (the independent reader; the archive reads with its own).
 func countRows(t testing.TB, s *Snapshot, tbl string) int {
 	t.Helper()
 	var n int
 	var err error
+	ctx := context.Background()
 	switch tbl {
 	case archive.TableMeasurements:
 		var rows []schema.Measurement
-		rows, err = scanPinned[schema.Measurement](context.Background(), s.a, s.meas, nil, []string{"run_id"})
+		rows, err = scanRows[schema.Measurement](ctx, s.meas, s.meas.CurrentSnapshot().SnapshotID, nil, []string{"run_id"})
 		n = len(rows)
 	case archive.TableSamples:
+		if s.samps.CurrentSnapshot() == nil {
+			return 0
+		}
 		var rows []schema.Sample
-		rows, err = scanPinned[schema.Sample](context.Background(), s.a, s.samps, nil, []string{"run_id"})
+		rows, err = scanRows[schema.Sample](ctx, s.samps, s.samps.CurrentSnapshot().SnapshotID, nil, []string{"run_id"})
 		n = len(rows)
 	default:
 		var rows []schema.Run
-		rows, err = scanPinned[schema.Run](context.Background(), s.a, s.runs, nil, []string{"run_id"})
+		rows, err = scanRows[schema.Run](ctx, s.runs, s.runs.CurrentSnapshot().SnapshotID, nil, []string{"run_id"})
 		n = len(rows)
 	}
 	if err != nil {

@@ -99,18 +99,11 @@ func (a *Archive) seenRunIDs(ctx context.Context) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]bool{}
 	if t.CurrentSnapshot() == nil {
-		return out, nil
+		return map[string]bool{}, nil
 	}
-	err = a.bounded(ctx, func(ctx context.Context) error {
-		rs, err := a.scanRuns(ctx, t, t.CurrentSnapshot().SnapshotID, nil, []string{"run_id"})
-		for _, r := range rs {
-			out[r.RunID] = true
-		}
-		return err
-	})
-	return out, err
+	// Each file is read within its own time bound.
+	return a.heldIDs(ctx, t, t.CurrentSnapshot().SnapshotID, nil)
 }
 
 // mergeManifests rewrites tbl's manifests into few, target-sized ones

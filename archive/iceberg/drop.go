@@ -2,6 +2,7 @@ package iceberg
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -64,9 +65,28 @@ func dropFrom[T archive.Row](ctx context.Context, a *Archive, tbl string, drop m
 		if err != nil {
 			return nil, err
 		}
+		fs, err := t.FS(ctx)
+		if err != nil {
+			return nil, err
+		}
+		// The bounds of a file of many runs hold nearly any id (run ids
+		// are hashes): its run_id column, pruned by row group, says
+		// whether it holds one, before a whole read.
 		var out []fileGroup
 		for _, task := range tasks {
-			out = append(out, fileGroup{paths: []string{task.File.FilePath()}})
+			p := task.File.FilePath()
+			bf, c, err := openBlockFile(fs, p, task.File.FileSizeBytes())
+			if err != nil {
+				return nil, err
+			}
+			held, err := archive.ReadRunsFrom[T](bf, Redact(p), ids, []string{"run_id"})
+			c.Close()
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", Redact(p), err)
+			}
+			if len(held) > 0 {
+				out = append(out, fileGroup{paths: []string{p}})
+			}
 		}
 		return out, nil
 	}

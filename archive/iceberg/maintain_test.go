@@ -83,6 +83,16 @@ func TestMaintainCompacts(t *testing.T) {
 		}
 	}
 	checkHolds(t, a, ms)
+
+	// A drop rewrites only the files holding the run (one per table
+	// here), whatever their run_id bounds say.
+	if got, err := a.Drop(ctx, []string{ms[3].Run.RunID}); err != nil || len(got) != 1 {
+		t.Fatalf("drop: %d runs, %v", len(got), err)
+	}
+	if n := dataFiles(t, a, archive.TableMeasurements); n != 3 {
+		t.Errorf("%d measurement files after the drop, want 3", n)
+	}
+	checkHolds(t, a, append(ms[:3:3], ms[4:]...))
 }
 
 // TestMaintainRemovesUnseenRows leaves what a Drop killed after the runs

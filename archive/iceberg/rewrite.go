@@ -76,12 +76,12 @@ func rewriteGroups[T archive.Row](ctx context.Context, a *Archive, tbl, what str
 					if err != nil {
 						return err
 					}
-					f, err := fs.Open(p)
+					bf, c, err := openBlockFile(fs, p, 0)
 					if err != nil {
 						return err
 					}
-					defer f.Close()
-					got, err = archive.ReadFrom[T](f, Redact(p))
+					defer c.Close()
+					got, err = archive.ReadFrom[T](bf, Redact(p))
 					return err
 				})
 				if err != nil {
