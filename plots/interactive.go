@@ -270,7 +270,15 @@ func (lc LineChart) group(p *plot.Plot, ms *markSet, keys styleKeys, s Series, a
 	g := groupPlotter{id: ms.add(`class="sm-series" data-sm="g`+strconv.Itoa(keys.color(s))+` r`+strconv.Itoa(indexOf(keys.runs, s.Run))+`"`, ""), inner: adds}
 	fx := lc.XFormat
 	if fx == nil {
-		fx = FormatCount
+		// A count or a context length as its tick prints it ("128",
+		// "8K"); a measured X (per-request tok/s) exactly: FormatCount
+		// printed 294.6 as 295.
+		fx = func(x float64) string {
+			if x == math.Trunc(x) {
+				return FormatCount(x)
+			}
+			return exact(x)
+		}
 	}
 	for _, pt := range s.Points {
 		if !isValid(pt.Status) {

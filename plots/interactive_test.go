@@ -87,6 +87,13 @@ func TestSVGInteractive(t *testing.T) {
 			`data-sm-toggle="g0"><title>8K: click to hide or show</title>`,
 			`data-sm-toggle="r1"`,
 		}},
+		// X measured, not counted (the report's charts per dollar): exact
+		// too, and the cell Point.Cell names.
+		{"line, measured X", LineChart{Title: "t", XLabel: "Output per request (tok/s)", YLabel: "Output tokens per dollar (millions)", LogY: true,
+			Series: []Series{{Name: "BF16 8K", Group: "8K", Run: "BF16", Points: []Point{{X: 294.6, Y: 0.876, Cell: "8K×2"}, {X: 336, Y: 0.5, Cell: "8K×1"}}}}}, "sm-pt", 2, 1, []string{
+			`<title>BF16 8K: Output per request (tok/s) 294.6, Output tokens per dollar (millions) 0.88 (8K×2)</title>`,
+			`<title>BF16 8K: Output per request (tok/s) 336, Output tokens per dollar (millions) 0.5 (8K×1)</title>`,
+		}},
 		{"trend", trend, "sm-pt", validPoints(trend.Series), len(trend.Series), []string{
 			`<title>8K × 128: vLLM version 0.29.1, Total output (tok/s) 13900</title>`,
 		}},
