@@ -60,6 +60,26 @@ func TestChartHover(t *testing.T) {
 		{"per joule", "per_joule", 0, "(8K×128)"},
 		{"line", "decode_total", 0, "H200 NVL BF16 8K: Simultaneous requests 128, Total output (tok/s) 13000"},
 	}
+	// Serving runs (vLLM's benchmark results): a load is a concurrency
+	// or a request rate, which the hover says.
+	for _, p := range pairs {
+		if p.name != "vllm" && p.name != "sglang" {
+			continue
+		}
+		charts, _ := build(t, p).Charts()
+		for name, ts := range hoverTitles(t, charts) {
+			titles[p.name+"/"+name] = ts
+		}
+	}
+	tests = append(tests, []struct {
+		name, chart string
+		n           int
+		want        string
+	}{
+		{"serving frontier", "vllm/serve_frontier", 0, "gpt-oss-120b 1K in, N=16: Output per request (tok/s) 110.63, Total output (tok/s) 1725.58"},
+		{"serving latency", "vllm/serve_latency_throughput", 0, "gpt-oss-120b 1K in: Total output (tok/s) 1725.58, TTFT p50 (ms) 104.43 (N=16)"},
+		{"serving by rate", "sglang/serve_latency_throughput_rate", 0, "(4/s)"},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := titles[tt.chart]
