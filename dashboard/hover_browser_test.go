@@ -93,7 +93,8 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // point shows its value, cell and run (a run title holding <script>
 // stays text), a legend entry hides and shows its points, and a click on
 // a point opens its run; no console error. With SPEEDMATRIX_SCREENSHOTS
-// set it saves compare-heatmap-hover.png and landscape-hover.png there.
+// set it saves compare-heatmap-hover.png, compare-frontier-toggled.png
+// and landscape-hover.png there.
 func TestBrowserHover(t *testing.T) {
 	ta := newTestArchive(t)
 	ctx, base, consoleErrors := browser(t, ta)
@@ -134,6 +135,9 @@ func TestBrowserHover(t *testing.T) {
 		other, _ := hiddenOf(t, ctx, front+` [data-sm~="r1"] g.sm-pt`)
 		if n == 0 || (h == n) != wantHidden || (h == 0) == wantHidden || other != 0 {
 			t.Errorf("click %d on the frontier's first legend entry: %d of its %d points hidden (want all: %v), %d of the other run's", i+1, h, n, wantHidden, other)
+		}
+		if wantHidden {
+			screenshot(t, ctx, "compare-frontier-toggled")
 		}
 	}
 
