@@ -272,8 +272,8 @@ func (s *Server) landscape(r *http.Request) (string, *layout, error) {
 			per = "per server (GPU count not known)"
 		}
 		title := fmt.Sprintf("%s tok/s %s at %s tok/s per user\n%s × %d streams (total %s tok/s)\nrun %s: %s\n%s %s %s %s",
-			report.FormatSig(d.y, 5), per, report.FormatSig(d.p.PerUser, 5), d.p.Context, d.p.Concurrency,
-			report.FormatSig(d.p.Total, 5), short(d.row.ID), d.row.Title, gpuText(d.row.GPU, d.row.GPUCount), d.row.Engine, d.row.EngineVersion, d.row.Quantization)
+			hoverNum(d.y), per, hoverNum(d.p.PerUser), d.p.Context, d.p.Concurrency,
+			hoverNum(d.p.Total), short(d.row.ID), d.row.Title, gpuText(d.row.GPU, d.row.GPUCount), d.row.Engine, d.row.EngineVersion, d.row.Quantization)
 		ch.Dots = append(ch.Dots, dot{
 			X:      float64(ch.Left) + d.p.PerUser/xTop*float64(ch.PlotW),
 			Y:      float64(ch.Top+ch.PlotH) - d.y/yTop*float64(ch.PlotH),
@@ -290,6 +290,17 @@ func (s *Server) landscape(r *http.Request) (string, *layout, error) {
 	slices.SortFunc(p.Hidden, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 	nav := q.values(map[string]string{"page": "", "sort": "", "dir": "", "per": ""})
 	return "landscape.html", &layout{Title: "Landscape", Active: "landscape", Nav: nav, Body: p}, nil
+}
+
+// hoverNum prints a point's figure for its hover: five significant
+// figures at most, without the trailing zeros FormatSig pads with
+// ("162.6", not "162.60": the run measured 325.2 tok/s on two GPUs).
+func hoverNum(v float64) string {
+	s := report.FormatSig(v, 5)
+	if strings.Contains(s, ".") {
+		s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // niceTicks returns 5–10 round ticks from 0 covering max, and the top.

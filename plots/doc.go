@@ -23,9 +23,12 @@
 // markers thick enough for 1200 px, hatching, and a vector colour bar.
 // Series of one context share a colour and series of one run share a line
 // pattern and marker, so a two-run chart needs 5 + 2 legend entries, not 10.
-// A line chart's SVG is interactive (interactive.go): each series a group,
-// each valid point a hover <title> with its exact value, each legend entry
-// a group a page's script may use to hide or show the series it names.
+// A chart's SVG is interactive (interactive.go): on line, trend and
+// frontier charts each series a group, each valid point a hover <title>
+// with its exact value, run and cell, each legend entry a group a page's
+// script may use to hide or show the series it names; on a heat map each
+// cell an invisible rectangle whose <title> names the cell and gives its
+// exact value (or Heatmap.Hover's text). A PNG draws none of it.
 // Files written by WriteAll reference the font instead of embedding it.
 //
 // Output is deterministic: the same spec gives the same SVG bytes (no

@@ -224,7 +224,9 @@ func SaveSVGNoFont(f *Figure, w io.Writer, widthPx, heightPx int) error {
 //
 // Note: the embedded font made every chart about 560 KB (the seeds'
 // eight SVGs: 4.54 MB); referenced, they are 8–40 KB (152 KB in all;
-// 11–40 KB, 204 KB, with the hover groups of interactive.go).
+// 11–40 KB, 204 KB, with the hover groups of interactive.go on line
+// charts; 11–48 KB, 229 KB, with the heat map's cells and the frontier's
+// points too).
 func SaveSVGFontRef(f *Figure, w io.Writer, widthPx, heightPx int) error {
 	var buf bytes.Buffer
 	if err := saveSVG(f, &buf, widthPx, heightPx, false); err != nil {

@@ -5,7 +5,9 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strconv"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -95,7 +97,12 @@ func (f Frontier) Figure() (*Figure, error) {
 	var placed [][2]float64 // normalised positions of the labels drawn so far
 	offFront := false       // some valid cell is off its run's front
 	norm := frontierNorm(f.Series, f.LogY)
+	ms := &markSet{}
 	for si, s := range f.Series {
+		// A run's points, front, labels and ring are one group a legend
+		// entry hides or shows (interactive.go).
+		var adds []plot.Plotter
+		add := func(ps ...plot.Plotter) { adds = append(adds, ps...) }
 		col := seriesColor(si)
 		faint := color.NRGBA{R: col.R, G: col.G, B: col.B, A: 0x60}
 		var all plotter.XYs
@@ -109,7 +116,7 @@ func (f Frontier) Figure() (*Figure, error) {
 			return nil, err
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: faint, Radius: vg.Points(2.5), Shape: runGlyph(si)}
-		p.Add(sc)
+		add(sc)
 
 		front := paretoFront(s.Points)
 		offFront = offFront || len(all) > len(front)
@@ -125,11 +132,12 @@ func (f Frontier) Figure() (*Figure, error) {
 		}
 		ln.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.8), Dashes: runDash(si)}
 		fs.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(3.5), Shape: runGlyph(si)}
-		p.Add(ln, fs)
-		if err := addPointLabels(p.Add, spreadLabels(fpts, &placed, norm), col); err != nil {
+		add(ln, fs)
+		if err := addPointLabels(add, spreadLabels(fpts, &placed, norm), col); err != nil {
 			return nil, err
 		}
-		addEntry(legend, s.Name+" (front)", ln, fs)
+		key := "r" + strconv.Itoa(si)
+		addEntry(legend, s.Name+" (front)", groupThumb{id: ms.add(`class="sm-toggle" data-sm-toggle="`+key+`"`, s.Name+": click to hide or show"), inner: []plot.Thumbnailer{ln, fs}})
 
 		if f.MinX > 0 {
 			if b := bestAbove(s.Points, f.MinX); b >= 0 {
@@ -138,9 +146,14 @@ func (f Frontier) Figure() (*Figure, error) {
 					return nil, err
 				}
 				ring.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(8), Shape: draw.RingGlyph{}}
-				p.Add(ring)
+				add(ring)
 			}
 		}
+		g := groupPlotter{id: ms.add(`class="sm-series" data-sm="`+key+`"`, ""), inner: adds}
+		for _, pt := range s.Points {
+			g.inner = append(g.inner, hoverPoint{id: ms.add(`class="sm-pt"`, f.hoverTitle(s, pt)), x: pt.X, y: pt.Y})
+		}
+		p.Add(g)
 	}
 	if offFront {
 		// Only when drawn: an entry for no point read as missing data.
@@ -177,7 +190,18 @@ func (f Frontier) Figure() (*Figure, error) {
 		p.Y.Min = 0
 	}
 	p.X.Min = 0
-	return &Figure{Plot: p, Legend: legend}, nil
+	return &Figure{Plot: p, Legend: legend, marks: ms}, nil
+}
+
+// hoverTitle is a point's hover title: its run, its cell (Cell, else
+// Label), X and Y exactly, each after its axis label, and whether it is
+// on the run's front.
+func (f Frontier) hoverTitle(s Series, pt Point) string {
+	title := s.Name
+	if cell := pt.cell(); cell != "" {
+		title += ", " + cell
+	}
+	return title + ": " + f.XLabel + " " + exact(pt.X) + ", " + f.YLabel + " " + exact(pt.Y)
 }
 
 // spreadLabels clears the labels of points that would sit on top of a

@@ -42,6 +42,12 @@ type Heatmap struct {
 	Format func(float64) string
 	// ScaleLabel labels the colour bar ("BF16 / INT4").
 	ScaleLabel string
+	// Hover[r][c], when not empty, is what a cell's hover title in an SVG
+	// says after naming the cell (the exact ratio and the two figures it
+	// was computed from, say); otherwise it gives the exact value, or "no
+	// value" and the note. It is not drawn. Hover may be nil or shorter
+	// than Values.
+	Hover [][]string
 }
 
 // heatGrid adapts a Heatmap to plotter.GridXYZ: column c at x = c, row r
@@ -66,6 +72,30 @@ func (h Heatmap) note(r, c int) string {
 		return h.Notes[r][c]
 	}
 	return ""
+}
+
+// hoverTitle is the hover title of cell (r, c): its row and column,
+// each after its axis label ("Context length 8K, Simultaneous requests
+// 16"), then Hover[r][c], else the exact value (a ratio to four
+// significant figures) or "no value", and the note on one line.
+func (h Heatmap) hoverTitle(r, c int) string {
+	title := strings.TrimSpace(h.YLabel+" "+h.Rows[r]) + ", " + strings.TrimSpace(h.XLabel+" "+h.Cols[c]) + ": "
+	if r < len(h.Hover) && c < len(h.Hover[r]) && h.Hover[r][c] != "" {
+		return title + h.Hover[r][c]
+	}
+	v := h.Values[r][c]
+	switch {
+	case math.IsNaN(v):
+		title += "no value"
+	case h.Ratio:
+		title += exactRatio(v)
+	default:
+		title += exact(v)
+	}
+	if note := strings.Join(strings.Fields(h.note(r, c)), " "); note != "" {
+		title += ", " + note
+	}
+	return title
 }
 
 func (h Heatmap) check() error {
@@ -192,6 +222,15 @@ func (h Heatmap) Figure() (*Figure, error) {
 		}
 		p.Add(lb)
 	}
+	// Over the text, so that a hover anywhere on a cell finds its title.
+	ms := &markSet{}
+	cells := hoverCells{ids: make([][]int, nr)}
+	for r := range h.Rows {
+		for c := range h.Cols {
+			cells.ids[r] = append(cells.ids[r], ms.add(`class="sm-cell"`, h.hoverTitle(r, c)))
+		}
+	}
+	p.Add(cells)
 
 	var xt, yt []plot.Tick
 	for c, l := range h.Cols {
@@ -211,7 +250,7 @@ func (h Heatmap) Figure() (*Figure, error) {
 	p.X.Min, p.X.Max = -0.5, float64(len(h.Cols))-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(nr)-0.5
 
-	return &Figure{Plot: p, Side: colorBar(cm, h.Ratio, h.ScaleLabel), SideWidth: vg.Points(62)}, nil
+	return &Figure{Plot: p, Side: colorBar(cm, h.Ratio, h.ScaleLabel), SideWidth: vg.Points(62), marks: ms}, nil
 }
 
 // colorList is a palette.Palette of fixed colours.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -16,11 +17,15 @@ import (
 
 // A chart's SVG carries, beside what it draws, what a page needs to be
 // interactive: each series' marks in a group <g data-sm="g1 r0"> (its
-// context group and run), each valid point an invisible circle under a
-// <g> whose <title> gives its exact value, and each legend entry's
-// thumbnail a group <g data-sm-toggle="g1"> a click may use to hide or
-// show the series it names. Browsers show a <title> on hover without
-// any script; serve's page script adds the legend toggles.
+// context group and run; a frontier's "r1"), each valid point an
+// invisible circle under a <g class="sm-pt"> whose <title> gives its
+// exact value, run and cell, each heat-map cell an invisible rectangle
+// under a <g class="sm-cell"> whose <title> names the cell and gives its
+// value, and each legend entry's thumbnail a group
+// <g data-sm-toggle="g1"> a click may use to hide or show the series it
+// names. Browsers show a <title> on hover without any script; serve's
+// page script adds the legend toggles. TestPNGPixels checks that a PNG
+// stays the same pixel for pixel.
 //
 // gonum/plot's canvas has no notion of a group, so a plotter drawn
 // inside one writes a marker before and after itself: an invisible text
@@ -212,6 +217,52 @@ func (g groupThumb) Thumbnail(c *draw.Canvas) {
 	mark(*c, 'E', g.id)
 }
 
+// exactRatio prints a ratio for its hover title to four significant
+// figures: "0.4685×" where the cell prints 0.47×.
+func exactRatio(v float64) string {
+	s := strconv.FormatFloat(v, 'g', 4, 64)
+	if strings.ContainsRune(s, 'e') {
+		s = strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return s + "×"
+}
+
+// hoverCells are a heat map's cells as invisible rectangles, cell (r, c)
+// inside group ids[r][c] (rows top to bottom, as heatGrid draws them),
+// whose <title> names the cell and gives its value. They are drawn over
+// the cells' text, so that a hover anywhere on a cell shows it.
+type hoverCells struct {
+	ids [][]int
+}
+
+// Plot draws each cell's rectangle between its group's markers.
+func (h hoverCells) Plot(c draw.Canvas, p *plot.Plot) {
+	if !isSVG(c) {
+		return
+	}
+	trX, trY := p.Transforms(&c)
+	nr := len(h.ids)
+	for r, row := range h.ids {
+		y := float64(nr - 1 - r)
+		for col, id := range row {
+			x := float64(col)
+			x0, x1, y0, y1 := trX(x-0.5), trX(x+0.5), trY(y-0.5), trY(y+0.5)
+			var box vg.Path
+			box.Move(vg.Point{X: x0, Y: y0})
+			box.Line(vg.Point{X: x1, Y: y0})
+			box.Line(vg.Point{X: x1, Y: y1})
+			box.Line(vg.Point{X: x0, Y: y1})
+			box.Close()
+			mark(c, 'S', id)
+			c.Push()
+			c.SetColor(color.NRGBA{A: 1})
+			c.Fill(box)
+			c.Pop()
+			mark(c, 'E', id)
+		}
+	}
+}
+
 // group adds a series' plotters to p inside one group carrying its
 // context group and run ("g1 r0"), with an invisible hover circle per
 // valid point whose title gives the series, X and Y.
@@ -219,15 +270,23 @@ func (lc LineChart) group(p *plot.Plot, ms *markSet, keys styleKeys, s Series, a
 	g := groupPlotter{id: ms.add(`class="sm-series" data-sm="g`+strconv.Itoa(keys.color(s))+` r`+strconv.Itoa(indexOf(keys.runs, s.Run))+`"`, ""), inner: adds}
 	fx := lc.XFormat
 	if fx == nil {
-		fx = FormatCount
+		// A count or a context length as its tick prints it ("128",
+		// "8K"); a measured X (per-request tok/s) exactly: FormatCount
+		// printed 294.6 as 295.
+		fx = func(x float64) string {
+			if x == math.Trunc(x) {
+				return FormatCount(x)
+			}
+			return exact(x)
+		}
 	}
 	for _, pt := range s.Points {
 		if !isValid(pt.Status) {
 			continue
 		}
 		title := s.Name + ": " + lc.XLabel + " " + fx(pt.X) + ", " + lc.YLabel + " " + exact(pt.Y)
-		if pt.Label != "" {
-			title += " (" + pt.Label + ")"
+		if cell := pt.cell(); cell != "" {
+			title += " (" + cell + ")"
 		}
 		g.inner = append(g.inner, hoverPoint{id: ms.add(`class="sm-pt"`, title), x: pt.X, y: pt.Y})
 	}

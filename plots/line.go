@@ -22,6 +22,18 @@ type Point struct {
 	Status schema.Status
 	// Label, when not empty, is printed beside the point.
 	Label string
+	// Cell, when not empty, names the point's cell in its hover title in
+	// an SVG ("8K × 16") where Label is shorter ("N=16") or empty. It is
+	// not drawn.
+	Cell string
+}
+
+// cell names p's cell for a hover title: Cell, else Label.
+func (p Point) cell() string {
+	if p.Cell != "" {
+		return p.Cell
+	}
+	return p.Label
 }
 
 // Series is one line of a chart: the cells of one run at one context, say.

@@ -277,9 +277,11 @@ func ratioHeatmap(c *analysis.Comparison, oi int) (plots.Heatmap, bool) {
 	}
 	h.Values = make([][]float64, len(h.Rows))
 	h.Notes = make([][]string, len(h.Rows))
+	h.Hover = make([][]string, len(h.Rows))
 	for i := range h.Rows {
 		h.Values[i] = make([]float64, len(ns))
 		h.Notes[i] = make([]string, len(ns))
+		h.Hover[i] = make([]string, len(ns))
 		for j := range ns {
 			h.Values[i][j] = math.NaN()
 			h.Notes[i][j] = "missing\n(both)"
@@ -295,6 +297,7 @@ func ratioHeatmap(c *analysis.Comparison, oi int) (plots.Heatmap, bool) {
 		}
 		ri, ci := rows[cell.Key.ContextLabel], cols[cell.Key.Concurrency]
 		h.Notes[ri][ci] = ""
+		h.Hover[ri][ci] = heatHover(c, oi, d)
 		if v, ok := d.Ratio(); ok {
 			h.Values[ri][ci] = v
 			continue
@@ -302,6 +305,27 @@ func ratioHeatmap(c *analysis.Comparison, oi int) (plots.Heatmap, bool) {
 		h.Notes[ri][ci] = ShortNote(d, short[0], short[oi+1])
 	}
 	return h, true
+}
+
+// heatHover is what a ratio heatmap cell's hover title says after
+// naming the cell: the ratio with the precision of its inputs (or why
+// there is none), then each run's figure, the compared run first:
+// "0.47×\nINT4: 6,091.1 tok/s\nBF16 (baseline): 13,000 tok/s".
+func heatHover(c *analysis.Comparison, oi int, d *analysis.Delta) string {
+	bs, vs := c.Precision(oi, d)
+	side := func(label string, st analysis.State, v float64, sig int) string {
+		if st != analysis.StateValue {
+			return label + ": " + StateText(st)
+		}
+		return label + ": " + FormatValue(v, sig) + " tok/s"
+	}
+	head := "no ratio"
+	if r, ok := d.Ratio(); ok {
+		head = FormatRatio(r, bs, vs) + "×"
+	} else if d.BaseState == analysis.StateValue && d.ValueState == analysis.StateValue {
+		head = "no ratio (baseline 0)"
+	}
+	return head + "\n" + side(c.Labels[oi+1], d.ValueState, d.Value, vs) + "\n" + side(c.Labels[0]+" (baseline)", d.BaseState, d.Baseline, bs)
 }
 
 // ShortNote says in a few characters why a heatmap cell has no ratio:
@@ -360,6 +384,12 @@ func ShortLabels(c *analysis.Comparison) []string {
 	return out
 }
 
+// chartCell names a cell in a chart's hover title as the tables do
+// (cellName): "8K×16", or "8K×4/s" for a request rate.
+func chartCell(k analysis.Key) string {
+	return k.ContextLabel + "×" + LoadText(k)
+}
+
 // frontierSeries is one series per run: every decode cell as
 // (per-request tok/s, total tok/s) at context ctx (every context when
 // ctx is empty), labelled "context×N".
@@ -375,7 +405,7 @@ func frontierSeries(r *Report, ctx string) []plots.Series {
 			if ctx != "" {
 				label = fmt.Sprintf("N=%d", cell.Key.Concurrency) // the title names the context
 			}
-			p := plots.Point{X: math.NaN(), Y: math.NaN(), Status: cell.Status, Label: label}
+			p := plots.Point{X: math.NaN(), Y: math.NaN(), Status: cell.Status, Label: label, Cell: chartCell(cell.Key)}
 			x, okx := cell.Value(analysis.PerRequestTokS)
 			y, oky := cell.Value(analysis.TotalTokS)
 			if okx && oky {

@@ -554,7 +554,7 @@ func (r *Report) costCharts() []plots.Named {
 					byCtx = append(byCtx, plots.Series{Name: a.Label + " " + cc.Key.ContextLabel, Group: cc.Key.ContextLabel, Run: a.Label})
 				}
 				s := &byCtx[len(byCtx)-1]
-				s.Points = append(s.Points, plots.Point{X: cc.PerRequestTokS, Y: y})
+				s.Points = append(s.Points, plots.Point{X: cc.PerRequestTokS, Y: y, Cell: chartCell(cc.Key)})
 				any = true
 			}
 			series = append(series, byCtx...)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 
@@ -174,10 +175,10 @@ func (r *Report) serveCharts() []Chart {
 						continue
 					}
 					if p.TTFTMs > 0 {
-						ls.Points = append(ls.Points, plots.Point{X: p.TotalTokS, Y: p.TTFTMs, Label: pointLabel(sc, p)})
+						ls.Points = append(ls.Points, plots.Point{X: p.TotalTokS, Y: p.TTFTMs, Label: pointLabel(sc, p), Cell: serveCell(sc, p)})
 					}
 					if p.PerRequestTokS > 0 {
-						fs.Points = append(fs.Points, plots.Point{X: p.PerRequestTokS, Y: p.TotalTokS, Label: pointLabel(sc, p)})
+						fs.Points = append(fs.Points, plots.Point{X: p.PerRequestTokS, Y: p.TotalTokS, Label: pointLabel(sc, p), Cell: serveCell(sc, p)})
 					}
 				}
 				if len(ls.Points) > 0 {
@@ -210,4 +211,15 @@ func pointLabel(sc analysis.ServeCurve, p analysis.ServePoint) string {
 		return l
 	}
 	return ""
+}
+
+// serveCell names a serving point's load in its hover title, where the
+// printed label is a bare number: "N=16" (simultaneous requests), "4/s",
+// "16 @4/s"; empty where the source recorded no load.
+func serveCell(sc analysis.ServeCurve, p analysis.ServePoint) string {
+	l := pointLabel(sc, p)
+	if l != "" && !strings.Contains(l, "/s") {
+		return "N=" + l
+	}
+	return l
 }
