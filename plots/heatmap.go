@@ -48,6 +48,9 @@ type Heatmap struct {
 	// value" and the note. It is not drawn. Hover may be nil or shorter
 	// than Values.
 	Hover [][]string
+	// WidthPx is the width the figure will be drawn at (0: DefaultWidthPx):
+	// cell text is sized to fit a cell at that width.
+	WidthPx int
 }
 
 // heatGrid adapts a Heatmap to plotter.GridXYZ: column c at x = c, row r
@@ -215,7 +218,7 @@ func (h Heatmap) Figure() (*Figure, error) {
 		for i := range lb.TextStyle {
 			// Each note its own size: one long note does not shrink the
 			// ratios of every other cell.
-			lb.TextStyle[i] = textStyle(fitCellText(labels[i:i+1], len(h.Cols), size))
+			lb.TextStyle[i] = textStyle(fitCellText(labels[i:i+1], len(h.Cols), h.WidthPx, size))
 			lb.TextStyle[i].Color = styles[i]
 			lb.TextStyle[i].XAlign = draw.XCenter
 			lb.TextStyle[i].YAlign = draw.YCenter
@@ -300,13 +303,18 @@ func cellTextSize(rows, cols int) vg.Length {
 const heatOverheadPt = 145
 
 // fitCellText returns pt, or less (down to 6 pt), so that the widest
-// line of the labels fits a cell of a heat map of cols columns drawn at
-// the default chart size (larger charts only gain room).
+// line of the labels fits a cell of a heat map of cols columns drawn
+// widthPx wide (0: the default chart size; larger charts only gain room).
 //
 // Note: "missing\n(simulated)" in an eight-column matrix overflowed
-// into the next cell; cellTextSize counts cells, not characters.
-func fitCellText(labels []string, cols int, pt vg.Length) vg.Length {
-	w, _, err := size(DefaultWidthPx, DefaultHeightPx)
+// into the next cell; cellTextSize counts cells, not characters. So did
+// "looped (INT4)" in the report's first-screen heatmap, drawn 860 px
+// wide while its text was sized for 1200.
+func fitCellText(labels []string, cols, widthPx int, pt vg.Length) vg.Length {
+	if widthPx <= 0 {
+		widthPx = DefaultWidthPx
+	}
+	w, _, err := size(widthPx, DefaultHeightPx)
 	if err != nil || cols == 0 {
 		return pt
 	}

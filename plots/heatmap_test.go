@@ -163,14 +163,26 @@ func TestFitCellText(t *testing.T) {
 		t.Fatal(err)
 	}
 	cell := (w - heatOverheadPt) / 8
-	if got := fitCellText([]string{"0.47×", "over cap.\n(both)", "looped\n(RTX)"}, 8, cellSize); got != cellSize {
+	if got := fitCellText([]string{"0.47×", "over cap.\n(both)", "looped\n(RTX)"}, 8, 0, cellSize); got != cellSize {
 		t.Errorf("seed notes shrank to %v pt", got)
 	}
-	got := fitCellText([]string{"1.02×", "missing\n(simulated)"}, 8, cellSize)
+	got := fitCellText([]string{"1.02×", "missing\n(simulated)"}, 8, 0, cellSize)
 	if width := textStyle(got).Rectangle("(simulated)").Size().X; got >= cellSize || width > cell*1.01 {
 		t.Errorf("(simulated) at %v pt is %v wide in a %v cell", got, width, cell)
 	}
-	if got := fitCellText([]string{strings.Repeat("x", 80)}, 8, cellSize); got != 6 {
+	if got := fitCellText([]string{strings.Repeat("x", 80)}, 8, 0, cellSize); got != 6 {
 		t.Errorf("an overlong note went to %v pt, want the 6 pt floor", got)
+	}
+	// The report's first-screen heatmap is drawn 860 px wide: its notes
+	// fit cells of that width ("looped (INT4)" spilled over its
+	// neighbours when sized for 1200 px).
+	w860, _, err := size(860, DefaultHeightPx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow := (w860 - heatOverheadPt) / 8
+	got = fitCellText([]string{"0.97×", "looped\n(INT4)"}, 8, 860, cellSize)
+	if width := textStyle(got).Rectangle("(INT4)").Size().X; width > narrow*1.01 {
+		t.Errorf("(INT4) at %v pt is %v wide in a %v cell of an 860 px heatmap", got, width, narrow)
 	}
 }

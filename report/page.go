@@ -231,6 +231,10 @@ func WritePage(w io.Writer, r Page) error {
 
 // viewChart draws n as inline SVG of wpx × hpx for the page.
 func viewChart(n Chart, id string, wpx, hpx int) (chartView, error) {
+	if h, ok := n.Chart.(plots.Heatmap); ok {
+		h.WidthPx = wpx // its cell text fits cells of that width
+		n.Chart = h
+	}
 	fig, err := n.Chart.Figure()
 	if err != nil {
 		return chartView{}, fmt.Errorf("report: chart %s: %w", n.Name, err)
