@@ -81,7 +81,10 @@ func (l *lockedBuffer) String() string {
 // s3. The server holds the store's credentials in its configuration, as
 // a deployed catalog does; speedmatrix's side reads them from the AWS
 // environment.
-func startRESTCatalog(t testing.TB, s3 *testtool.S3) *restServer {
+//
+// With bare, the server's environment holds no AWS variable: the store's
+// credentials are in its configuration only.
+func startRESTCatalog(t testing.TB, s3 *testtool.S3, bare bool) *restServer {
 	t.Helper()
 	bin := restCatalogBin(t)
 	s := &restServer{Dir: t.TempDir(), log: &lockedBuffer{}}
@@ -123,9 +126,16 @@ port: %d
 	// (the AWS default chain) and ignores that write's error, so without
 	// them it answers 200, points the table at a file it never wrote, and
 	// every later load of the table is a 500 (seen: docs/iceberg.md).
-	cmd.Env = append(os.Environ(), "GOICEBERG_HOME="+s.Dir, "GIN_MODE=release",
-		"AWS_ACCESS_KEY_ID="+s3.AccessKey, "AWS_SECRET_ACCESS_KEY="+s3.Secret,
-		"AWS_ENDPOINT_URL="+s3.Endpoint, "AWS_REGION=us-east-1")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AWS_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "GOICEBERG_HOME="+s.Dir, "GIN_MODE=release")
+	if !bare {
+		cmd.Env = append(cmd.Env, "AWS_ACCESS_KEY_ID="+s3.AccessKey, "AWS_SECRET_ACCESS_KEY="+s3.Secret,
+			"AWS_ENDPOINT_URL="+s3.Endpoint, "AWS_REGION=us-east-1")
+	}
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -194,7 +204,7 @@ func restSetup(t *testing.T) (refOf func(ns string) string, s3 *testtool.S3, srv
 	t.Setenv("AWS_SECRET_ACCESS_KEY", s3.Secret)
 	t.Setenv("AWS_ENDPOINT_URL", s3.Endpoint)
 	t.Setenv("AWS_REGION", "us-east-1")
-	srv = startRESTCatalog(t, s3)
+	srv = startRESTCatalog(t, s3, false)
 	base := "iceberg+rest+http://" + strings.TrimPrefix(srv.URL, "http://")
 	return func(ns string) string { return base + "#" + ns }, s3, srv
 }
@@ -272,6 +282,34 @@ func TestRESTCatalog(t *testing.T) {
 	if n < 9 {
 		t.Fatalf("the store holds %d files", n)
 	}
+}
+
+// TestRESTCommitNotWritten runs the server without the store's
+// credentials in its environment, where it answers a commit 200 without
+// having written the metadata file it names (docs/iceberg.md): the append
+// fails with a message saying so instead of reporting the runs added.
+func TestRESTCommitNotWritten(t *testing.T) {
+	restCatalogBin(t)
+	s3 := testtool.StartVersitygw(t, "bench")
+	t.Setenv("AWS_ACCESS_KEY_ID", s3.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s3.Secret)
+	t.Setenv("AWS_ENDPOINT_URL", s3.Endpoint)
+	t.Setenv("AWS_REGION", "us-east-1")
+	srv := startRESTCatalog(t, s3, true)
+	ref := parseRef(t, "iceberg+rest+http://"+strings.TrimPrefix(srv.URL, "http://")+"#lost")
+	a, err := Open(context.Background(), ref, Options{Create: true, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	res, err := a.Append(context.Background(), testMatrices(0, 2))
+	if err == nil || !strings.Contains(err.Error(), "cannot be read from the store") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("append through a catalog that does not write its metadata: %v, %v (want an error saying so)", outcomes(res), err)
+	}
+	if o := outcomes(res); o[archive.Added] != 0 {
+		t.Fatalf("runs reported added: %v", o)
+	}
+	t.Logf("%v", err)
 }
 
 // TestRESTCatalogErrors gives references the REST catalog cannot serve

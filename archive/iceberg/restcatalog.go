@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/apache/iceberg-go/catalog/rest"
+	"github.com/apache/iceberg-go/table"
 )
 
 // A REST catalog speaks HTTP, and iceberg-go's errors do not always say
@@ -121,7 +122,7 @@ func (a *Archive) connectREST(ctx context.Context) error {
 		tr.base.CloseIdleConnections()
 		return tr.explain(err, baseURL(a.ref.DSN))
 	}
-	a.cat = cat
+	a.cat = checkedREST{cat}
 	a.closeDB = func() error {
 		err := cat.Close()
 		tr.base.CloseIdleConnections()
@@ -138,4 +139,54 @@ func baseURL(dsn string) string {
 	}
 	u.User = nil
 	return u.String()
+}
+
+// checkedREST is a REST catalog whose tables' commits are checked: after
+// the catalog took a commit, the metadata file it names must be in the
+// store. A REST catalog writes that file itself, and one that fails to
+// while answering 200 would leave the table pointing at nothing, the
+// runs reported added and gone.
+//
+// Note: the server tried (docs/iceberg.md) does exactly that when its
+// environment lacks the store's credentials (its iceberg-go ignores the
+// write's error); without this check ingest printed "added" and every
+// later command failed. The check costs one store read per table commit.
+type checkedREST struct{ *rest.Catalog }
+
+// LoadTable loads the table with commits that go through the check.
+func (c checkedREST) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
+	t, err := c.Catalog.LoadTable(ctx, ident)
+	if err != nil {
+		return nil, err
+	}
+	return table.New(t.Identifier(), t.Metadata(), t.MetadataLocation(), t.FS, checkedCommits{c, t.FS}), nil
+}
+
+// checkedCommits is the catalog side of one table loaded by checkedREST.
+type checkedCommits struct {
+	cat checkedREST
+	fs  table.FSysF
+}
+
+func (k checkedCommits) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
+	return k.cat.LoadTable(ctx, ident)
+}
+
+func (k checkedCommits) CommitTable(ctx context.Context, ident table.Identifier, reqs []table.Requirement, updates []table.Update) (table.Metadata, string, error) {
+	md, loc, err := k.cat.Catalog.CommitTable(ctx, ident, reqs, updates)
+	if err != nil {
+		return md, loc, err
+	}
+	fs, err := k.fs(ctx)
+	if err == nil {
+		var f interface{ Close() error }
+		if f, err = fs.Open(loc); err == nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("the catalog took the commit but the metadata file it names, %s, cannot be read from the store "+
+			"(does the catalog server have the store's credentials and endpoint?): %w", Redact(loc), err)
+	}
+	return md, loc, nil
 }
