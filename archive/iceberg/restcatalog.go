@@ -151,6 +151,9 @@ func baseURL(dsn string) string {
 // environment lacks the store's credentials (its iceberg-go ignores the
 // write's error); without this check ingest printed "added" and every
 // later command failed. The check costs one store read per table commit.
+// Tables loaded through it plan their scans on the client (iceberg-go
+// would offer a catalog's server-side planning), as speedmatrix's reads
+// of the other catalogs do.
 type checkedREST struct{ *rest.Catalog }
 
 // LoadTable loads the table with commits that go through the check.
