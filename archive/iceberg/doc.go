@@ -10,6 +10,7 @@
 //
 //	ParseRef (ref.go)   iceberg+sqlite:///…, iceberg+postgres://…, iceberg+rest://… → Ref
 //	Open (open.go)      catalog connection; namespace and tables made on demand
+//	                    (restcatalog.go: a REST catalog, its refusals explained)
 //	Append (append.go)  one Parquet file per table, written by package archive;
 //	                    commits measurements, samples, then runs (the marker)
 //	Snapshot (read.go)  runs pinned first, then measurements and samples;
