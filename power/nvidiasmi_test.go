@@ -107,7 +107,11 @@ done
 func TestNvidiaSMILive(t *testing.T) {
 	for _, old := range []bool{false, true} {
 		path := fakeCommand(t, "nvidia-smi", smiScript(old))
-		n := &NvidiaSMI{Path: path, Interval: 100 * time.Millisecond}
+		// The fake prints every 100 ms whatever -lms says; a declared
+		// interval of 400 ms lets a window bridge 2 s without a reading
+		// (5 intervals): a shell starved on a loaded machine stalled 713 ms,
+		// past the 500 ms that an interval of 100 ms allows.
+		n := &NvidiaSMI{Path: path, Interval: 400 * time.Millisecond}
 		m, err := n.Start(context.Background())
 		if err != nil {
 			t.Fatal(err)
