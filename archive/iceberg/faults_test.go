@@ -280,3 +280,64 @@ func TestStoreFull(t *testing.T) {
 	}
 	t.Logf("%d appends of 20 runs fit; then: %v", ok, failed)
 }
+
+// TestStoreStopped stops versitygw itself (SIGKILL) in the middle of an
+// append, after each table's commit in turn and before any: the append
+// fails within bounded time with one line naming the reference, the runs
+// table is unchanged, and once versitygw is started again (same port,
+// same directory) the same append completes, each run once.
+func TestStoreStopped(t *testing.T) {
+	s3 := testtool.StartVersitygw(t, "bench")
+	t.Setenv("AWS_ACCESS_KEY_ID", s3.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s3.Secret)
+	t.Setenv("AWS_ENDPOINT_URL", s3.Endpoint)
+	t.Setenv("AWS_REGION", "us-east-1")
+	ref := parseRef(t, "iceberg+sqlite://"+filepath.ToSlash(filepath.Join(t.TempDir(), "catalog.db"))+"?warehouse=s3://bench/wh#stopped")
+	ctx := context.Background()
+	a, err := Open(ctx, ref, Options{Create: true, Timeout: 5 * time.Second, Retries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	held := testMatrices(0, 2)
+	if _, err := a.Append(ctx, held); err != nil {
+		t.Fatal(err)
+	}
+	for k, at := range []string{"", "write:" + archive.TableMeasurements, "committed:" + archive.TableMeasurements,
+		"committed:" + archive.TableSamples, "commit:" + archive.TableRuns} {
+		ms := testMatrices(10+k*10, 13+k*10)
+		before := snapshotIDs(t, a)
+		if at == "" {
+			s3.Stop()
+		} else {
+			a.onStep = func(step, tbl, _ string) {
+				if step+":"+tbl == at {
+					s3.Stop()
+				}
+			}
+		}
+		start := time.Now()
+		_, err := a.Append(ctx, ms)
+		took := time.Since(start)
+		a.onStep = nil
+		var ie *Error
+		if err == nil || !errors.As(err, &ie) || !strings.Contains(err.Error(), ref.String()) || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("stopped at %q: append: %v", at, err)
+		}
+		if took > 60*time.Second {
+			t.Errorf("stopped at %q: the failure took %v", at, took)
+		}
+		t.Logf("stopped at %q: %v after %v", at, err, took.Round(time.Millisecond))
+		s3.Restart(t)
+		if after := snapshotIDs(t, a); after[archive.TableRuns] != before[archive.TableRuns] {
+			t.Errorf("stopped at %q: the runs table changed: %v → %v", at, before, after)
+		}
+		runsHold(t, a, held)
+		res, err := a.Append(ctx, ms)
+		if err != nil || outcomes(res)[archive.Added] != 3 {
+			t.Fatalf("stopped at %q: append once versitygw is back: %v %v", at, outcomes(res), err)
+		}
+		held = append(held, ms...)
+		checkHolds(t, a, held)
+	}
+}

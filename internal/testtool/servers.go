@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -74,6 +75,12 @@ type S3 struct {
 	Endpoint          string // http://127.0.0.1:PORT
 	AccessKey, Secret string
 	Dir               string // the directory it serves; a bucket is a subdirectory
+
+	bin  string
+	port int
+	mu   sync.Mutex
+	proc *exec.Cmd
+	done chan struct{}
 }
 
 // StartVersitygw serves a fresh directory over S3 on loopback with
@@ -81,17 +88,50 @@ type S3 struct {
 // skips or fails t when versitygw is missing (see RequireEnv).
 func StartVersitygw(t testing.TB, bucket string) *S3 {
 	t.Helper()
-	bin := Versitygw(t)
-	s := &S3{AccessKey: "testaccess", Secret: "testsecret" + strconv.Itoa(os.Getpid()), Dir: t.TempDir()}
+	s := &S3{AccessKey: "testaccess", Secret: "testsecret" + strconv.Itoa(os.Getpid()), Dir: t.TempDir(), bin: Versitygw(t)}
 	if bucket != "" {
 		// The posix backend's buckets are the directories it serves.
 		if err := os.Mkdir(filepath.Join(s.Dir, bucket), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	port := FreePort(t)
-	s.Endpoint = "http://127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.Command(bin, "--port", "127.0.0.1:"+strconv.Itoa(port), "posix", s.Dir)
+	s.port = FreePort(t)
+	s.Endpoint = "http://127.0.0.1:" + strconv.Itoa(s.port)
+	t.Cleanup(func() { s.stop(os.Interrupt) })
+	s.Restart(t)
+	return s
+}
+
+// Stop kills the server (SIGKILL, as a crash or a pulled plug): clients
+// then find nothing listening on its port.
+func (s *S3) Stop() { s.stop(os.Kill) }
+
+func (s *S3) stop(sig os.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil {
+		return
+	}
+	s.proc.Process.Signal(sig)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		s.proc.Process.Kill()
+		<-s.done
+	}
+	s.proc = nil
+}
+
+// Restart starts the server again on the same port and directory (after
+// Stop), and waits until it answers.
+func (s *S3) Restart(t testing.TB) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc != nil {
+		return
+	}
+	cmd := exec.Command(s.bin, "--port", "127.0.0.1:"+strconv.Itoa(s.port), "posix", s.Dir)
 	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s.AccessKey, "ROOT_SECRET_ACCESS_KEY="+s.Secret)
 	log := &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = log, log
@@ -100,24 +140,17 @@ func StartVersitygw(t testing.TB, bucket string) *S3 {
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	s.proc, s.done = cmd, done
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		resp, err := http.Get(s.Endpoint)
 		if err == nil {
 			resp.Body.Close()
-			return s
+			return
 		}
 		select {
 		case <-done:
+			s.proc = nil
 			t.Fatalf("versitygw exited: %s", log.String())
 		default:
 		}
