@@ -2,12 +2,7 @@ package iceberg
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,36 +10,6 @@ import (
 	"speedmatrix/internal/testtool"
 	"speedmatrix/schema"
 )
-
-// requestCounter counts the S3 requests passing a faultProxy, by method.
-type requestCounter struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *requestCounter) count(r *http.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	op := r.Method
-	if r.Method == http.MethodGet && r.URL.Query().Has("list-type") {
-		op = "LIST"
-	}
-	c.n[op]++
-}
-
-func (c *requestCounter) take() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var parts []string
-	total := 0
-	for k, v := range c.n {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, v))
-		total += v
-	}
-	sort.Strings(parts)
-	c.n = map[string]int{}
-	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, " "))
-}
 
 // BenchmarkPushScale pushes a directory archive of 1,000 documents to a
 // table on a SQLite catalog with its files on versitygw (behind a
@@ -56,9 +21,9 @@ func (c *requestCounter) take() string {
 func BenchmarkPushScale(b *testing.B) {
 	ctx := context.Background()
 	s3 := testtool.StartVersitygw(b, "bench")
-	counter := &requestCounter{n: map[string]int{}}
+	counter := &testtool.RequestCounter{}
 	p := startFaultProxy(b, s3.Endpoint)
-	p.count = counter.count
+	p.count = counter.Count
 	proxy := p.url
 	b.Setenv("AWS_ACCESS_KEY_ID", s3.AccessKey)
 	b.Setenv("AWS_SECRET_ACCESS_KEY", s3.Secret)
@@ -78,24 +43,24 @@ func BenchmarkPushScale(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Logf("open (namespace and 3 tables made): S3 requests %s", counter.take())
+		b.Logf("open (namespace and 3 tables made): S3 requests %s", counter.Take())
 		t0, c0 := time.Now(), testtool.CPU()
 		res, err := a.Push(ctx, local)
 		if err != nil || len(res.Items) != 1000 {
 			b.Fatalf("push: %d items, %v", len(res.Items), err)
 		}
-		b.Logf("push of 1,000 documents: %v wall, %v CPU; S3 requests %s", time.Since(t0).Round(time.Millisecond), (testtool.CPU() - c0).Round(time.Millisecond), counter.take())
+		b.Logf("push of 1,000 documents: %v wall, %v CPU; S3 requests %s", time.Since(t0).Round(time.Millisecond), (testtool.CPU() - c0).Round(time.Millisecond), counter.Take())
 		t0 = time.Now()
 		if _, err := a.Push(ctx, local); err != nil {
 			b.Fatal(err)
 		}
-		b.Logf("second push (nothing to add): %v wall; S3 requests %s", time.Since(t0).Round(time.Millisecond), counter.take())
+		b.Logf("second push (nothing to add): %v wall; S3 requests %s", time.Since(t0).Round(time.Millisecond), counter.Take())
 		for i, m := range benchMatrices(1000, 1003) {
 			t0 = time.Now()
 			if _, err := a.Append(ctx, []*schema.Matrix{m}); err != nil {
 				b.Fatal(err)
 			}
-			b.Logf("one-document append %d into 1,000+ runs: %v wall; S3 requests %s", i+1, time.Since(t0).Round(time.Millisecond), counter.take())
+			b.Logf("one-document append %d into 1,000+ runs: %v wall; S3 requests %s", i+1, time.Since(t0).Round(time.Millisecond), counter.Take())
 		}
 		t0 = time.Now()
 		s, err := a.Snapshot(ctx)
@@ -105,7 +70,7 @@ func BenchmarkPushScale(b *testing.B) {
 		if l, err := s.List(ctx); err != nil || len(l) != 1003 {
 			b.Fatalf("list: %d %v", len(l), err)
 		}
-		b.Logf("listing 1,003 runs (compare -list): %v wall; S3 requests %s", time.Since(t0).Round(time.Millisecond), counter.take())
+		b.Logf("listing 1,003 runs (compare -list): %v wall; S3 requests %s", time.Since(t0).Round(time.Millisecond), counter.Take())
 		a.Close()
 	}
 }

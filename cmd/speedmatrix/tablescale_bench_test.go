@@ -11,10 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,27 +21,6 @@ import (
 	"speedmatrix/parse"
 	"speedmatrix/schema"
 )
-
-// s3Counter is a reverse proxy in front of the S3 server that counts
-// the requests it passes, by method.
-type s3Counter struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *s3Counter) take() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var keys []string
-	total := 0
-	for k, v := range c.n {
-		keys = append(keys, k+" "+strconv.Itoa(v))
-		total += v
-	}
-	sort.Strings(keys)
-	c.n = map[string]int{}
-	return strconv.Itoa(total) + " (" + strings.Join(keys, ", ") + ")"
-}
 
 // BenchmarkTableScale builds a shared table of SPEEDMATRIX_TABLE_RUNS
 // runs (default 10,000) shaped like the seeds (46 measurement rows each,
@@ -71,13 +48,11 @@ func BenchmarkTableScale(b *testing.B) {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	s3 := testtool.StartVersitygw(b, "scale")
-	counter := &s3Counter{n: map[string]int{}}
+	counter := &testtool.RequestCounter{}
 	target, _ := url.Parse(s3.Endpoint)
 	rp := httputil.NewSingleHostReverseProxy(target)
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		counter.mu.Lock()
-		counter.n[r.Method]++
-		counter.mu.Unlock()
+		counter.Count(r)
 		rp.ServeHTTP(w, r)
 	}))
 	b.Cleanup(proxy.Close)
@@ -134,7 +109,7 @@ func BenchmarkTableScale(b *testing.B) {
 	}
 	a.Close()
 	b.Logf("table of %d runs built in %d appends: %v wall, %v CPU; S3 requests %s", n, (n+999)/1000,
-		time.Since(t0).Round(time.Second), (testtool.CPU() - c0).Round(time.Second), counter.take())
+		time.Since(t0).Round(time.Second), (testtool.CPU() - c0).Round(time.Second), counter.Take())
 
 	// New documents: the table's runs carry the seeds' source_sha256, so
 	// a seed itself would be a reread, not added.
@@ -169,7 +144,7 @@ func BenchmarkTableScale(b *testing.B) {
 			wall := time.Since(start)
 			cpu, peak := testtool.Child(cmd.ProcessState)
 			b.Logf("%-32s %8v wall %8v CPU %6.0f MB peak RSS; S3 requests %s", st.name, wall.Round(time.Millisecond),
-				cpu.Round(time.Millisecond), float64(peak)/1e6, counter.take())
+				cpu.Round(time.Millisecond), float64(peak)/1e6, counter.Take())
 			if strings.HasPrefix(st.name, "one document") && !strings.Contains(out.String(), "\tadded") {
 				b.Fatalf("%s: not added:\n%s%s", st.name, out.String(), errb.String())
 			}
