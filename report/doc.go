@@ -26,7 +26,8 @@
 // a delta's note, unmeasured cells, a poor fit), deltarow.go (a delta
 // flattened into the row of CSV and JSON), figures.go (how a figure, a
 // ratio and a load are printed), summary.go and
-// outcome.go (the answer), where.go (where the ratio changes, by load and
+// outcome.go (the answer), servetargets.go (the targets answered for
+// serving runs: the most requests/s within p99 latencies), where.go (where the ratio changes, by load and
 // by context), tables.go (the summary's tables and the ratio
 // matrices), deltas.go and runtables.go (the long tables), csv.go (every
 // machine form), json.go (the JSON object), charts.go and servecharts.go

@@ -31,7 +31,11 @@ func (r *Report) Tables() []Table {
 func (r *Report) tables() []Table {
 	var out []Table
 	out = append(out, r.summaryTable())
-	if t, ok := r.answersTable(r.Summary.Answers, "answers", "Targets, every run side by side (ratio = total tok/s / baseline's)"); ok {
+	title := "Targets, every run side by side (ratio = total tok/s / baseline's)"
+	if slices.ContainsFunc(r.Summary.Answers, func(a Answer) bool { return a.RatioOf == "req_s" }) {
+		title = "Targets, every run side by side (ratio = total tok/s / baseline's; of serving targets, requests/s / baseline's)"
+	}
+	if t, ok := r.answersTable(r.Summary.Answers, "answers", title); ok {
 		out = append(out, t)
 	}
 	if t, ok := r.answersTable(r.Summary.Best, "best", "Best configuration per context (highest total tok/s)"); ok {
@@ -209,6 +213,9 @@ func pickText(p Pick) string {
 		return "none"
 	}
 	s := FormatValue(p.TotalTokS, p.SigFigs) + " tok/s (" + p.Cell + ")"
+	if p.ReqS != nil {
+		s = reqSText(p)
+	}
 	if p.LowerBound {
 		s = "≥ " + s
 	}
@@ -247,6 +254,7 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 	if lower {
 		t.Notes = append(t.Notes, LowerBoundNote, ratioBoundNote)
 	}
+	t.Notes = append(t.Notes, serveTargetNotes(as)...)
 	// Ratio columns without a single ratio (runs that share no context)
 	// are dashes only: left out.
 	anyRatio := false
