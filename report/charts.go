@@ -247,6 +247,7 @@ func ratioHeatmap(c *analysis.Comparison, oi int) (plots.Heatmap, bool) {
 		Title:  fmt.Sprintf("Decode total tok/s: %s / %s", c.Labels[oi+1], c.Labels[0]),
 		XLabel: "Simultaneous requests", YLabel: "Context length",
 		Ratio: true, ScaleLabel: "ratio (higher is better)",
+		Format: ratioText, // the tables' rule (RatioFigs), not plots' two decimals
 	}
 	rows, cols := map[string]int{}, map[int32]int{}
 	var ns []int32

@@ -100,11 +100,11 @@ func TestServeTargets(t *testing.T) {
 	}{
 		{"ttft 100 ms", Options{SLO: analysis.SLO{MaxTTFTMs: 100}}, nil,
 			"most requests/s with TTFT ≤ 100 ms (p99) @1K",
-			[]string{"110.3 req/s, 7,057.8 tok/s (117/s offered; goodput 99.27 req/s)", "137.9 req/s, 8,822.2 tok/s (146.25/s offered; goodput 124.1 req/s)", "1.250×"}, false},
+			[]string{"110.3 req/s, 7,057.8 tok/s (117/s offered; goodput 99.27 req/s)", "137.9 req/s, 8,822.2 tok/s (146.25/s offered; goodput 124.1 req/s)", "1.25×"}, false},
 		// TTFT p50 at 117/s is 9.578 ms, its p99 90.1 ms: the p99 decides.
 		{"ttft 50 ms at p99", Options{SLO: analysis.SLO{MaxTTFTMs: 50}}, nil,
 			"most requests/s with TTFT ≤ 50 ms (p99) @1K",
-			[]string{"76.4 req/s, 4,888.5 tok/s (73.91/s offered; goodput 68.76 req/s)", "95.50 req/s, 6,110.6 tok/s (92.3875/s offered; goodput 85.95 req/s)", "1.250×"}, false},
+			[]string{"76.4 req/s, 4,888.5 tok/s (73.91/s offered; goodput 68.76 req/s)", "95.50 req/s, 6,110.6 tok/s (92.3875/s offered; goodput 85.95 req/s)", "1.25×"}, false},
 		{"both limits, baseline none", Options{SLO: analysis.SLO{MaxTTFTMs: 100, MaxTBTMs: 1}}, nil,
 			"most requests/s with TTFT ≤ 100 ms and TBT ≤ 1 ms (p99) @1K",
 			[]string{"none (no load meets it)", "95.50 req/s, 6,110.6 tok/s (92.3875/s offered; goodput 85.95 req/s)", "—"}, false},
@@ -112,7 +112,7 @@ func TestServeTargets(t *testing.T) {
 		// has request-rate loads: only they count.
 		{"closed loop passed over", Options{SLO: analysis.SLO{MaxTTFTMs: 1000}}, nil,
 			"most requests/s with TTFT ≤ 1000 ms (p99) @1K",
-			[]string{"110.3 req/s, 7,057.8 tok/s (117/s offered; goodput 99.27 req/s)", "137.9 req/s, 8,822.2 tok/s (146.25/s offered; goodput 124.1 req/s)", "1.250×"}, false},
+			[]string{"110.3 req/s, 7,057.8 tok/s (117/s offered; goodput 99.27 req/s)", "137.9 req/s, 8,822.2 tok/s (146.25/s offered; goodput 124.1 req/s)", "1.25×"}, false},
 		{"closed loop only", Options{SLO: analysis.SLO{MaxTTFTMs: 1000}}, func(x *schema.Measurement) bool { return x.Concurrency != nil },
 			"most requests/s with TTFT ≤ 1000 ms (p99) @1K",
 			[]string{"110.3 req/s, 7,057.8 tok/s (117/s offered; goodput 99.27 req/s)", "200.1 req/s, 12,804.2 tok/s (N=64; goodput 180.1 req/s)", "—"}, false},
@@ -125,7 +125,7 @@ func TestServeTargets(t *testing.T) {
 			return true
 		},
 			"most requests/s with TTFT ≤ 100 ms (p99) @1K",
-			[]string{"110.3 req/s, 7,057.8 tok/s (117/s offered; goodput 99.27 req/s)", "137.9 req/s, 8,822.2 tok/s (146.25/s offered)", "1.250×"}, false},
+			[]string{"110.3 req/s, 7,057.8 tok/s (117/s offered; goodput 99.27 req/s)", "137.9 req/s, 8,822.2 tok/s (146.25/s offered)", "1.25×"}, false},
 		{"no requests/s", Options{SLO: analysis.SLO{MaxTTFTMs: 100}}, func(x *schema.Measurement) bool {
 			x.RequestThroughput, x.CompletedRequests = nil, nil
 			return true
