@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"speedmatrix/schema"
@@ -34,6 +35,11 @@ type ServePoint struct {
 	TotalTokS, PerRequestTokS float64
 	// TTFT and TBT median and p99, end-to-end latency median and p99, ms.
 	TTFTMs, TTFTP99Ms, TBTMs, TBTP99Ms, E2EMs, E2EP99Ms float64
+	// ReqS is the requests completed per second (request_throughput,
+	// else completed_requests ÷ measured_s), not the rate offered;
+	// GoodputReqS those of them that met the run's own SLO (run -slo,
+	// aiperf's goodput). Both NaN when the cell lacks them.
+	ReqS, GoodputReqS float64
 }
 
 // ServeCurve is one run's serving points at one context (input length),
@@ -64,7 +70,8 @@ func Serve(cs *Cells) []ServeCurve {
 			TotalTokS: valueOrNaN(c, TotalTokS), PerRequestTokS: valueOrNaN(c, PerRequestTokS),
 			TTFTMs: valueOrNaN(c, TTFTMs), TBTMs: valueOrNaN(c, TBTMs),
 			TTFTP99Ms: valueOrNaN(c, ServeMetrics[0]), TBTP99Ms: valueOrNaN(c, ServeMetrics[1]),
-			E2EMs: valueOrNaN(c, ServeMetrics[2]), E2EP99Ms: valueOrNaN(c, ServeMetrics[3])}
+			E2EMs: valueOrNaN(c, ServeMetrics[2]), E2EP99Ms: valueOrNaN(c, ServeMetrics[3]),
+			ReqS: reqS(c), GoodputReqS: valueOrNaN(c, GoodputReqS)}
 		if c.Key.Concurrency != 0 {
 			cur.ByRate = false // a concurrency limit is the load, whatever the rate
 		}
@@ -83,3 +90,31 @@ func Serve(cs *Cells) []ServeCurve {
 	}
 	return out
 }
+
+// reqS is the requests cell c completed per second: its
+// request_throughput, else its completed requests over its measured
+// seconds (SGLang's bench_serving prints "completed" and "duration"
+// only); NaN when it has neither.
+func reqS(c *Cell) float64 {
+	if v := valueOrNaN(c, reqMetrics[0]); !math.IsNaN(v) {
+		return v
+	}
+	n, s := valueOrNaN(c, reqMetrics[1]), valueOrNaN(c, reqMetrics[2])
+	if s > 0 && n >= 0 {
+		return n / s
+	}
+	return math.NaN()
+}
+
+// reqMetrics are the columns reqS reads.
+var reqMetrics = func() []Metric {
+	var out []Metric
+	for _, n := range []string{"request_throughput", "completed_requests", "measured_s"} {
+		mt, err := MetricByName(n)
+		if err != nil {
+			panic(err) // a column of schema.Measurement: a programming error
+		}
+		out = append(out, mt)
+	}
+	return out
+}()

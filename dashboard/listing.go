@@ -82,7 +82,7 @@ func (s *Server) get(ctx context.Context) (*listing, error) {
 // readListing reads every run's listing columns (damaged files of a
 // directory are skipped and recorded by the Server's Damaged), and the
 // metadata of the runs whose GPU, engine or quantization only their
-// metadata gives, as compare -list does (cmd/compare's listAll).
+// metadata gives: report.FillListings, as compare -list fills them.
 //
 // Note: reading whole runs (Runs: launch flags, metadata lists) made the
 // cold first page of a 100,000-run archive take 16.6 s (median of 3, a
@@ -97,28 +97,18 @@ func readListing(ctx context.Context, src Source, key string) (*listing, error) 
 		return nil, err
 	}
 	filled := make([]report.RunListing, len(ls))
-	var blank []string
 	for i := range ls {
 		x := &ls[i]
 		filled[i] = report.RunListing{RunID: x.RunID, Title: x.Title, Model: x.Model, GPU: x.GPU, Engine: x.Engine,
 			EngineVersion: x.EngineVersion, Quantization: x.Quantization, BenchTool: x.BenchTool, GPUCount: x.GPUCount,
 			StartedAt: x.StartedAt, IngestedAt: x.IngestedAt}
-		// The model's name may complete it (Complete(nil)); the metadata
-		// is read only when it does not.
-		if filled[i].Complete(nil); filled[i].Blank() {
-			blank = append(blank, x.RunID)
-		}
 	}
-	meta, err := src.ListMetadata(ctx, blank...)
-	if err != nil {
+	if err := report.FillListings(ctx, src, filled); err != nil {
 		return nil, err
 	}
 	l.rows = make([]runRow, len(ls))
 	l.byID = make(map[string]int, len(ls))
 	for i := range ls {
-		if m, ok := meta[ls[i].RunID]; ok {
-			filled[i].Complete(m)
-		}
 		l.rows[i] = rowOf(&ls[i], &filled[i])
 		l.byID[ls[i].RunID] = i
 	}

@@ -247,6 +247,10 @@ func ratioHeatmap(c *analysis.Comparison, oi int) (plots.Heatmap, bool) {
 		Title:  fmt.Sprintf("Decode total tok/s: %s / %s", c.Labels[oi+1], c.Labels[0]),
 		XLabel: "Simultaneous requests", YLabel: "Context length",
 		Ratio: true, ScaleLabel: "ratio (higher is better)",
+		// The tables' rule (RatioFigs), not plots' two decimals; no
+		// times sign, as in the ratio matrices: "0.972×" overlapped its
+		// neighbours in the lead chart, "0.972" fits as "0.97×" did.
+		Format: FormatRatio,
 	}
 	rows, cols := map[string]int{}, map[int32]int{}
 	var ns []int32

@@ -122,7 +122,7 @@ func (r *Report) costOutcome() {
 		base, other := c.Labels[0], c.Labels[oi+1]
 		bc, oc := r.Costs[0], r.Costs[oi+1]
 		var parts []string
-		thr := fmt.Sprintf("%s the throughput", ratioText(cr.Throughput, 3))
+		thr := fmt.Sprintf("%s the throughput", ratioText(cr.Throughput))
 		if !math.IsNaN(cr.PerDollar) {
 			each := fmt.Sprintf("%d and %d GPUs", oc.GPUs, bc.GPUs)
 			if oc.GPUs == bc.GPUs {
@@ -135,7 +135,7 @@ func (r *Report) costOutcome() {
 			if a := r.asOf(); a != "" {
 				each += "; " + a
 			}
-			parts = append(parts, fmt.Sprintf("%s, %s the tokens per dollar at %s against %s (%s)", thr, ratioText(cr.PerDollar, 3),
+			parts = append(parts, fmt.Sprintf("%s, %s the tokens per dollar at %s against %s (%s)", thr, ratioText(cr.PerDollar),
 				usdPerHour(oc.USDPerHour()), usdPerHour(bc.USDPerHour()), each))
 		} else if r.Options.Prices != nil || r.Options.Pricing != nil {
 			var why []string
@@ -163,7 +163,7 @@ func (r *Report) costOutcome() {
 			if cr.JouleCells == 1 {
 				cells = "cell"
 			}
-			parts = append(parts, fmt.Sprintf("%s the tokens per joule (over %d %s with energy in both)", ratioText(cr.PerJoule, 3), cr.JouleCells, cells))
+			parts = append(parts, fmt.Sprintf("%s the tokens per joule (over %d %s with energy in both)", ratioText(cr.PerJoule), cr.JouleCells, cells))
 		case !bc.Energy && !oc.Energy:
 			parts = append(parts, "tokens per joule not compared (energy not recorded in either run)")
 		case !oc.Energy:
@@ -635,7 +635,7 @@ func (r *Report) jouleAnswersTable() Table {
 					if math.IsNaN(ratio) {
 						ratios = append(ratios, "—")
 					} else {
-						ratios = append(ratios, ratioText(ratio, 3))
+						ratios = append(ratios, ratioText(ratio))
 					}
 				}
 				cell := ""

@@ -28,9 +28,11 @@ func summaryCSV(rs []PhaseRatio) [][]string {
 
 // answersCSV has one row per answer and run: ratio is the run's total
 // tok/s over the baseline's (empty for the baseline and without an
-// answer on either side).
+// answer on either side), its requests/s over the baseline's for a
+// serving target, whose req_s (and goodput_req_s under the run's
+// goodput_slo, where measured) the last columns hold.
 func answersCSV(as []Answer) [][]string {
-	out := [][]string{{"question", "phase", "context", "run", "found", "cell", "concurrency", "total_tok_s", "per_request_tok_s", "lower_bound", "why", "ratio"}}
+	out := [][]string{{"question", "phase", "context", "run", "found", "cell", "concurrency", "total_tok_s", "per_request_tok_s", "lower_bound", "why", "ratio", "req_s", "goodput_req_s", "goodput_slo"}}
 	for _, a := range as {
 		for i, p := range a.Runs {
 			row := []string{a.Question, string(a.Phase), a.Context, p.Run, strconv.FormatBool(p.Found), "", "", "", ""}
@@ -49,7 +51,7 @@ func answersCSV(as []Answer) [][]string {
 			if i > 0 {
 				ratio = RawPtr(a.Ratios[i-1])
 			}
-			out = append(out, append(row, strconv.FormatBool(p.LowerBound), p.Why, ratio))
+			out = append(out, append(row, strconv.FormatBool(p.LowerBound), p.Why, ratio, RawPtr(p.ReqS), RawPtr(p.GoodputReqS), p.GoodputSLO))
 		}
 	}
 	return out

@@ -132,7 +132,7 @@ func deltaTable(c *analysis.Comparison, oi int) Table {
 			v = FormatValue(d.Value, vs)
 		}
 		if r, ok := d.Ratio(); ok {
-			ratio = FormatRatio(r, bs, vs)
+			ratio = FormatRatio(r)
 			delta = pctSig((r-1)*100, analysis.RatioSigFigs(bs, vs))
 		}
 		row := []string{string(cell.Key.Phase), cell.Key.ContextLabel, LoadText(cell.Key), MetricLabel(mt, cell.Key.Phase), b, v, ratio, delta, VerdictText(d.Verdict), DeltaNote(c, oi, d)}
@@ -221,7 +221,7 @@ func geomeansTable(r *analysis.Report) Table {
 			left++ // a row of dashes; the machine form (CSV) keeps it
 			continue
 		}
-		gm := strconv.FormatFloat(g.Ratio, 'f', 4, 64)
+		gm := FormatRatio(g.Ratio)
 		delta := pct((g.Ratio - 1) * 100)
 		t.add(c.Labels[g.Other+1], string(g.Phase), ctx, MetricLabel(g.Metric, g.Phase), gm, delta, VerdictText(g.Verdict), strconv.Itoa(g.N), strconv.Itoa(g.Skipped))
 	}

@@ -57,8 +57,8 @@ func TestLongTablesContent(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"decode   8K       128  total tok/s        13,000.0   6,091.1  0.4685",
-		"prefill  8K         1  prefill tok/s      65,300.0  55,000.0  0.8423",
+		"decode   8K       128  total tok/s        13,000.0   6,091.1  0.469",
+		"prefill  8K         1  prefill tok/s      65,300.0  55,000.0  0.842",
 		"looped in RTX-INT4",
 		"over capacity in both",
 		NoSpreadNote,

@@ -19,18 +19,21 @@
 //	    ├─► Charts ──► []Chart (plots specs, drawn once to check them)
 //	    └─► WriteHTML ──► WritePage (page.go: one HTML page, inline SVG, the font once)
 //	analysis.GroupTrends ──► NewTrends ──► Trends (per model and GPU) ──► Write, Charts, WriteHTML
-//	run listings ──► WriteRuns (-list)
+//	run listings ──► FillListings (blank columns from names, metadata) ──► WriteRuns (-list), the dashboard's Runs
 //
 // Files by idea: table.go (Table and its three printed forms), words.go
 // (the names of what analysis returns typed: states, verdicts, metrics,
 // a delta's note, unmeasured cells, a poor fit), deltarow.go (a delta
 // flattened into the row of CSV and JSON), figures.go (how a figure, a
 // ratio and a load are printed), summary.go and
-// outcome.go (the answer), where.go (where the ratio changes, by load and
-// by context), tables.go (the summary's tables and the ratio
+// outcome.go (the answer), servetargets.go (the targets answered for
+// serving runs: the most requests/s within p99 latencies), where.go
+// (where the ratio changes, by load and by context), tables.go (the summary's tables and the ratio
 // matrices), deltas.go and runtables.go (the long tables), csv.go (every
 // machine form), json.go (the JSON object), charts.go and servecharts.go
 // (chart specs), html.go and page.go (the page), trend.go, listing.go,
+// listingfill.go (a listing's blank columns filled: FillListings, one
+// fill for -list and the dashboard, over a MetadataLister),
 // labels.go (run names of at most MaxLabel characters), alsodiffer.go
 // (what else differs among the runs), cost.go (the answer per dollar and
 // per joule: its sentence, tables, JSON and charts, shown only when

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,50 @@ func (l *RunListing) Complete(meta []schema.Field) {
 	if l.Quantization == "" {
 		l.Quantization = quantOfName(l.Model)
 	}
+}
+
+// MetadataLister is what FillListings needs of an archive: the metadata
+// of the runs with the given ids (ids not held are absent). The
+// archive's stores (archive/store.Store) and the dashboard's Source have
+// it; report imports no archive.
+type MetadataLister interface {
+	ListMetadata(ctx context.Context, ids ...string) (map[string][]schema.Field, error)
+}
+
+// FillListings completes the blank columns of runs (Complete) as
+// compare -list and the dashboard's Runs view list them: a run whose
+// model's name completes it is completed from the name alone; the
+// metadata of the others, read in one call, is preferred to their
+// name (Complete reads the metadata first).
+//
+// Note: the metadata column is read only for the runs with a blank left
+// after the name: few runs of an archive (BenchmarkList100000 in
+// cmd/compare, the 100,000-run listing of docs/serve.md).
+func FillListings(ctx context.Context, src MetadataLister, runs []RunListing) error {
+	var blank []int
+	for i := range runs {
+		named := runs[i]
+		if named.Complete(nil); !named.Blank() {
+			runs[i] = named
+			continue
+		}
+		blank = append(blank, i)
+	}
+	if len(blank) == 0 {
+		return nil
+	}
+	ids := make([]string, len(blank))
+	for j, i := range blank {
+		ids[j] = runs[i].RunID
+	}
+	meta, err := src.ListMetadata(ctx, ids...)
+	if err != nil {
+		return err
+	}
+	for _, i := range blank {
+		runs[i].Complete(meta[runs[i].RunID])
+	}
+	return nil
 }
 
 func normKey(k string) string {

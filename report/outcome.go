@@ -69,20 +69,20 @@ func outcome(r *Report, s *Summary) []string {
 			}
 		}
 		spread := ""
-		if lo, hi := ratioText(*main.Min, main.RangeSigFigs), ratioText(*main.Max, main.RangeSigFigs); main.Compared > 1 && lo != hi {
+		if lo, hi := ratioText(*main.Min), ratioText(*main.Max); main.Compared > 1 && lo != hi {
 			spread = fmt.Sprintf("; from %s to %s", lo, hi)
 		} else if main.Compared > 1 {
 			spread = "; " + lo + " in every cell"
 		}
 		if main.CILo != nil {
-			spread += fmt.Sprintf("; CI %s–%s", ratioText(*main.CILo, main.SigFigs), ratioText(*main.CIHi, main.SigFigs))
+			spread += fmt.Sprintf("; CI %s–%s", ratioText(*main.CILo), ratioText(*main.CIHi))
 		}
 		cells := "cells"
 		if main.Compared == 1 {
 			cells = "cell"
 		}
 		sent := fmt.Sprintf("%s delivers %s the %s of %s (geometric mean over %d %s%s): %s.",
-			other, ratioText(*main.Ratio, main.SigFigs), phaseNoun[main.Phase], base, main.Compared, cells, spread, verdict)
+			other, ratioText(*main.Ratio), phaseNoun[main.Phase], base, main.Compared, cells, spread, verdict)
 		var lat []string
 		for _, m := range []analysis.Metric{analysis.PerRequestTokS, analysis.TTFTMs, analysis.TBTMs} {
 			if p := main.find(s.Ratios, m.Name); p != nil && p.Ratio != nil {
@@ -90,7 +90,7 @@ func outcome(r *Report, s *Summary) []string {
 				if m.Name == analysis.PerRequestTokS.Name {
 					name = "speed"
 				}
-				lat = append(lat, fmt.Sprintf("%s %s (%s)", name, ratioText(*p.Ratio, p.SigFigs), p.Verdict))
+				lat = append(lat, fmt.Sprintf("%s %s (%s)", name, ratioText(*p.Ratio), p.Verdict))
 			}
 		}
 		second := ""

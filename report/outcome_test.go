@@ -127,8 +127,8 @@ func TestBestRatioSameLoadKind(t *testing.T) {
 	}
 }
 
-// TestOutcomeEqualRange: cells with one ratio read "1.080× in every
-// cell", not "from 1.080× to 1.080×".
+// TestOutcomeEqualRange: cells with one ratio read "1.08× in every
+// cell", not "from 1.08× to 1.08×".
 func TestOutcomeEqualRange(t *testing.T) {
 	mk := func(id, model string, f float64) *schema.Matrix {
 		m := &schema.Matrix{Run: schema.Run{RunID: id, Model: model}}
@@ -141,7 +141,7 @@ func TestOutcomeEqualRange(t *testing.T) {
 	ms := []*schema.Matrix{mk("aaaa", "max_num_seqs=64", 1), mk("bbbb", "max_num_seqs=128", 1.08)}
 	r := compared(t, ms...)
 	out := strings.Join(r.Summary.Outcome, "\n")
-	if strings.Contains(out, "from 1.080× to 1.080×") || !strings.Contains(out, "1.080× in every cell") {
+	if strings.Contains(out, "from 1.08× to 1.08×") || !strings.Contains(out, "1.08× in every cell") {
 		t.Errorf("outcome: %s", out)
 	}
 	for _, row := range r.summaryTable().Rows {

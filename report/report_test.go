@@ -141,7 +141,7 @@ func TestSeedsSummary(t *testing.T) {
 	}
 	// Where the ratio changes, from the ratio matrix (issue 24): near
 	// parity at one stream, ~0.5–0.7× from 16 streams on.
-	for _, want := range []string{"Where: by load, level at N = 1 (0.97×)", "behind at N = 16–128 (0.48–0.71×)", "0.83× at 8K"} {
+	for _, want := range []string{"Where: by load, level at N = 1 (0.972×)", "behind at N = 16–128 (0.479–0.714×)", "0.826× at 8K"} {
 		if !strings.Contains(s.Outcome[0], want) {
 			t.Errorf("outcome %q lacks %q", s.Outcome[0], want)
 		}
@@ -166,8 +166,8 @@ func TestSeedsSummary(t *testing.T) {
 	if b.Cell != "8K×128" || b.TotalTokS != 13000 || b.LowerBound || o.Cell != "8K×32" || !o.LowerBound || pickText(o) != "≥ 3,520.8 tok/s (8K×32)" {
 		t.Errorf("8K answers %+v / %+v", b, o)
 	}
-	if got := optRatio(ans.Ratios[0], min(b.SigFigs, o.SigFigs)); got != "0.27×" {
-		t.Errorf("8K ratio %s, want 0.27× (13K has two figures)", got)
+	if got := optRatio(ans.Ratios[0]); got != "0.271×" {
+		t.Errorf("8K ratio %s, want 0.271× (three figures, though 13K has two: RatioFigs)", got)
 	}
 }
 

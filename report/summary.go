@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -73,8 +72,10 @@ type Answer struct {
 	Context  string       `json:"context"`
 	Runs     []Pick       `json:"runs"`
 	// Ratios are each other run's total tok/s over the baseline's, null
-	// when either has no answer.
-	Ratios []*float64 `json:"ratios"`
+	// when either has no answer; requests/s over the baseline's for a
+	// serving target, whose RatioOf is "req_s".
+	Ratios  []*float64 `json:"ratios"`
+	RatioOf string     `json:"ratio_of,omitempty"`
 }
 
 // Pick is the cell a run answers with.
@@ -102,6 +103,15 @@ type Pick struct {
 	// per dollar and per joule and the run has them (report/cost.go).
 	USDPerMTok *float64 `json:"usd_per_mtok,omitempty"`
 	TokPerJ    *float64 `json:"tok_per_j,omitempty"`
+	// ReqS is a serving target's answer (servetargets.go): the requests
+	// completed per second at the load that meets the targets, with
+	// its precision ReqSSigFigs (TotalTokS is the throughput beside it).
+	// GoodputReqS is the part of them that met the run's own SLO,
+	// GoodputSLO, where the run measured goodput (run -slo).
+	ReqS        *float64 `json:"req_s,omitempty"`
+	ReqSSigFigs int      `json:"req_s_sig_figs,omitempty"`
+	GoodputReqS *float64 `json:"goodput_req_s,omitempty"`
+	GoodputSLO  string   `json:"goodput_slo,omitempty"`
 }
 
 func summarize(r *Report) Summary {
@@ -229,12 +239,20 @@ func pickOf(r *Report, ai int, phase schema.Phase, b analysis.Best) Pick {
 // requests/s, or a load not recorded) get none: the throughput of a
 // closed loop and of an open loop at one point each says nothing of which
 // setup serves better.
+//
+// A serving target's answers (ReqS set) are divided by their requests/s.
 func ratios(picks []Pick) []*float64 {
 	out := make([]*float64, 0, len(picks)-1)
+	b := picks[0]
 	for _, p := range picks[1:] {
-		if p.Found && picks[0].Found && picks[0].TotalTokS > 0 && p.LoadKind == picks[0].LoadKind {
-			out = append(out, fp(p.TotalTokS/picks[0].TotalTokS))
-		} else {
+		switch {
+		case !p.Found || !b.Found || p.LoadKind != b.LoadKind || (p.ReqS == nil) != (b.ReqS == nil):
+			out = append(out, nil)
+		case p.ReqS != nil && *b.ReqS > 0:
+			out = append(out, fp(*p.ReqS / *b.ReqS))
+		case p.ReqS == nil && b.TotalTokS > 0:
+			out = append(out, fp(p.TotalTokS/b.TotalTokS))
+		default:
 			out = append(out, nil)
 		}
 	}
@@ -271,12 +289,12 @@ func answers(r *Report) []Answer {
 	if r.MinUserTokS > 0 {
 		q := fmt.Sprintf("≥ %s tok/s per request", strconv.FormatFloat(r.MinUserTokS, 'g', -1, 64))
 		add("most total tok/s with "+q, func(a analysis.RunAnalysis) []analysis.Best { return a.BestAtUserRate })
-		out = append(out, serveAnswers(r, "most serving total tok/s with "+q+" (median)", true, func(sp analysis.ServePoint) (bool, string) {
+		out = append(out, serveAnswers(r, serveQuestion{question: "most requests/s with " + q + " (median)", target: true, ok: func(sp analysis.ServePoint) (bool, string) {
 			if math.IsNaN(sp.PerRequestTokS) {
 				return false, "per-request tok/s"
 			}
 			return sp.PerRequestTokS >= r.MinUserTokS, ""
-		})...)
+		}})...)
 	}
 	if r.SLO.MaxTTFTMs > 0 || r.SLO.MaxTBTMs > 0 {
 		var lim []string
@@ -287,17 +305,17 @@ func answers(r *Report) []Answer {
 			lim = append(lim, "TBT ≤ "+strconv.FormatFloat(r.SLO.MaxTBTMs, 'g', -1, 64)+" ms")
 		}
 		add("most requests at once with "+strings.Join(lim, " and "), func(a analysis.RunAnalysis) []analysis.Best { return a.MeetSLO })
-		// Serving runs: the most throughput whose median latencies
-		// meet the targets (a point lacking a checked latency does not).
-		out = append(out, serveAnswers(r, "most serving total tok/s with "+strings.Join(lim, " and ")+" (medians)", true, func(sp analysis.ServePoint) (bool, string) {
+		// Serving runs: the most requests/s whose p99 latencies meet the
+		// targets (servetargets.go; a point lacking one does not).
+		out = append(out, serveAnswers(r, serveQuestion{question: "most requests/s with " + strings.Join(lim, " and ") + " (p99)", target: true, ok: func(sp analysis.ServePoint) (bool, string) {
 			switch {
-			case r.SLO.MaxTTFTMs > 0 && math.IsNaN(sp.TTFTMs):
-				return false, "TTFT p50"
-			case r.SLO.MaxTBTMs > 0 && math.IsNaN(sp.TBTMs):
-				return false, "TBT p50"
+			case r.SLO.MaxTTFTMs > 0 && math.IsNaN(sp.TTFTP99Ms):
+				return false, "TTFT p99"
+			case r.SLO.MaxTBTMs > 0 && math.IsNaN(sp.TBTP99Ms):
+				return false, "TBT p99"
 			}
-			return withinLimit(sp.TTFTMs, r.SLO.MaxTTFTMs) && withinLimit(sp.TBTMs, r.SLO.MaxTBTMs), ""
-		})...)
+			return withinLimit(sp.TTFTP99Ms, r.SLO.MaxTTFTMs) && withinLimit(sp.TBTP99Ms, r.SLO.MaxTBTMs), ""
+		}})...)
 	}
 	return out
 }
@@ -333,90 +351,7 @@ func best(r *Report) []Answer {
 			out = append(out, ans)
 		}
 	}
-	out = append(out, serveAnswers(r, "highest serving total tok/s", false, func(analysis.ServePoint) (bool, string) { return true, "" })...)
-	return out
-}
-
-// serveAnswers answers question for serving runs: per context, each
-// run's serving point of the highest total tok/s among those ok accepts.
-//
-// A target (keep) keeps contexts no run answers and says why a run has
-// no answer: ok returns, beside its verdict, the figure a point lacks
-// ("TBT p50"), and a run whose every point lacks one is "none (no TBT p50
-// reported)", else "none (no load meets it)".
-func serveAnswers(r *Report, question string, keep bool, ok func(analysis.ServePoint) (bool, string)) []Answer {
-	var out []Answer
-	// Serving: the contexts of every run's curves, shortest first (in the
-	// order of the runs, 66, 72, 257 and 99 tokens read unsorted).
-	var sctx []string
-	tokens := map[string]int64{}
-	for _, a := range r.Runs {
-		for _, sc := range a.Serve {
-			if !slices.Contains(sctx, sc.ContextLabel) {
-				sctx = append(sctx, sc.ContextLabel)
-				tokens[sc.ContextLabel] = sc.ContextTokens
-			}
-		}
-	}
-	slices.SortStableFunc(sctx, func(a, b string) int { return cmp.Compare(tokens[a], tokens[b]) })
-	for _, ctx := range sctx {
-		ans := Answer{Question: question, Phase: schema.PhaseServe, Context: ctx}
-		for _, a := range r.Runs {
-			p := Pick{Run: a.Label, SigFigs: analysis.MaxSigFigs}
-			points, lacking := 0, map[string]int{}
-			for _, sc := range a.Serve {
-				if sc.ContextLabel != ctx {
-					continue
-				}
-				for _, sp := range sc.Points {
-					pass := false
-					if sp.State == analysis.StateValue && !math.IsNaN(sp.TotalTokS) {
-						var lacks string
-						pass, lacks = ok(sp)
-						points++
-						if lacks != "" {
-							lacking[lacks]++
-						}
-					}
-					if pass && (!p.Found || sp.TotalTokS > p.TotalTokS) {
-						p.Found, p.Cell, p.Concurrency, p.TotalTokS, p.PerRequestTokS = true, ServeLoadText(sc, sp), sp.Key.Concurrency, sp.TotalTokS, 0
-						p.SigFigs = analysis.SigFigs(a.Cells.Get(sp.Key), analysis.TotalTokS)
-						p.LoadKind = "rate"
-						switch {
-						case p.Cell == "—":
-							p.Cell, p.LoadKind = "load not recorded", "none"
-						case !sc.ByRate:
-							p.Cell, p.LoadKind = "N="+p.Cell, "concurrency"
-						}
-						if !math.IsNaN(sp.PerRequestTokS) {
-							p.PerRequestTokS = sp.PerRequestTokS // else absent (JSON has no NaN)
-						}
-					}
-				}
-			}
-			// A run that did not measure the higher concurrencies
-			// another run did (16 streams against 64) may serve more:
-			// its answer is a lower bound, as a decode answer is.
-			if p.Found && p.LoadKind == "concurrency" {
-				if bs := r.Comparison.Beyond(a.Cells, schema.PhaseServe, ctx, p.Concurrency); len(bs) > 0 {
-					p.LowerBound, p.Why = true, strings.Join(unmeasuredText(bs), ", ")
-				}
-			}
-			if keep && !p.Found && points > 0 {
-				p.Why = "no load meets it"
-				for name, n := range lacking {
-					if n == points {
-						p.Why = "no " + name + " reported"
-					}
-				}
-			}
-			ans.Runs = append(ans.Runs, p)
-		}
-		ans.Ratios = ratios(ans.Runs)
-		if keep || answered(ans) {
-			out = append(out, ans)
-		}
-	}
+	out = append(out, serveAnswers(r, serveQuestion{question: "highest serving total tok/s", ok: func(analysis.ServePoint) (bool, string) { return true, "" }})...)
 	return out
 }
 

@@ -31,7 +31,11 @@ func (r *Report) Tables() []Table {
 func (r *Report) tables() []Table {
 	var out []Table
 	out = append(out, r.summaryTable())
-	if t, ok := r.answersTable(r.Summary.Answers, "answers", "Targets, every run side by side (ratio = total tok/s / baseline's)"); ok {
+	title := "Targets, every run side by side (ratio = total tok/s / baseline's)"
+	if slices.ContainsFunc(r.Summary.Answers, func(a Answer) bool { return a.RatioOf == "req_s" }) {
+		title = "Targets, every run side by side (ratio = total tok/s / baseline's; of serving targets, requests/s / baseline's)"
+	}
+	if t, ok := r.answersTable(r.Summary.Answers, "answers", title); ok {
 		out = append(out, t)
 	}
 	if t, ok := r.answersTable(r.Summary.Best, "best", "Best configuration per context (highest total tok/s)"); ok {
@@ -99,11 +103,11 @@ func (r *Report) TableNames() []string {
 	return out
 }
 
-func optRatio(p *float64, sig int) string {
+func optRatio(p *float64) string {
 	if p == nil {
 		return "—"
 	}
-	return ratioText(*p, sig)
+	return ratioText(*p)
 }
 
 func changeText(p *float64, sig int) string {
@@ -141,19 +145,19 @@ func (r *Report) summaryTable() Table {
 		shown = append(shown, p)
 		rng, ci := "—", ""
 		if p.Min != nil && p.Compared > 1 {
-			rng = optRatio(p.Min, p.RangeSigFigs) + "–" + optRatio(p.Max, p.RangeSigFigs)
-			if lo := optRatio(p.Min, p.RangeSigFigs); lo == optRatio(p.Max, p.RangeSigFigs) {
+			rng = optRatio(p.Min) + "–" + optRatio(p.Max)
+			if lo := optRatio(p.Min); lo == optRatio(p.Max) {
 				rng = lo // every cell alike: "1.080×–1.080×" read as a typo
 			}
 		}
 		if p.CILo != nil {
-			ci, anyCI = optRatio(p.CILo, p.SigFigs)+"–"+optRatio(p.CIHi, p.SigFigs), true
+			ci, anyCI = optRatio(p.CILo)+"–"+optRatio(p.CIHi), true
 		}
 		var why []string
 		for _, x := range p.Reasons {
 			why = append(why, fmt.Sprintf("%d %s", x.Cells, x.Why))
 		}
-		t.Rows = append(t.Rows, []string{p.Run, string(p.Phase), p.Label, optRatio(p.Ratio, p.SigFigs), changeText(p.Ratio, p.SigFigs), rng, ci, p.Verdict,
+		t.Rows = append(t.Rows, []string{p.Run, string(p.Phase), p.Label, optRatio(p.Ratio), changeText(p.Ratio, p.SigFigs), rng, ci, p.Verdict,
 			strconv.Itoa(p.Compared), strings.Join(why, "; ")})
 		t.Class = append(t.Class, map[string]string{"better": "better", "worse": "worse", "": "muted"}[p.Verdict])
 	}
@@ -209,6 +213,9 @@ func pickText(p Pick) string {
 		return "none"
 	}
 	s := FormatValue(p.TotalTokS, p.SigFigs) + " tok/s (" + p.Cell + ")"
+	if p.ReqS != nil {
+		s = reqSText(p)
+	}
 	if p.LowerBound {
 		s = "≥ " + s
 	}
@@ -236,9 +243,7 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 			row = append(row, pickText(p))
 			lower = lower || p.LowerBound
 		}
-		// Each ratio has the precision of its own two inputs, as in the
-		// delta table: a third run printed with fewer figures does not
-		// round this one.
+		// Each ratio by the one rule (RatioFigs), bounds alike.
 		for j, v := range a.Ratios {
 			row = append(row, boundRatio(v, a.Runs[0], a.Runs[j+1]))
 		}
@@ -247,6 +252,7 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 	if lower {
 		t.Notes = append(t.Notes, LowerBoundNote, ratioBoundNote)
 	}
+	t.Notes = append(t.Notes, serveTargetNotes(as)...)
 	// Ratio columns without a single ratio (runs that share no context)
 	// are dashes only: left out.
 	anyRatio := false
@@ -277,14 +283,14 @@ func (r *Report) answersTable(as []Answer, name, title string) (Table, bool) {
 // either side.
 const ratioBoundNote = "A ratio is a lower bound (≥) when only the run's answer is one, an upper bound (≤) when only the baseline's is; where both are, it compares what each could measure."
 
-// boundRatio prints the ratio v of the answers other / base with the
-// precision of its two inputs, marked as the bound it is: a ratio
-// printed to four figures beside "≥ 2,199.0" read as a measurement.
+// boundRatio prints the ratio v of the answers other / base by the one
+// rule (RatioFigs), marked as the bound it is: a bare ratio beside
+// "≥ 2,199.0" read as a measurement.
 func boundRatio(v *float64, base, other Pick) string {
 	if v == nil {
 		return "—"
 	}
-	s := optRatio(v, analysis.RatioSigFigs(base.SigFigs, other.SigFigs))
+	s := optRatio(v)
 	switch {
 	case other.LowerBound && !base.LowerBound:
 		return "≥ " + s
@@ -355,8 +361,7 @@ func (r *Report) matrices() []Table {
 						}
 					}
 					if v, ok := d.Ratio(); ok {
-						bs, vs := c.Precision(oi, d)
-						grid[k.ContextLabel][col] = FormatRatio(v, bs, vs)
+						grid[k.ContextLabel][col] = FormatRatio(v)
 						any = true
 					} else {
 						grid[k.ContextLabel][col] = ShortNote(d, short[0], short[oi+1])

@@ -32,7 +32,7 @@ func TestRatioMatrix(t *testing.T) {
 		t.Errorf("header %q", got)
 	}
 	row8K := m.Rows[0]
-	if row8K[0] != "8K" || row8K[8] != "0.47" || row8K[5] != "looped (INT4)" {
+	if row8K[0] != "8K" || row8K[8] != "0.469" || row8K[5] != "looped (INT4)" {
 		t.Errorf("8K row %q", row8K)
 	}
 	if last := m.Rows[len(m.Rows)-1]; last[0] != "123K" || last[8] != "over cap. (both)" {
@@ -140,10 +140,10 @@ func TestPointEstimateNote(t *testing.T) {
 	}
 }
 
-// TestAnswerRatioPrecision: each ratio of the targets table has the
-// precision of its own two printed inputs, whatever the other runs
-// printed: 2,199.0 / 7,598.9 keeps four figures beside a run printed
-// as "13K", whose ratio gets two.
+// TestAnswerRatioPrecision: every ratio of the targets table has the
+// one precision (RatioFigs), whatever its inputs printed: 2,199.0 /
+// 7,598.9 and 13K / 7,598.9 both get three figures (issue 24: "≥ 0.27×"
+// beside "≥ 0.2894×").
 func TestAnswerRatioPrecision(t *testing.T) {
 	mk := func(id string, total float64, printed string) *schema.Matrix {
 		m := &schema.Matrix{Run: schema.Run{RunID: id, Model: id}}
@@ -173,8 +173,8 @@ func TestAnswerRatioPrecision(t *testing.T) {
 		t.Fatalf("answers table %+v", answers)
 	}
 	row := answers.Rows[0]
-	if got := row[len(row)-2:]; got[0] != "0.2894×" || got[1] != "1.7×" {
-		t.Errorf("ratios %q, want 0.2894× (2,199.0 / 7,598.9) and 1.7× (13K / 7,598.9)", got)
+	if got := row[len(row)-2:]; got[0] != "0.289×" || got[1] != "1.71×" {
+		t.Errorf("ratios %q, want 0.289× (2,199.0 / 7,598.9) and 1.71× (13K / 7,598.9): three figures, whatever the inputs' (RatioFigs)", got)
 	}
 }
 
@@ -299,7 +299,7 @@ func TestBoundRatio(t *testing.T) {
 		base, other Pick
 		want        string
 	}{
-		{exact, bound, "≥ 0.2894×"}, {bound, exact, "≤ 0.2894×"}, {exact, exact, "0.2894×"}, {bound, bound, "0.2894×"},
+		{exact, bound, "≥ 0.289×"}, {bound, exact, "≤ 0.289×"}, {exact, exact, "0.289×"}, {bound, bound, "0.289×"},
 	} {
 		if got := boundRatio(&v, c.base, c.other); got != c.want {
 			t.Errorf("base bound %v, run bound %v: %q, want %q", c.base.LowerBound, c.other.LowerBound, got, c.want)

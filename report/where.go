@@ -98,12 +98,12 @@ func where(c *analysis.Comparison, oi int, ph schema.Phase, tol float64) string 
 		var cs []string
 		same := true
 		for _, ctx := range ctxs {
-			t := ratioText(mean(byCtx[ctx]), 2)
-			same = same && t == ratioText(mean(byCtx[ctxs[0]]), 2)
+			t := ratioText(mean(byCtx[ctx]))
+			same = same && t == ratioText(mean(byCtx[ctxs[0]]))
 			cs = append(cs, t+" at "+ctx)
 		}
 		if same {
-			cs = []string{ratioText(mean(byCtx[ctxs[0]]), 2) + " at every context"}
+			cs = []string{ratioText(mean(byCtx[ctxs[0]])) + " at every context"}
 		}
 		parts = append(parts, "by context, "+joinAnd(cs))
 	}
@@ -120,7 +120,7 @@ func loadName(k analysis.Key) string {
 
 // ratioRange prints "0.47–0.81×", or one ratio when both ends print alike.
 func ratioRange(lo, hi float64) string {
-	a, b := ratioText(lo, 2), ratioText(hi, 2)
+	a, b := ratioText(lo), ratioText(hi)
 	if a == b {
 		return a
 	}

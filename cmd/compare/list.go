@@ -66,36 +66,22 @@ func list(ctx context.Context, in *inputs, o *options, stdout io.Writer) error {
 }
 
 // listAll lists every run of a from its narrow listing, filling the
-// blank columns of the runs that have some from their metadata.
+// blank columns of the runs that have some from their model's name or
+// metadata (report.FillListings).
 func listAll(ctx context.Context, a store.Store) ([]report.RunListing, error) {
 	ls, err := a.ListRuns(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]report.RunListing, len(ls))
-	var blank []string
 	for i := range ls {
 		l := &ls[i]
 		out[i] = report.RunListing{RunID: l.RunID, Title: l.Title, Model: l.Model, GPU: l.GPU, Engine: l.Engine,
 			EngineVersion: l.EngineVersion, Quantization: l.Quantization, BenchTool: l.BenchTool, GPUCount: l.GPUCount,
 			StartedAt: l.StartedAt, IngestedAt: l.IngestedAt, Cells: int(*l.Cells)}
-		// Metadata is read only for a run that the model's name does
-		// not complete (Complete prefers the metadata when it reads it).
-		named := out[i]
-		if named.Complete(nil); !named.Blank() {
-			out[i] = named
-			continue
-		}
-		blank = append(blank, l.RunID)
 	}
-	meta, err := a.ListMetadata(ctx, blank...)
-	if err != nil {
+	if err := report.FillListings(ctx, a, out); err != nil {
 		return nil, err
-	}
-	for i := range out {
-		if m, ok := meta[out[i].RunID]; ok || out[i].Blank() {
-			out[i].Complete(m)
-		}
 	}
 	return out, nil
 }
