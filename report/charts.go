@@ -312,8 +312,8 @@ func ratioHeatmap(c *analysis.Comparison, oi int) (plots.Heatmap, bool) {
 }
 
 // heatHover is what a ratio heatmap cell's hover title says after
-// naming the cell: the ratio with the precision of its inputs (or why
-// there is none), then each run's figure, the compared run first:
+// naming the cell: the ratio by the one rule (RatioFigs; or why there
+// is none), then each run's figure, the compared run first:
 // "0.47×\nINT4: 6,091.1 tok/s\nBF16 (baseline): 13,000 tok/s".
 func heatHover(c *analysis.Comparison, oi int, d *analysis.Delta) string {
 	bs, vs := c.Precision(oi, d)
@@ -325,7 +325,7 @@ func heatHover(c *analysis.Comparison, oi int, d *analysis.Delta) string {
 	}
 	head := "no ratio"
 	if r, ok := d.Ratio(); ok {
-		head = FormatRatio(r, bs, vs) + "×"
+		head = ratioText(r)
 	} else if d.BaseState == analysis.StateValue && d.ValueState == analysis.StateValue {
 		head = "no ratio (baseline 0)"
 	}

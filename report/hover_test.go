@@ -53,7 +53,7 @@ func TestChartHover(t *testing.T) {
 		want        string
 	}{
 		// 5 contexts × 8 concurrencies, each cell titled, valid or not.
-		{"heatmap ratio", "ratio_total", 40, "Context length 8K, Simultaneous requests 128: 0.47×\nRTX PRO 6000 INT4: 6,091.1 tok/s\nH200 NVL BF16 (baseline): 13,000 tok/s"},
+		{"heatmap ratio", "ratio_total", 40, "Context length 8K, Simultaneous requests 128: 0.469×\nRTX PRO 6000 INT4: 6,091.1 tok/s\nH200 NVL BF16 (baseline): 13,000 tok/s"},
 		{"heatmap no ratio", "ratio_total", 40, "Context length 8K, Simultaneous requests 16: no ratio\nRTX PRO 6000 INT4: looped\nH200 NVL BF16 (baseline): 3,016.8 tok/s"},
 		{"frontier", "frontier_8k", 0, "RTX PRO 6000 INT4, 8K×128: Output per request (tok/s) 47.4, Total output (tok/s) 6091.1"},
 		{"per dollar", "per_dollar", 0, "H200 NVL BF16 8K: Output per request (tok/s) 294.6, Output tokens per dollar (millions) 0.88 (8K×2)"},
@@ -125,7 +125,7 @@ func TestChartHoverEscapes(t *testing.T) {
 	if strings.Contains(strings.ToLower(page.String()), "<script") {
 		t.Errorf("the report page holds a <script> element")
 	}
-	if !strings.Contains(page.String(), "<title>Context length 8K, Simultaneous requests 1: 0.9716×\n&lt;script&gt;alert(1)&lt;/script&gt;: 325.2 tok/s\nBF16 (baseline): 334.7 tok/s</title>") {
+	if !strings.Contains(page.String(), "<title>Context length 8K, Simultaneous requests 1: 0.972×\n&lt;script&gt;alert(1)&lt;/script&gt;: 325.2 tok/s\nBF16 (baseline): 334.7 tok/s</title>") {
 		t.Errorf("the heatmap's hover titles do not hold the run's label escaped")
 	}
 }
