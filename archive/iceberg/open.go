@@ -196,9 +196,12 @@ func (a *Archive) connect(ctx context.Context) error {
 		cat, err := sqlcat.NewCatalog(CatalogName, db, dialect, props)
 		// Note: the first open of a new catalog creates its tables; two
 		// hosts doing that at once race on CREATE TABLE and the loser gets
-		// "relation … already exists" (PostgreSQL 42P07; seen with 8
-		// processes on a loaded machine). Opening again finds the tables.
-		for try := 1; err != nil && try <= 5 && strings.Contains(err.Error(), "already exists"); try++ {
+		// "relation … already exists" (PostgreSQL 42P07), or, when both
+		// reach the table's row type at once, "duplicate key value
+		// violates unique constraint pg_type_typname_nsp_index" (23505;
+		// each seen with 8 processes on a loaded machine). Opening again
+		// finds the tables.
+		for try := 1; err != nil && try <= 5 && createRace(err); try++ {
 			select {
 			case <-time.After(time.Duration(try) * 50 * time.Millisecond):
 			case <-ctx.Done():
@@ -285,6 +288,14 @@ func (a *Archive) createTable(ctx context.Context, tbl string) error {
 		return fmt.Errorf("create table %s.%s: %w", a.ref.Namespace, tbl, err)
 	}
 	return nil
+}
+
+// createRace reports whether err is what a catalog's first open returns
+// when another host created the catalog's tables at the same moment.
+func createRace(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "already exists") || strings.Contains(msg, "SQLSTATE 42P07") ||
+		strings.Contains(msg, "SQLSTATE 23505") && strings.Contains(msg, "pg_type")
 }
 
 // mergeProps are the table properties that merge small manifests at

@@ -1,6 +1,7 @@
 package iceberg
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -100,4 +101,23 @@ func FuzzParseRef(f *testing.F) {
 			t.Fatalf("String() %q shows userinfo", r.String())
 		}
 	})
+}
+
+// TestCreateRace: the errors PostgreSQL gives the loser of two first
+// opens that create the catalog's tables at once are retried; others
+// are not.
+func TestCreateRace(t *testing.T) {
+	for _, c := range []struct {
+		msg  string
+		race bool
+	}{
+		{`ERROR: relation "iceberg_namespace_properties" already exists (SQLSTATE 42P07)`, true},
+		{`ERROR: duplicate key value violates unique constraint "pg_type_typname_nsp_index" (SQLSTATE 23505)`, true},
+		{`ERROR: duplicate key value violates unique constraint "iceberg_tables_pkey" (SQLSTATE 23505)`, false},
+		{`ERROR: password authentication failed for user "bench" (SQLSTATE 28P01)`, false},
+	} {
+		if got := createRace(errors.New(c.msg)); got != c.race {
+			t.Errorf("createRace(%q) = %v, want %v", c.msg, got, c.race)
+		}
+	}
 }
