@@ -231,3 +231,17 @@ func (x *RunIDHasher) Sum() string {
 	x.h.Write(x.e.end(x.b))
 	return runID(x.h)
 }
+
+// IsRunID reports whether s has the form of a whole run id: RunIDLen
+// lower-case hex digits (whether any archive holds it is another matter).
+func IsRunID(s string) bool {
+	if len(s) != RunIDLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -103,3 +103,15 @@ func TestRunIDHasherPieces(t *testing.T) {
 		}
 	}
 }
+
+func TestIsRunID(t *testing.T) {
+	for s, want := range map[string]bool{
+		"64fc894aa5d096e9": true, "b279091a2c81fcf2": true,
+		"64fc894aa5d096e": false, "64fc894aa5d096e90": false, "64FC894AA5D096E9": false,
+		"gpu=H200": false, "": false, "64fc894aa5d096eg": false,
+	} {
+		if got := IsRunID(s); got != want {
+			t.Errorf("IsRunID(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
