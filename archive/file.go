@@ -158,22 +158,9 @@ func (t *table) read(r parquet.ReaderAtSeeker, name string, keep *runSet, cols [
 	}
 	defer rr.Release()
 	sc := rr.Schema()
-	type bound struct {
-		pos   int
-		index int
-		get   getter
-	}
-	var bs []bound
-	for _, c := range t.cols {
-		idx := sc.FieldIndices(c.name)
-		if len(idx) == 0 {
-			continue
-		}
-		get, err := c.codec.bind(sc.Field(idx[0]).Type)
-		if err != nil {
-			return fmt.Errorf("archive: %s: column %s: %w", name, c.name, err)
-		}
-		bs = append(bs, bound{idx[0], c.index, get})
+	bs, err := t.bind(sc, name)
+	if err != nil {
+		return err
 	}
 	idPos := -1
 	if keep != nil {
@@ -219,6 +206,33 @@ func (t *table) read(r parquet.ReaderAtSeeker, name string, keep *runSet, cols [
 		return fmt.Errorf("archive: %s: %w", name, err)
 	}
 	return nil
+}
+
+// boundColumn is a column of a table found in a record's schema: its
+// position there, the field of the row type it fills, and the getter
+// that converts its values.
+type boundColumn struct {
+	pos   int
+	index int
+	get   getter
+}
+
+// bind finds t's columns in the schema sc of a file named name (a column
+// the file lacks is left out) and binds each to its getter.
+func (t *table) bind(sc *arrow.Schema, name string) ([]boundColumn, error) {
+	var bs []boundColumn
+	for _, c := range t.cols {
+		idx := sc.FieldIndices(c.name)
+		if len(idx) == 0 {
+			continue
+		}
+		get, err := c.codec.bind(sc.Field(idx[0]).Type)
+		if err != nil {
+			return nil, fmt.Errorf("archive: %s: column %s: %w", name, c.name, err)
+		}
+		bs = append(bs, boundColumn{idx[0], c.index, get})
+	}
+	return bs, nil
 }
 
 // pruneGroups returns the row groups of pr whose run_id column (leaf idLeaf)

@@ -225,22 +225,9 @@ func (t *table) readGroups(path string, groups []int, f func(rows reflect.Value)
 	}
 	defer rr.Release()
 	sc := rr.Schema()
-	type bound struct {
-		pos   int
-		index int
-		get   getter
-	}
-	var bs []bound
-	for _, c := range t.cols {
-		idx := sc.FieldIndices(c.name)
-		if len(idx) == 0 {
-			continue
-		}
-		get, err := c.codec.bind(sc.Field(idx[0]).Type)
-		if err != nil {
-			return fmt.Errorf("archive: %s: column %s: %w", path, c.name, err)
-		}
-		bs = append(bs, bound{idx[0], c.index, get})
+	bs, err := t.bind(sc, path)
+	if err != nil {
+		return err
 	}
 	for rr.Next() {
 		rec := rr.RecordBatch()
