@@ -233,13 +233,22 @@ func commitTable[T archive.Row](ctx context.Context, a *Archive, tbl, stem strin
 			removeWritten(t)
 			return "", nil, fmt.Errorf("commit %s: other writers committed first %d times in a row; run again: %w", tbl, attempt+1, err)
 		}
-		// Back off with jitter so that writers that collided spread out.
-		wait := time.Duration(25<<min(attempt, 6))*time.Millisecond + randDuration(50*time.Millisecond)
-		select {
-		case <-ctx.Done():
-			return "", nil, context.Cause(ctx)
-		case <-time.After(wait):
+		if err := backoff(ctx, attempt); err != nil {
+			return "", nil, err
 		}
+	}
+}
+
+// backoff waits before a commit's attempt+1st retry, longer after each,
+// with jitter so that writers that collided spread out; it returns the
+// context's cause if ctx ends first.
+func backoff(ctx context.Context, attempt int) error {
+	wait := time.Duration(25<<min(attempt, 6))*time.Millisecond + randDuration(50*time.Millisecond)
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-time.After(wait):
+		return nil
 	}
 }
 

@@ -148,10 +148,8 @@ func rewriteGroups[T archive.Row](ctx context.Context, a *Archive, tbl, what str
 			return res, fmt.Errorf("commit %s: other writers committed first %d times in a row; run again: %w", tbl, attempt+1, err)
 		}
 		a.conflicts.Add(1)
-		select {
-		case <-ctx.Done():
-			return res, context.Cause(ctx)
-		case <-time.After(time.Duration(25<<min(attempt, 6))*time.Millisecond + randDuration(50*time.Millisecond)):
+		if err := backoff(ctx, attempt); err != nil {
+			return res, err
 		}
 	}
 }
@@ -192,7 +190,6 @@ func mergeByRunID[T archive.Row](parts [][]T, n int) []T {
 type liveFile struct {
 	path  string
 	rows  int64
-	bytes int64
 	added time.Time // when the snapshot that added it was made; zero when expired
 }
 
@@ -222,7 +219,7 @@ func liveFiles(ctx context.Context, t *table.Table, sn *table.Snapshot) ([]liveF
 			if df.ContentType() != ice.EntryContentData {
 				continue
 			}
-			f := liveFile{path: df.FilePath(), rows: df.Count(), bytes: df.FileSizeBytes()}
+			f := liveFile{path: df.FilePath(), rows: df.Count()}
 			if s := md.SnapshotByID(e.SnapshotID()); s != nil {
 				f.added = time.UnixMilli(s.TimestampMs)
 			}
